@@ -1,0 +1,43 @@
+/**
+ * Every expected failure of a use case. The HTTP layer maps these to statuses in one place;
+ * the worker maps them to retry decisions. Nothing else invents error codes.
+ */
+
+/** One failed rule: the field path (e.g. `platform_options.tiktok.tiktokPrivacy`) and what is wrong. */
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+export type DomainError =
+  | { code: 'validation_failed'; message: string; details: Problem[] }
+  | { code: 'not_found'; message: string }
+  | { code: 'forbidden'; message: string }
+  | { code: 'conflict'; message: string }
+  | { code: 'limit_exceeded'; message: string }
+  | { code: 'unauthorized'; message: string };
+
+export const validationFailed = (details: Problem[]): DomainError => ({
+  code: 'validation_failed',
+  message:
+    details.length === 1
+      ? `${details[0]?.field}: ${details[0]?.message}`
+      : `${details.length} fields are invalid`,
+  details,
+});
+
+export const notFound = (what: string): DomainError => ({
+  code: 'not_found',
+  message: `${what} not found`,
+});
+
+export const forbidden = (message: string): DomainError => ({ code: 'forbidden', message });
+export const conflict = (message: string): DomainError => ({ code: 'conflict', message });
+export const limitExceeded = (message: string): DomainError => ({
+  code: 'limit_exceeded',
+  message,
+});
+export const unauthorized = (message = 'missing or invalid credential'): DomainError => ({
+  code: 'unauthorized',
+  message,
+});

@@ -1,0 +1,232 @@
+/**
+ * Entities and statuses (DESIGN.md section 3). Plain data: adapters persist them, use cases
+ * decide how they change. Times are Date objects; ids are UUID strings (v7 from IdGenerator).
+ */
+
+export const PLATFORMS = [
+  'tiktok',
+  'instagram',
+  'youtube',
+  'twitter',
+  'linkedin',
+  'facebook',
+] as const;
+export type Platform = (typeof PLATFORMS)[number];
+export const isPlatform = (value: unknown): value is Platform =>
+  typeof value === 'string' && (PLATFORMS as readonly string[]).includes(value);
+
+// ---------------------------------------------------------------- accounts
+
+/** A user. Their personal account has the same id as the user. */
+export interface User {
+  id: string;
+  email: string | null;
+  /** `sub` of a user JWT, when the user first arrived through one. */
+  externalSubject: string | null;
+  createdAt: Date;
+}
+
+export type AccountKind = 'personal' | 'team';
+
+/** The owner of keys, connections, posts and webhooks: a user's personal account or a team (workspace). */
+export interface Account {
+  id: string;
+  kind: AccountKind;
+  name: string;
+  createdAt: Date;
+}
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Membership {
+  accountId: string;
+  userId: string;
+  role: Role;
+  createdAt: Date;
+}
+
+// ---------------------------------------------------------------- API keys
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  createdBy: string;
+  name: string;
+  /** SHA-256 hex of the raw key; the raw key is never stored. */
+  keyHash: string;
+  /** First characters of the raw key, for display (e.g. `sp_AbC12345`). */
+  keyPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+// ---------------------------------------------------------------- social accounts
+
+export const CONNECTION_STATUSES = ['active', 'expired', 'revoked'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+/** A connected social account. Tokens are held only as TokenCipher ciphertext. */
+export interface SocialAccount {
+  id: string;
+  accountId: string;
+  platform: Platform;
+  externalId: string;
+  displayName: string | null;
+  accessTokenCiphertext: string;
+  refreshTokenCiphertext: string | null;
+  tokenExpiresAt: Date | null;
+  status: ConnectionStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+// ---------------------------------------------------------------- posts
+
+export const POST_STATUSES = [
+  'scheduled',
+  'queued',
+  'publishing',
+  'published',
+  'partial',
+  'failed',
+  'cancelled',
+] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+export const TERMINAL_POST_STATUSES: readonly PostStatus[] = [
+  'published',
+  'partial',
+  'failed',
+  'cancelled',
+];
+
+export const TARGET_STATUSES = [
+  'pending',
+  'publishing',
+  'published',
+  'failed',
+  'cancelled',
+] as const;
+export type TargetStatus = (typeof TARGET_STATUSES)[number];
+export const TERMINAL_TARGET_STATUSES: readonly TargetStatus[] = [
+  'published',
+  'failed',
+  'cancelled',
+];
+
+/** Per-platform options as sent by the client, keyed by platform name. Validated by rules. */
+export type PlatformOptions = Partial<Record<Platform, Record<string, unknown>>>;
+
+export interface Post {
+  id: string;
+  accountId: string;
+  createdBy: string;
+  content: string;
+  mediaUrls: string[];
+  platformOptions: PlatformOptions;
+  /** null for an immediate post. */
+  scheduledAt: Date | null;
+  status: PostStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Intermediate platform ids stored before waiting on the platform, so that a retry resumes
+ * instead of posting again (TikTok publish_id, Instagram container id, YouTube session URL...).
+ */
+export type ResumeState = Record<string, unknown>;
+
+export interface PostTarget {
+  id: string;
+  postId: string;
+  platform: Platform;
+  socialAccountId: string;
+  status: TargetStatus;
+  attempts: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  retryable: boolean | null;
+  platformPostId: string | null;
+  platformUrl: string | null;
+  resumeState: ResumeState | null;
+  /** While `publishing`: the claim is valid until then; past it the reconciler may resume. */
+  leaseExpiresAt: Date | null;
+  publishedAt: Date | null;
+  updatedAt: Date;
+}
+
+export interface PostWithTargets extends Post {
+  targets: PostTarget[];
+}
+
+// ---------------------------------------------------------------- webhooks
+
+export const WEBHOOK_EVENTS = ['post.published', 'post.failed', 'post.partial'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface Webhook {
+  id: string;
+  accountId: string;
+  createdBy: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  /** `whsec_` + random; shown once at creation, kept to sign deliveries. */
+  secret: string;
+  createdAt: Date;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  accountId: string;
+  postId: string;
+  event: WebhookEvent;
+  /** The exact JSON bytes (as a UTF-8 string) that are signed and sent on every attempt. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  deliveryId: string;
+  attemptNo: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: Date;
+}
+
+export interface DeliveryWithAttempts extends WebhookDelivery {
+  attemptLog: DeliveryAttempt[];
+}
+
+// ---------------------------------------------------------------- callers
+
+/** Who is calling, as established by authentication. */
+export interface Actor {
+  userId: string;
+  /** Set when the credential is an API key. */
+  apiKeyId: string | null;
+  /** The account the API key belongs to (personal = userId, or a team). null for JWT callers. */
+  keyAccountId: string | null;
+}
+
+/** The account a request acts in, after applying `workspace_id` and membership rules. */
+export interface AccountContext {
+  accountId: string;
+  userId: string;
+  /** The caller's role in the account; personal accounts are `owner`. */
+  role: Role;
+  apiKeyId: string | null;
+}

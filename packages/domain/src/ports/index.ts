@@ -1,0 +1,5 @@
+export type * from './platform.ts';
+export type * from './queue.ts';
+export type * from './storage.ts';
+export type * from './system.ts';
+export type * from './webhook-sender.ts';

@@ -1,0 +1,47 @@
+/**
+ * The job queue, producer side and consumer side. The database is the truth: the queue only
+ * accelerates, and the reconciler re-adds whatever the queue lost. Job data carries ids only,
+ * never secrets or tokens.
+ */
+export interface PublishQueue {
+  /**
+   * Adds the publish job of a post (job id = post id) to run at `runAt` (null or past = now).
+   * Re-adding while a job for the post is waiting, delayed or active is a no-op.
+   */
+  enqueuePublish(postId: string, runAt: Date | null): Promise<void>;
+  /** Removes the post's waiting or delayed job. Returns whether one was removed (an active job is left). */
+  cancelPublish(postId: string): Promise<boolean>;
+  /** Adds the delivery job of a webhook delivery (job id = delivery id); re-adding is a no-op. */
+  enqueueDelivery(deliveryId: string, runAt: Date | null): Promise<void>;
+  /** Whether the queue's backing service answers (GET /health). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface JobContext {
+  /** 1 for the first run of the job, 2 for its first retry... */
+  attempt: number;
+  /** After this attempt the queue gives up on the job: the handler must finish it for good. */
+  maxAttempts: number;
+  /** Aborted on shutdown: the handler should hand its work back quickly. */
+  signal: AbortSignal;
+}
+
+/** What a handler tells the queue: finished, or run the same job again after a delay. */
+export type JobResult = { kind: 'done' } | { kind: 'retry'; delayMs: number; reason: string };
+
+export interface JobHandlers {
+  publish(postId: string, ctx: JobContext): Promise<JobResult>;
+  deliver(deliveryId: string, ctx: JobContext): Promise<JobResult>;
+}
+
+/**
+ * The consumer side. An unexpected exception from a handler counts as a retry with the
+ * adapter's default backoff; after `maxAttempts` the job is dropped (the reconciler and the
+ * handlers' own last-attempt logic make sure no post or delivery is left hanging).
+ */
+export interface QueueConsumer {
+  start(handlers: JobHandlers): Promise<void>;
+  /** Stops taking jobs, lets in-flight ones finish or hands them back, closes connections. */
+  close(): Promise<void>;
+}
