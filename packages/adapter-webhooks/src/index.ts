@@ -1,0 +1,6 @@
+export { parseRetryAfter } from './retry-after.ts';
+export {
+  type ClosableWebhookSender,
+  createWebhookSender,
+  type WebhookSenderOptions,
+} from './sender.ts';

@@ -1,0 +1,15 @@
+export { type AddressCheck, checkAddress, isIpLiteral, normalizeIp } from './check-address.ts';
+export {
+  type ConnectorOptions,
+  createGuardedConnector,
+  createGuardedDispatcher,
+  type GuardedDispatcherOptions,
+  type GuardLogger,
+  type GuardOptions,
+  type ResolvedAddress,
+  type Resolver,
+  resolveAndCheck,
+  systemResolver,
+} from './dispatcher.ts';
+export { AddressRefusedError, findRefusal, HostResolutionError } from './errors.ts';
+export { assertUrlAllowed, checkUrl, type UrlCheck, type UrlPolicy } from './url.ts';

@@ -1,0 +1,57 @@
+import { checkAddress, isIpLiteral } from './check-address.ts';
+import { AddressRefusedError } from './errors.ts';
+
+export interface UrlPolicy {
+  /** Accept `http:` as well as `https:`. Local development only. */
+  allowHttp: boolean;
+  /** Skip the address checks. Local development only. */
+  allowPrivateNetworks: boolean;
+}
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/** Hostnames that name the local machine by definition (RFC 6761), refused without DNS. */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * The pre-flight check of an outgoing URL, before any DNS lookup: parseable, `https:` (or
+ * `http:` when allowed), no credentials, and when the host is an IP literal (in any of the
+ * forms the WHATWG parser normalizes: decimal, octal, hex, short, bracketed IPv6) it must
+ * pass checkAddress. Host names are checked again, address by address, at connect time by
+ * the guarded dispatcher; this function alone is not enough.
+ */
+export function checkUrl(input: string | URL, policy: UrlPolicy): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return { ok: false, reason: 'the URL is not valid' };
+  }
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
+    const allowed = policy.allowHttp ? 'https: or http:' : 'https:';
+    return { ok: false, reason: `scheme ${url.protocol} is not allowed (${allowed} only)` };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'URLs with credentials (user:password@) are not allowed' };
+  }
+  const host = url.hostname;
+  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (policy.allowPrivateNetworks) return { ok: true, url };
+  if (isLocalhostName(host)) return { ok: false, reason: `host ${host} is loopback` };
+  if (isIpLiteral(host)) {
+    const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+    const check = checkAddress(bare);
+    if (!check.ok) return { ok: false, reason: `address ${bare} is ${check.reason}` };
+  }
+  return { ok: true, url };
+}
+
+/** checkUrl that throws AddressRefusedError; returns the parsed URL. */
+export function assertUrlAllowed(input: string | URL, policy: UrlPolicy): URL {
+  const result = checkUrl(input, policy);
+  if (!result.ok) throw new AddressRefusedError(result.reason);
+  return result.url;
+}
