@@ -1,0 +1,236 @@
+/**
+ * Consumer side of the queue port on BullMQ: one Worker per queue (`publish`,
+ * `webhook-delivery`), each on its own connections with `maxRetriesPerRequest: null` (workers
+ * wait for Redis forever rather than fail).
+ *
+ * Attempts are counted by the adapter in the job data (`attempt`), not by BullMQ's own retry
+ * machinery, so that both kinds of retry keep the same job (same id, so the dedupe still holds):
+ * - a `{ kind: 'retry', delayMs }` result bumps `attempt` and moves the job back to `delayed`
+ *   (job.moveToDelayed + DelayedError);
+ * - a thrown exception does the same with exponential backoff and jitter;
+ * - after `maxAttempts` the job is dropped (logged) and removed, so its id can be added again.
+ * Every BullMQ job is added with `attempts: 1`; BullMQ itself never retries.
+ *
+ * A worker that dies mid-job leaves its job locked until `lockDurationMs` expires; the stalled
+ * checker of any live worker (every `stalledIntervalMs`) then moves it back to `wait` and it
+ * runs again with the same attempt number. The handlers must therefore be safe to re-run
+ * (the domain claims targets with a conditional update and resumes from stored platform ids).
+ */
+import type {
+  JobContext,
+  JobHandlers,
+  JobResult,
+  Logger,
+  QueueConsumer,
+} from '@social-publisher/domain';
+import { DelayedError, type Job, Worker } from 'bullmq';
+import {
+  backoffDelay,
+  consoleLogger,
+  DEFAULT_PREFIX,
+  DELIVERY_QUEUE,
+  type DeliveryJobData,
+  errorMessage,
+  PUBLISH_QUEUE,
+  type PublishJobData,
+  positiveInt,
+  type RedisConnectionInput,
+  throttledErrorLog,
+  withTimeout,
+} from './shared.ts';
+
+export interface BullmqConsumerOptions {
+  connection: RedisConnectionInput;
+  /** Key prefix, the same as the producer's (default `sp`). */
+  prefix?: string;
+  /** Publish jobs run at the same time by this process (default 5). */
+  concurrency?: number;
+  /** Delivery jobs run at the same time by this process (default: `concurrency`). */
+  deliveryConcurrency?: number;
+  /** Attempts of a publish job before it is dropped (default 6). */
+  maxPublishAttempts?: number;
+  /** Attempts of a delivery job before it is dropped (default 20). */
+  maxDeliveryAttempts?: number;
+  /** First backoff after a thrown exception; doubles each attempt, with jitter (default 2 s). */
+  retryBaseDelayMs?: number;
+  /** Cap of that backoff (default 5 min). */
+  retryMaxDelayMs?: number;
+  /** How often this worker looks for jobs whose worker died (BullMQ default 30 s). */
+  stalledIntervalMs?: number;
+  /** How long a job's lock lives without renewal (BullMQ default 30 s). */
+  lockDurationMs?: number;
+  /** How many times a job may be recovered from a dead worker before it fails (default 2). */
+  maxStalledCount?: number;
+  /** close(): how long in-flight handlers may run before their signal is aborted (default 10 s). */
+  shutdownGraceMs?: number;
+  /**
+   * close(): how much longer to wait after the abort before giving up (default 10 s). Jobs
+   * still running then are left locked; once their lock expires another worker takes them.
+   */
+  shutdownTimeoutMs?: number;
+  /** start(): how long to wait for Redis before resolving anyway (default 5 s). */
+  startTimeoutMs?: number;
+  logger?: Logger;
+}
+
+type Kind = 'publish' | 'deliver';
+type JobData = PublishJobData | DeliveryJobData;
+
+export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsumer {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const logger = options.logger ?? consoleLogger;
+  const concurrency = positiveInt('concurrency', options.concurrency, 5);
+  const deliveryConcurrency = positiveInt(
+    'deliveryConcurrency',
+    options.deliveryConcurrency,
+    concurrency,
+  );
+  const maxAttempts: Record<Kind, number> = {
+    publish: positiveInt('maxPublishAttempts', options.maxPublishAttempts, 6),
+    deliver: positiveInt('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
+  };
+  const retryBaseDelayMs = options.retryBaseDelayMs ?? 2_000;
+  const retryMaxDelayMs = options.retryMaxDelayMs ?? 5 * 60_000;
+  const shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 5_000;
+
+  const connection =
+    typeof options.connection === 'string'
+      ? { url: options.connection, maxRetriesPerRequest: null }
+      : { ...options.connection, maxRetriesPerRequest: null };
+
+  const workers: Worker<JobData>[] = [];
+  /** Abort controllers of the jobs this process is running, by `${queue}/${jobId}`. */
+  const running = new Map<string, AbortController>();
+  let shuttingDown = false;
+  let closePromise: Promise<void> | undefined;
+
+  function processor(kind: Kind, handlers: JobHandlers) {
+    const max = maxAttempts[kind];
+    return async (job: Job<JobData>, token?: string): Promise<void> => {
+      const data = job.data as Partial<PublishJobData & DeliveryJobData>;
+      const id = kind === 'publish' ? data.postId : data.deliveryId;
+      const attempt =
+        Number.isInteger(data.attempt) && (data.attempt ?? 0) >= 1 ? (data.attempt ?? 1) : 1;
+      const log = { kind, id: id ?? job.id, attempt };
+      if (typeof id !== 'string' || id.length === 0) {
+        logger.error({ ...log, jobId: job.id }, 'malformed job data; dropped');
+        return;
+      }
+
+      const key = `${job.queueName}/${job.id}`;
+      const controller = new AbortController();
+      running.set(key, controller);
+      const ctx: JobContext = { attempt, maxAttempts: max, signal: controller.signal };
+
+      let result: JobResult;
+      try {
+        result =
+          kind === 'publish' ? await handlers.publish(id, ctx) : await handlers.deliver(id, ctx);
+      } catch (error) {
+        if (attempt >= max) {
+          logger.error(
+            { ...log, err: errorMessage(error) },
+            'job failed on its last attempt; dropped',
+          );
+          throw error; // attempts: 1, removeOnFail: the job fails for good and is removed
+        }
+        const delayMs = backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs);
+        logger.warn({ ...log, err: errorMessage(error), delayMs }, 'job failed; will retry');
+        result = { kind: 'retry', delayMs, reason: errorMessage(error) };
+      } finally {
+        running.delete(key);
+      }
+
+      if (result?.kind !== 'retry') return;
+      if (attempt >= max) {
+        logger.warn({ ...log, reason: result.reason }, 'retry asked on the last attempt; dropped');
+        return;
+      }
+      const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
+      // Count the attempt first: a crash between the two calls re-runs the job with the
+      // higher number (never fewer attempts than asked for).
+      await job.updateData({ ...job.data, attempt: attempt + 1 });
+      await job.moveToDelayed(Date.now() + delayMs, token);
+      throw new DelayedError();
+    };
+  }
+
+  function abortAll(reason: string): void {
+    for (const controller of running.values()) controller.abort(new Error(reason));
+  }
+
+  return {
+    async start(handlers) {
+      if (shuttingDown) throw new Error('bullmq consumer is closed');
+      if (workers.length > 0) throw new Error('bullmq consumer already started');
+      const common = {
+        connection,
+        prefix,
+        removeOnComplete: { count: 0 },
+        removeOnFail: { count: 0 },
+        maxStalledCount: options.maxStalledCount ?? 2,
+        ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+        ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
+      };
+      const logWorkerError = throttledErrorLog(logger, 'queue worker: Redis error');
+      const specs: Array<[Kind, string, number]> = [
+        ['publish', PUBLISH_QUEUE, concurrency],
+        ['deliver', DELIVERY_QUEUE, deliveryConcurrency],
+      ];
+      for (const [kind, queueName, workerConcurrency] of specs) {
+        const worker = new Worker<JobData>(queueName, processor(kind, handlers), {
+          ...common,
+          concurrency: workerConcurrency,
+        });
+        worker.on('error', (error) => logWorkerError(error, { prefix, queue: queueName }));
+        // Another worker may take a job whose lock we lost: tell its handler to stop.
+        worker.on('lockRenewalFailed', (jobIds: string[]) => {
+          for (const jobId of jobIds) {
+            running.get(`${queueName}/${jobId}`)?.abort(new Error('job lock lost'));
+          }
+        });
+        worker.on('stalled', (jobId: string) => {
+          logger.warn({ queue: queueName, jobId }, 'stalled job moved back to wait');
+        });
+        workers.push(worker);
+      }
+      try {
+        await withTimeout(
+          Promise.all(workers.map((worker) => worker.waitUntilReady())),
+          startTimeoutMs,
+          `Redis not ready after ${startTimeoutMs} ms`,
+        );
+      } catch (error) {
+        logger.warn({ err: errorMessage(error) }, 'queue workers started; Redis not reachable yet');
+      }
+    },
+
+    close() {
+      closePromise ??= (async () => {
+        shuttingDown = true;
+        if (workers.length === 0) return;
+        // worker.close(): stops fetching, waits for the jobs in flight, closes connections.
+        const closing = Promise.allSettled(workers.map((worker) => worker.close()));
+        const graceTimer = setTimeout(() => abortAll('shutting down'), shutdownGraceMs);
+        try {
+          await withTimeout(
+            closing,
+            shutdownGraceMs + shutdownTimeoutMs,
+            'handlers still running after the shutdown timeout',
+          );
+        } catch (error) {
+          logger.error(
+            { err: errorMessage(error), running: [...running.keys()] },
+            'queue workers closed without waiting; their jobs will be recovered as stalled',
+          );
+          for (const worker of workers) worker.disconnect().catch(() => {});
+        } finally {
+          clearTimeout(graceTimer);
+        }
+      })();
+      return closePromise;
+    },
+  };
+}

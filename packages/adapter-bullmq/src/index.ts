@@ -1,0 +1,10 @@
+export { type BullmqConsumerOptions, createBullmqConsumer } from './consumer.ts';
+export { type BullmqQueue, type BullmqQueueOptions, createBullmqQueue } from './queue.ts';
+export {
+  DEFAULT_PREFIX,
+  DELIVERY_QUEUE,
+  type DeliveryJobData,
+  PUBLISH_QUEUE,
+  type PublishJobData,
+  type RedisConnectionInput,
+} from './shared.ts';

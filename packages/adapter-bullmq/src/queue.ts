@@ -1,0 +1,194 @@
+/**
+ * Producer side of the queue port on BullMQ: the `publish` queue (job id = post id) and the
+ * `webhook-delivery` queue (job id = delivery id).
+ *
+ * Fail fast: the producer owns one ioredis connection with the offline queue disabled, a
+ * short command timeout and a quick reconnect. A call made while Redis is unreachable waits at
+ * most `connectWaitMs` for the connection to come back, then rejects without sending anything
+ * (so nothing is added late); a command that gets no answer rejects after `commandTimeoutMs`.
+ * The callers (the use cases) treat a rejected enqueue as "the reconciler will add it later".
+ */
+import type { Logger, PublishQueue } from '@social-publisher/domain';
+import { Queue } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import {
+  consoleLogger,
+  DEFAULT_PREFIX,
+  DELIVERY_QUEUE,
+  type DeliveryJobData,
+  errorMessage,
+  PUBLISH_QUEUE,
+  type PublishJobData,
+  type RedisConnectionInput,
+  throttledErrorLog,
+  withTimeout,
+} from './shared.ts';
+
+export interface BullmqQueueOptions {
+  connection: RedisConnectionInput;
+  /** Key prefix (default `sp`). Wrap it in braces, e.g. `{sp}`, on Redis Cluster. */
+  prefix?: string;
+  /** How long a call waits for a (re)connecting Redis before it rejects (default 1000 ms). */
+  connectWaitMs?: number;
+  /** ioredis `commandTimeout` of the producer connection (default 1000 ms). */
+  commandTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface BullmqQueue extends PublishQueue {
+  readonly prefix: string;
+}
+
+/** States in which a job has not started yet (and may be removed by cancelPublish). */
+const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
+
+/** Finished jobs are removed at once, so that the same id can be added again later. */
+const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+export function createProducerConnection(
+  input: RedisConnectionInput,
+  { commandTimeoutMs, connectTimeoutMs }: { commandTimeoutMs: number; connectTimeoutMs: number },
+): Redis {
+  const failFast: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: connectTimeoutMs,
+    // Reconnect quickly so that the producer is usable soon after Redis is back.
+    retryStrategy: (times) => Math.min(200 * times, 2_000),
+  };
+  if (typeof input === 'string') return new Redis(input, failFast);
+  const { url, ...rest } = input;
+  const options = {
+    ...rest,
+    ...failFast,
+    retryStrategy: rest.retryStrategy ?? failFast.retryStrategy,
+  };
+  return url ? new Redis(url, options) : new Redis(options);
+}
+
+function delayUntil(runAt: Date | null): number {
+  if (!runAt) return 0;
+  const time = runAt.getTime();
+  if (Number.isNaN(time)) throw new Error('bullmq queue: invalid runAt');
+  return Math.max(0, time - Date.now());
+}
+
+export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const logger = options.logger ?? consoleLogger;
+  const connectWaitMs = options.connectWaitMs ?? 1_000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 1_000;
+
+  const client = createProducerConnection(options.connection, {
+    commandTimeoutMs,
+    connectTimeoutMs: Math.max(connectWaitMs, 1_000),
+  });
+  const logConnectionError = throttledErrorLog(logger, 'queue producer: Redis error');
+  client.on('error', (error) => logConnectionError(error, { prefix }));
+
+  const publishQueue = new Queue<PublishJobData>(PUBLISH_QUEUE, { connection: client, prefix });
+  const deliveryQueue = new Queue<DeliveryJobData>(DELIVERY_QUEUE, { connection: client, prefix });
+  for (const queue of [publishQueue, deliveryQueue]) {
+    queue.on('error', (error) => logConnectionError(error, { prefix, queue: queue.name }));
+  }
+
+  let closed = false;
+  let closePromise: Promise<void> | undefined;
+
+  /** Resolves once the connection is ready, or rejects after connectWaitMs (nothing sent). */
+  function whenReady(): Promise<void> {
+    if (closed) return Promise.reject(new Error('bullmq queue is closed'));
+    if (client.status === 'ready') return Promise.resolve();
+    if (client.status === 'end') {
+      return Promise.reject(new Error('bullmq queue: Redis connection ended'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        client.off('ready', onReady);
+        reject(new Error(`bullmq queue: Redis unreachable (not ready after ${connectWaitMs} ms)`));
+      }, connectWaitMs);
+      client.once('ready', onReady);
+    });
+  }
+
+  /** Runs one producer operation with the fail-fast rules above. */
+  async function run<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    await whenReady();
+    // Belt and braces: each command already times out after commandTimeoutMs; this bounds
+    // the whole operation (a few commands at most) in case something else stalls.
+    return withTimeout(
+      operation(),
+      commandTimeoutMs * 3,
+      `bullmq queue: ${what} timed out after ${commandTimeoutMs * 3} ms`,
+    );
+  }
+
+  return {
+    prefix,
+
+    async enqueuePublish(postId, runAt) {
+      const delay = delayUntil(runAt);
+      await run('enqueuePublish', () =>
+        publishQueue.add(
+          PUBLISH_QUEUE,
+          { postId, attempt: 1 },
+          { ...JOB_OPTIONS, jobId: postId, delay },
+        ),
+      );
+    },
+
+    async cancelPublish(postId) {
+      return run('cancelPublish', async () => {
+        const state = await publishQueue.getJobState(postId);
+        if (!NOT_STARTED.has(state)) return false; // active, finished or unknown
+        // removeJob refuses a locked (active) job: a job that started in between stays.
+        return (await publishQueue.remove(postId)) === 1;
+      });
+    },
+
+    async enqueueDelivery(deliveryId, runAt) {
+      const delay = delayUntil(runAt);
+      await run('enqueueDelivery', () =>
+        deliveryQueue.add(
+          DELIVERY_QUEUE,
+          { deliveryId, attempt: 1 },
+          { ...JOB_OPTIONS, jobId: deliveryId, delay },
+        ),
+      );
+    },
+
+    async ping() {
+      try {
+        await whenReady();
+        return (await withTimeout(client.ping(), commandTimeoutMs, 'ping timed out')) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+
+    close() {
+      closePromise ??= (async () => {
+        closed = true;
+        await Promise.allSettled([publishQueue.close(), deliveryQueue.close()]);
+        if (client.status === 'ready') {
+          try {
+            await withTimeout(client.quit(), commandTimeoutMs, 'quit timed out');
+            return;
+          } catch (error) {
+            logger.debug(
+              { err: errorMessage(error) },
+              'queue producer: quit failed; disconnecting',
+            );
+          }
+        }
+        client.disconnect();
+      })();
+      return closePromise;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Logger } from '@social-publisher/domain';
+import type { RedisOptions } from 'ioredis';
+
+/** Queue of publish jobs (job id = post id). */
+export const PUBLISH_QUEUE = 'publish';
+/** Queue of webhook delivery jobs (job id = delivery id). */
+export const DELIVERY_QUEUE = 'webhook-delivery';
+/** Default key prefix. Use a hash tag such as `{sp}` on Redis Cluster. */
+export const DEFAULT_PREFIX = 'sp';
+
+/** Job data: ids and the attempt counter only, never secrets or tokens. */
+export interface PublishJobData {
+  postId: string;
+  attempt: number;
+}
+
+export interface DeliveryJobData {
+  deliveryId: string;
+  attempt: number;
+}
+
+/** A `redis://` / `rediss://` URL, or ioredis options (optionally with a `url`). */
+export type RedisConnectionInput = string | (RedisOptions & { url?: string });
+
+export const consoleLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
+  error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...obj })),
+};
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Logs a recurring error (for example "connection refused" while Redis is down) at most once
+ * per `everyMs`, with the number of occurrences swallowed in between.
+ */
+export function throttledErrorLog(logger: Logger, msg: string, everyMs = 30_000) {
+  let last = 0;
+  let suppressed = 0;
+  return (error: unknown, fields: object = {}) => {
+    const now = Date.now();
+    if (now - last < everyMs) {
+      suppressed += 1;
+      return;
+    }
+    last = now;
+    logger.warn({ ...fields, err: errorMessage(error), suppressed }, msg);
+    suppressed = 0;
+  };
+}
+
+/** Exponential backoff with "equal jitter": between half and all of base * 2^(attempt-1). */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential / 2 + Math.random() * (exponential / 2));
+}
+
+export function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const result = value ?? fallback;
+  if (!Number.isInteger(result) || result < 1) {
+    throw new Error(`bullmq adapter: ${name} must be a positive integer, got ${value}`);
+  }
+  return result;
+}
+
+/** Rejects with `message` after `ms`, unless `promise` settles first. */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

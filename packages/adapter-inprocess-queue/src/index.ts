@@ -1,0 +1,6 @@
+export {
+  createInProcessQueue,
+  type InProcessQueue,
+  type InProcessQueueOptions,
+  type InProcessQueueStats,
+} from './in-process-queue.ts';
