@@ -1,0 +1,149 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  randomInt,
+} from 'node:crypto';
+import type { Clock, IdGenerator, TokenCipher } from './ports/index.ts';
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `sp_` + 40 base62 characters (about 238 bits). */
+export const API_KEY_PATTERN = /^sp_[A-Za-z0-9]{40}$/;
+export const API_KEY_PREFIX_LENGTH = 11;
+
+/** A new raw API key. `randomInt` rejects out-of-range draws internally, so no modulo bias. */
+export function generateApiKey(): string {
+  let key = 'sp_';
+  for (let i = 0; i < 40; i++) key += BASE62[randomInt(BASE62.length)];
+  return key;
+}
+
+export const isApiKeyFormat = (raw: string): boolean => API_KEY_PATTERN.test(raw);
+
+/** What is stored instead of the key (SPEC section 5: only its SHA-256 hash is retained). */
+export const hashApiKey = (raw: string): string =>
+  createHash('sha256').update(raw, 'utf8').digest('hex');
+
+/** Shown in listings so a user can tell keys apart: `sp_` + 8 characters. */
+export const keyPrefix = (raw: string): string => raw.slice(0, API_KEY_PREFIX_LENGTH);
+
+/**
+ * `whsec_` + base64 of 24 random bytes: the Standard Webhooks secret format, so receivers can
+ * verify `webhook-signature` with the stock libraries (they base64-decode what follows the prefix).
+ */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** SPEC `X-Social-Publisher-Signature`: HMAC-SHA256 of the raw body keyed with the whole secret string. */
+export function signPayload(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard Webhooks key: the base64 part after `whsec_`, or the raw secret if it is not base64. */
+function standardWebhookKey(secret: string): Buffer {
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  return encoded !== '' && BASE64.test(encoded)
+    ? Buffer.from(encoded, 'base64')
+    : Buffer.from(secret, 'utf8');
+}
+
+/** `webhook-signature` of the Standard Webhooks spec: `v1,` + base64 HMAC of `id.timestamp.body`. */
+export function standardWebhookSignature(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  const mac = createHmac('sha256', standardWebhookKey(secret))
+    .update(`${id}.${timestampSeconds}.${body}`, 'utf8')
+    .digest('base64');
+  return `v1,${mac}`;
+}
+
+// ---------------------------------------------------------------- token encryption
+
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * AES-256-GCM for tokens at rest: `v1.<nonce>.<ciphertext>.<tag>` (base64url). A fresh random
+ * nonce per message; the version prefix leaves room for key rotation later.
+ */
+export function createAesGcmCipher(key: Buffer): TokenCipher {
+  if (key.length !== 32)
+    throw new Error(`AES-256-GCM needs a 32-byte key, got ${key.length} bytes`);
+  return {
+    encrypt(plaintext: string): string {
+      const nonce = randomBytes(NONCE_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      const tag = cipher.getAuthTag();
+      return `v1.${nonce.toString('base64url')}.${body.toString('base64url')}.${tag.toString('base64url')}`;
+    },
+    decrypt(ciphertext: string): string {
+      const parts = ciphertext.split('.');
+      if (parts.length !== 4 || parts[0] !== 'v1') throw new Error('unrecognised token ciphertext');
+      const [nonce, body, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
+      if (nonce?.length !== NONCE_BYTES || tag?.length !== TAG_BYTES || !body) {
+        throw new Error('malformed token ciphertext');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+// ---------------------------------------------------------------- UUID v7
+
+/**
+ * RFC 9562 UUIDv7 generator: 48-bit Unix milliseconds, then a 12-bit counter in rand_a
+ * (method 1, "fixed bit-length dedicated counter") seeded randomly each millisecond, then 62
+ * random bits. Ids from one generator sort strictly in creation order, even within one
+ * millisecond or if the clock steps back.
+ */
+export function createUuidV7Generator(clock?: Clock): IdGenerator {
+  let lastMs = -1;
+  let counter = 0;
+  return {
+    newId(): string {
+      let ms = clock ? clock.now().getTime() : Date.now();
+      if (ms > lastMs) {
+        lastMs = ms;
+        counter = randomInt(0x800); // top bit clear leaves room for at least 2048 increments
+      } else {
+        ms = lastMs;
+        counter++;
+        if (counter > 0xfff) {
+          lastMs = ms = lastMs + 1;
+          counter = randomInt(0x800);
+        }
+      }
+      const bytes = randomBytes(16);
+      bytes.writeUIntBE(ms, 0, 6);
+      bytes[6] = 0x70 | (counter >> 8);
+      bytes[7] = counter & 0xff;
+      bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+      const hex = bytes.toString('hex');
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    },
+  };
+}
+
+const defaultGenerators = new WeakMap<Clock, IdGenerator>();
+const systemGenerator = createUuidV7Generator();
+
+/** A new UUIDv7, monotonic per clock (the system clock when none is given). */
+export function uuidv7(clock?: Clock): string {
+  if (!clock) return systemGenerator.newId();
+  let generator = defaultGenerators.get(clock);
+  if (!generator) {
+    generator = createUuidV7Generator(clock);
+    defaultGenerators.set(clock, generator);
+  }
+  return generator.newId();
+}

@@ -1,0 +1,58 @@
+import type { PostTarget, WebhookEvent } from './model.ts';
+
+export type PostOutcomeStatus = 'published' | 'partial' | 'failed';
+
+export interface PostOutcome {
+  status: PostOutcomeStatus;
+  event: WebhookEvent;
+  published: number;
+  failed: number;
+  total: number;
+}
+
+/**
+ * The outcome of a post whose targets are all terminal (SPEC section 6). Every target that is
+ * not published counts as failed, cancelled ones included: SPEC defines the events purely by
+ * the counts, and a receiver must be able to rely on published + failed = total. A post with
+ * no target at all published nothing, so it is `failed` rather than vacuously `published`.
+ */
+export function postOutcome(targets: ReadonlyArray<Pick<PostTarget, 'status'>>): PostOutcome {
+  const total = targets.length;
+  const published = targets.filter((target) => target.status === 'published').length;
+  const failed = total - published;
+  if (published > 0 && failed === 0) {
+    return { status: 'published', event: 'post.published', published, failed, total };
+  }
+  if (published === 0) return { status: 'failed', event: 'post.failed', published, failed, total };
+  return { status: 'partial', event: 'post.partial', published, failed, total };
+}
+
+export interface WebhookPayloadInput {
+  event: WebhookEvent;
+  accountId: string;
+  postId: string;
+  /** Time of the delivery; a Date is written as ISO 8601 UTC. */
+  timestamp: Date | string;
+  published: number;
+  failed: number;
+  total: number;
+}
+
+/**
+ * The exact JSON body of a delivery, keys in SPEC order. These are the bytes that are signed
+ * and stored, so they are built once and never re-serialised.
+ */
+export function buildWebhookPayload(input: WebhookPayloadInput): string {
+  const data =
+    input.event === 'post.failed'
+      ? { failed: input.failed, total: input.total }
+      : { published: input.published, failed: input.failed, total: input.total };
+  return JSON.stringify({
+    event: input.event,
+    account_id: input.accountId,
+    post_id: input.postId,
+    timestamp:
+      typeof input.timestamp === 'string' ? input.timestamp : input.timestamp.toISOString(),
+    data,
+  });
+}

@@ -1,0 +1,71 @@
+import type { Problem } from '../errors.ts';
+import { isPlatform, PLATFORMS, ROLES } from '../model.ts';
+import { parseIsoInstant } from './iso-time.ts';
+import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
+
+export const MAX_EXTERNAL_ID_LENGTH = 200;
+export const MAX_EMAIL_LENGTH = 254;
+
+/** Body of a new social connection (camelCase in, snake_case field paths out). */
+export interface ConnectSocialAccountInput {
+  platform?: unknown;
+  externalId?: unknown;
+  displayName?: unknown;
+  accessToken?: unknown;
+  refreshToken?: unknown;
+  tokenExpiresAt?: unknown;
+}
+
+function optionalString(value: unknown, field: string, max: number): Problem[] {
+  if (isAbsent(value)) return [];
+  if (typeof value !== 'string')
+    return [{ field, message: `must be a string, got ${typeName(value)}` }];
+  return charLength(value) > max ? [{ field, message: `must be at most ${max} characters` }] : [];
+}
+
+export function validateConnectInput(input: ConnectSocialAccountInput): Problem[] {
+  const problems: Problem[] = [];
+  if (!isPlatform(input.platform)) {
+    problems.push({ field: 'platform', message: `must be one of ${PLATFORMS.join(', ')}` });
+  }
+  const externalId = input.externalId;
+  if (typeof externalId !== 'string' || externalId.trim() === '') {
+    problems.push({ field: 'external_id', message: 'is required (a non-empty string)' });
+  } else {
+    problems.push(...optionalString(externalId, 'external_id', MAX_EXTERNAL_ID_LENGTH));
+  }
+  if (typeof input.accessToken !== 'string' || input.accessToken === '') {
+    problems.push({ field: 'access_token', message: 'is required (a non-empty string)' });
+  }
+  problems.push(...optionalString(input.displayName, 'display_name', MAX_EXTERNAL_ID_LENGTH));
+  problems.push(...optionalString(input.refreshToken, 'refresh_token', 10_000));
+  const expiresAt = input.tokenExpiresAt;
+  if (!isAbsent(expiresAt) && (typeof expiresAt !== 'string' || !parseIsoInstant(expiresAt))) {
+    problems.push({
+      field: 'token_expires_at',
+      message: 'must be an ISO 8601 date-time with a timezone',
+    });
+  }
+  return problems;
+}
+
+export function validateEmail(value: unknown): Problem[] {
+  if (isAbsent(value)) return [];
+  if (
+    typeof value !== 'string' ||
+    value.length > MAX_EMAIL_LENGTH ||
+    !/^[^\s@]+@[^\s@]+$/.test(value.trim())
+  ) {
+    return [{ field: 'email', message: 'must be an email address' }];
+  }
+  return [];
+}
+
+export function validateMemberInput(input: { userId?: unknown; role?: unknown }): Problem[] {
+  const problems: Problem[] = [];
+  if (!isUuid(input.userId)) problems.push({ field: 'user_id', message: 'must be a UUID' });
+  if (!(ROLES as readonly unknown[]).includes(input.role)) {
+    problems.push({ field: 'role', message: `must be one of ${ROLES.join(', ')}` });
+  }
+  return problems;
+}

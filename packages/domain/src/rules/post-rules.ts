@@ -1,0 +1,143 @@
+import type { Problem } from '../errors.ts';
+import { isPlatform, PLATFORMS, type Platform } from '../model.ts';
+import { parseIsoInstant } from './iso-time.ts';
+import { mediaUrlsOf, validateMediaUrls, validatePlatformMedia } from './media.ts';
+import { validatePlatformOptions } from './platform-options.ts';
+import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
+
+export const MAX_CONTENT_LENGTH = 5000;
+
+/** `POST /posts` publishes now, `POST /posts/schedule` later. */
+export type PostMode = 'now' | 'scheduled';
+
+/**
+ * The request body of both post routes, snake_case as sent. Values are `unknown` because the
+ * rules must hold (and never crash) whatever the HTTP schema let through.
+ */
+export interface CreatePostInput {
+  content?: unknown;
+  social_account_ids?: unknown;
+  platforms?: unknown;
+  media_urls?: unknown;
+  platform_options?: unknown;
+  scheduled_at?: unknown;
+}
+
+export function validateContent(value: unknown): Problem[] {
+  if (isAbsent(value)) return [];
+  if (typeof value !== 'string') {
+    return [{ field: 'content', message: `must be a string, got ${typeName(value)}` }];
+  }
+  if (charLength(value) > MAX_CONTENT_LENGTH) {
+    return [{ field: 'content', message: `must be at most ${MAX_CONTENT_LENGTH} characters` }];
+  }
+  return [];
+}
+
+function validateIdList(value: unknown, problems: Problem[]): boolean {
+  if (isAbsent(value)) return false;
+  if (!Array.isArray(value)) {
+    problems.push({
+      field: 'social_account_ids',
+      message: `must be an array of UUIDs, got ${typeName(value)}`,
+    });
+    return false;
+  }
+  value.forEach((id, index) => {
+    if (!isUuid(id))
+      problems.push({ field: `social_account_ids[${index}]`, message: 'must be a UUID' });
+  });
+  return value.length > 0;
+}
+
+function validatePlatformList(value: unknown, problems: Problem[]): boolean {
+  if (isAbsent(value)) return false;
+  if (!Array.isArray(value)) {
+    problems.push({
+      field: 'platforms',
+      message: `must be an array of platform names, got ${typeName(value)}`,
+    });
+    return false;
+  }
+  value.forEach((name, index) => {
+    if (!isPlatform(name)) {
+      problems.push({
+        field: `platforms[${index}]`,
+        message: `must be one of ${PLATFORMS.join(', ')}`,
+      });
+    }
+  });
+  return value.length > 0;
+}
+
+/** At least one target: `social_account_ids` (preferred) or `platforms` (legacy), or both. */
+export function validateTargets(
+  input: Pick<CreatePostInput, 'social_account_ids' | 'platforms'>,
+): Problem[] {
+  const problems: Problem[] = [];
+  const hasIds = validateIdList(input.social_account_ids, problems);
+  const hasPlatforms = validatePlatformList(input.platforms, problems);
+  if (!hasIds && !hasPlatforms && problems.length === 0) {
+    problems.push({
+      field: 'social_account_ids',
+      message: 'at least one target is required: give social_account_ids or platforms',
+    });
+  }
+  return problems;
+}
+
+/** Required and strictly in the future for a scheduled post; not allowed on an immediate one. */
+export function validateScheduledAt(value: unknown, mode: PostMode, now: Date): Problem[] {
+  const field = 'scheduled_at';
+  if (mode === 'now') {
+    return isAbsent(value)
+      ? []
+      : [{ field, message: 'is not allowed when publishing now; use POST /posts/schedule' }];
+  }
+  if (isAbsent(value)) return [{ field, message: 'is required' }];
+  if (typeof value !== 'string') {
+    return [{ field, message: `must be an ISO 8601 string, got ${typeName(value)}` }];
+  }
+  const at = parseIsoInstant(value);
+  if (!at) {
+    return [
+      {
+        field,
+        message: 'must be an ISO 8601 date-time with a timezone, e.g. 2030-01-31T09:30:00Z',
+      },
+    ];
+  }
+  if (at.getTime() <= now.getTime()) return [{ field, message: 'must be in the future' }];
+  return [];
+}
+
+/** The valid, de-duplicated entries of a `platforms` value. */
+export function platformsOf(value: unknown): Platform[] {
+  return Array.isArray(value) ? [...new Set(value.filter(isPlatform))] : [];
+}
+
+export interface CreatePostRuleContext {
+  mode: PostMode;
+  now: Date;
+  /**
+   * The platforms the post will go to once `social_account_ids` are resolved. Defaults to the
+   * valid entries of `platforms`, which is all that is known before looking connections up.
+   */
+  targetPlatforms?: readonly Platform[];
+}
+
+/** Every shared rule of a new post, all problems at once. */
+export function validateCreatePost(
+  input: CreatePostInput,
+  context: CreatePostRuleContext,
+): Problem[] {
+  const media = mediaUrlsOf(input.media_urls);
+  return [
+    ...validateContent(input.content),
+    ...validateTargets(input),
+    ...validateMediaUrls(input.media_urls),
+    ...validatePlatformMedia(context.targetPlatforms ?? platformsOf(input.platforms), media),
+    ...validatePlatformOptions(input.platform_options, media),
+    ...validateScheduledAt(input.scheduled_at, context.mode, context.now),
+  ];
+}

@@ -1,0 +1,28 @@
+/**
+ * Every storage contract suite at once, for an adapter that implements all storage ports:
+ *
+ *   import { describeStorageContracts } from '@social-publisher/domain/contracts/storage-all';
+ *   describeStorageContracts('pglite', setup);
+ */
+import { describeAccountRepositoryContract } from './storage-accounts.ts';
+import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
+import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
+import type { StorageSetup } from './storage-fixtures.ts';
+import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
+import { describePostRepositoryContract } from './storage-posts.ts';
+import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
+import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
+import { describeWebhookRepositoryContract } from './storage-webhooks.ts';
+
+export type { StorageSetup, StorageUnderTest } from './storage-fixtures.ts';
+
+export function describeStorageContracts(name: string, setup: StorageSetup): void {
+  describeAccountRepositoryContract(name, setup);
+  describeApiKeyRepositoryContract(name, setup);
+  describeSocialAccountRepositoryContract(name, setup);
+  describePostRepositoryContract(name, setup);
+  describeWebhookRepositoryContract(name, setup);
+  describeDeliveryRepositoryContract(name, setup);
+  describeIdempotencyRepositoryContract(name, setup);
+  describeUnitOfWorkContract(name, setup);
+}

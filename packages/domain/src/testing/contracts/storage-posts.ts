@@ -1,0 +1,472 @@
+/**
+ * Contract of PostRepository: posts with their targets, conditional status transitions and
+ * the target claim/lease protocol that keeps two workers from publishing the same target.
+ *
+ *   import { describePostRepositoryContract } from '@social-publisher/domain/contracts/storage-posts';
+ */
+import { describe, expect, it } from 'vitest';
+import type { PostTarget, PostWithTargets } from '../../model.ts';
+import {
+  ancient,
+  makePost,
+  newId,
+  nextTime,
+  plus,
+  type StorageSetup,
+  seedPost,
+  seedTeam,
+  seedUser,
+  useStorage,
+} from './storage-fixtures.ts';
+
+const LEASE_MS = 60_000;
+
+export function describePostRepositoryContract(name: string, setup: StorageSetup): void {
+  describe(`${name}: PostRepository`, () => {
+    const storage = useStorage(setup);
+    const posts = () => storage().repos.posts;
+
+    /** A stored post whose first target is claimed (`publishing`) at `now`. */
+    async function claimedTarget(now = nextTime()): Promise<{
+      post: PostWithTargets;
+      target: PostTarget;
+      now: Date;
+    }> {
+      const post = await seedPost(storage().repos, { platforms: ['tiktok', 'youtube'] });
+      const id = post.targets[0]?.id ?? '';
+      const target = await posts().claimTarget(id, plus(now, LEASE_MS), now, false);
+      if (!target) throw new Error('claim failed');
+      return { post, target, now };
+    }
+
+    const targetOf = async (postId: string, targetId: string) =>
+      (await posts().findById(postId))?.targets.find((target) => target.id === targetId);
+
+    describe('insert, findById, listByCreator', () => {
+      it('stores a post with its targets and finds it by id, targets in order', async () => {
+        const user = await seedUser(storage().repos);
+        const post = makePost(user.id, user.id, {
+          platforms: ['youtube', 'tiktok', 'instagram'],
+          post: {
+            content: 'Émojis 🎉 and "quotes"',
+            mediaUrls: ['https://cdn.example.test/a.mp4', 'https://cdn.example.test/b.jpg'],
+            platformOptions: {
+              tiktok: { tiktokPrivacy: 'PUBLIC_TO_EVERYONE', tiktokAllowDuet: true },
+              youtube: { title: 'A title', tags: ['x', 'y'], nested: { n: 1 } },
+            },
+            scheduledAt: plus(nextTime(), 3_600_000),
+            status: 'scheduled',
+          },
+        });
+        await posts().insert(post);
+        expect(await posts().findById(post.id)).toEqual(post);
+      });
+
+      it('stores an empty post without media or options', async () => {
+        const user = await seedUser(storage().repos);
+        const post = makePost(user.id, user.id, {
+          post: { content: '', mediaUrls: [], platformOptions: {} },
+          platforms: ['twitter'],
+        });
+        await posts().insert(post);
+        expect(await posts().findById(post.id)).toEqual(post);
+      });
+
+      it('returns null for an unknown post', async () => {
+        expect(await posts().findById(newId())).toBeNull();
+      });
+
+      it("lists a creator's posts newest first, each with its own targets", async () => {
+        const user = await seedUser(storage().repos);
+        const other = await seedUser(storage().repos);
+        const first = makePost(user.id, user.id, { platforms: ['tiktok'] });
+        const second = makePost(user.id, user.id, { platforms: ['youtube', 'instagram'] });
+        const third = makePost(user.id, user.id, { platforms: ['facebook'] });
+        // Inserted out of order: the listing is ordered by createdAt.
+        for (const post of [second, third, first]) await posts().insert(post);
+        await seedPost(storage().repos, { userId: other.id });
+
+        expect(await posts().listByCreator(user.id)).toEqual([third, second, first]);
+        expect(await posts().listByCreator(newId())).toEqual([]);
+      });
+
+      it('lists only the posts in one account when asked', async () => {
+        const user = await seedUser(storage().repos);
+        const team = await seedTeam(storage().repos, user.id);
+        const personal = await seedPost(storage().repos, { userId: user.id });
+        const inTeam = await seedPost(storage().repos, { userId: user.id, accountId: team.id });
+        expect(await posts().listByCreator(user.id, team.id)).toEqual([inTeam]);
+        expect(await posts().listByCreator(user.id, user.id)).toEqual([personal]);
+        expect(await posts().listByCreator(user.id)).toEqual([inTeam, personal]);
+      });
+
+      it('lists posts of other users in the account only by their creator', async () => {
+        const owner = await seedUser(storage().repos);
+        const member = await seedUser(storage().repos);
+        const team = await seedTeam(storage().repos, owner.id);
+        const byMember = await seedPost(storage().repos, { userId: member.id, accountId: team.id });
+        expect(await posts().listByCreator(owner.id, team.id)).toEqual([]);
+        expect(await posts().listByCreator(member.id, team.id)).toEqual([byMember]);
+      });
+
+      it('returns copies', async () => {
+        const post = await seedPost(storage().repos);
+        const stored = structuredClone(post);
+        post.content = 'mutated after insert';
+        post.mediaUrls.push('https://mutated.example.test');
+        if (post.targets[0]) post.targets[0].status = 'failed';
+        const found = await posts().findById(post.id);
+        expect(found).toEqual(stored);
+        if (found?.targets[0]) found.targets[0].status = 'published';
+        found?.targets.pop();
+        expect(await posts().findById(post.id)).toEqual(stored);
+        const listed = await posts().listByCreator(post.createdBy);
+        if (listed[0]) listed[0].status = 'failed';
+        expect(await posts().listByCreator(post.createdBy)).toEqual([stored]);
+      });
+    });
+
+    describe('transitionStatus', () => {
+      it('applies only from one of the given statuses', async () => {
+        const post = await seedPost(storage().repos, { post: { status: 'queued' } });
+        const at = nextTime();
+        expect(await posts().transitionStatus(post.id, ['scheduled'], 'cancelled', at)).toBe(false);
+        expect((await posts().findById(post.id))?.status).toBe('queued');
+
+        expect(
+          await posts().transitionStatus(post.id, ['scheduled', 'queued'], 'publishing', at),
+        ).toBe(true);
+        const found = await posts().findById(post.id);
+        expect(found?.status).toBe('publishing');
+        expect(found?.updatedAt).toEqual(at);
+
+        expect(await posts().transitionStatus(post.id, ['queued'], 'cancelled', nextTime())).toBe(
+          false,
+        );
+        expect(await posts().transitionStatus(post.id, [], 'failed', nextTime())).toBe(false);
+        expect(await posts().transitionStatus(newId(), ['queued'], 'failed', nextTime())).toBe(
+          false,
+        );
+      });
+
+      it('of concurrent transitions from the same status exactly one applies', async () => {
+        const post = await seedPost(storage().repos, { post: { status: 'queued' } });
+        const at = nextTime();
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, index) =>
+            posts().transitionStatus(
+              post.id,
+              ['queued'],
+              index % 2 === 0 ? 'publishing' : 'cancelled',
+              at,
+            ),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
+    describe('claimTarget', () => {
+      it('claims a pending target: publishing, attempts + 1, lease set', async () => {
+        const post = await seedPost(storage().repos, { platforms: ['tiktok', 'youtube'] });
+        const [first, second] = post.targets;
+        const now = nextTime();
+        const lease = plus(now, LEASE_MS);
+        const claimed = await posts().claimTarget(first?.id ?? '', lease, now, false);
+        const expected = {
+          ...first,
+          status: 'publishing',
+          attempts: 1,
+          leaseExpiresAt: lease,
+          updatedAt: now,
+        };
+        expect(claimed).toEqual(expected);
+        expect(await posts().findById(post.id)).toEqual({ ...post, targets: [expected, second] });
+      });
+
+      it('a claimed target cannot be claimed again while its lease runs', async () => {
+        const { target, now } = await claimedTarget();
+        const later = plus(now, 1_000);
+        expect(
+          await posts().claimTarget(target.id, plus(later, LEASE_MS), later, false),
+        ).toBeNull();
+        expect(await posts().claimTarget(target.id, plus(later, LEASE_MS), later, true)).toBeNull();
+      });
+
+      it('an expired lease is taken over only when allowed', async () => {
+        const { post, target, now } = await claimedTarget();
+        const afterExpiry = plus(now, LEASE_MS + 1_000);
+        const newLease = plus(afterExpiry, LEASE_MS);
+        expect(await posts().claimTarget(target.id, newLease, afterExpiry, false)).toBeNull();
+        const taken = await posts().claimTarget(target.id, newLease, afterExpiry, true);
+        expect(taken).toEqual({
+          ...target,
+          attempts: 2,
+          leaseExpiresAt: newLease,
+          updatedAt: afterExpiry,
+        });
+        expect(await targetOf(post.id, target.id)).toEqual(taken);
+      });
+
+      it('a finished, cancelled or unknown target cannot be claimed', async () => {
+        const { post, target, now } = await claimedTarget();
+        await posts().completeTarget(target.id, {
+          status: 'published',
+          platformPostId: 'p-1',
+          platformUrl: null,
+          at: plus(now, 10),
+        });
+        const later = plus(now, LEASE_MS * 10);
+        expect(await posts().claimTarget(target.id, plus(later, LEASE_MS), later, true)).toBeNull();
+
+        await posts().cancelPendingTargets(post.id, later);
+        const cancelled = post.targets[1]?.id ?? '';
+        expect(await posts().claimTarget(cancelled, plus(later, LEASE_MS), later, true)).toBeNull();
+        expect(await posts().claimTarget(newId(), plus(later, LEASE_MS), later, true)).toBeNull();
+      });
+
+      it('of concurrent claims on one target exactly one wins', async () => {
+        const post = await seedPost(storage().repos);
+        const id = post.targets[0]?.id ?? '';
+        const now = nextTime();
+        const claims = await Promise.all(
+          Array.from({ length: 10 }, () => posts().claimTarget(id, plus(now, LEASE_MS), now, true)),
+        );
+        expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
+        expect((await targetOf(post.id, id))?.attempts).toBe(1);
+      });
+    });
+
+    describe('leases, resume state, release and completion', () => {
+      it('renews the lease of a publishing target only', async () => {
+        const { post, target, now } = await claimedTarget();
+        const renewedAt = plus(now, 30_000);
+        const lease = plus(renewedAt, LEASE_MS);
+        expect(await posts().renewLease(target.id, lease, renewedAt)).toBe(true);
+        expect((await targetOf(post.id, target.id))?.leaseExpiresAt).toEqual(lease);
+
+        const pending = post.targets[1]?.id ?? '';
+        expect(await posts().renewLease(pending, lease, renewedAt)).toBe(false);
+        expect((await targetOf(post.id, pending))?.leaseExpiresAt).toBeNull();
+        expect(await posts().renewLease(newId(), lease, renewedAt)).toBe(false);
+      });
+
+      it('saves the resume state and extends the lease', async () => {
+        const { post, target, now } = await claimedTarget();
+        const at = plus(now, 5_000);
+        const lease = plus(at, LEASE_MS);
+        const state = { publishId: 'v_pub_123', attempt: 2, nested: { ok: true, list: [1, 'a'] } };
+        await posts().saveResumeState(target.id, state, lease, at);
+        expect(await targetOf(post.id, target.id)).toEqual({
+          ...target,
+          resumeState: state,
+          leaseExpiresAt: lease,
+          updatedAt: at,
+        });
+      });
+
+      it('keeps the resume state across a release and the next claim', async () => {
+        const { post, target, now } = await claimedTarget();
+        const state = { containerId: '17890' };
+        await posts().saveResumeState(target.id, state, plus(now, LEASE_MS), plus(now, 1));
+        await posts().releaseTarget(target.id, null, plus(now, 2));
+        const again = plus(now, 3);
+        const claimed = await posts().claimTarget(target.id, plus(again, LEASE_MS), again, false);
+        expect(claimed?.resumeState).toEqual(state);
+        expect(claimed?.attempts).toBe(2);
+        expect((await targetOf(post.id, target.id))?.resumeState).toEqual(state);
+      });
+
+      it('releases a claimed target back to pending, keeping the error', async () => {
+        const { post, target, now } = await claimedTarget();
+        const at = plus(now, 2_000);
+        await posts().releaseTarget(
+          target.id,
+          { errorCode: 'rate_limited', errorMessage: 'HTTP 429 from TikTok' },
+          at,
+        );
+        const released = await targetOf(post.id, target.id);
+        expect(released).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          leaseExpiresAt: null,
+          errorCode: 'rate_limited',
+          errorMessage: 'HTTP 429 from TikTok',
+          updatedAt: at,
+        });
+        const again = plus(at, 1_000);
+        expect(
+          (await posts().claimTarget(target.id, plus(again, LEASE_MS), again, false))?.attempts,
+        ).toBe(2);
+      });
+
+      it('releases without an error (shutdown)', async () => {
+        const { post, target, now } = await claimedTarget();
+        await posts().releaseTarget(target.id, null, plus(now, 1));
+        expect(await targetOf(post.id, target.id)).toMatchObject({
+          status: 'pending',
+          leaseExpiresAt: null,
+          errorCode: null,
+          errorMessage: null,
+        });
+      });
+
+      it('records a published result once', async () => {
+        const { post, target, now } = await claimedTarget();
+        const at = plus(now, 3_000);
+        expect(
+          await posts().completeTarget(target.id, {
+            status: 'published',
+            platformPostId: '7312345678901234567',
+            platformUrl: 'https://www.tiktok.com/@me/video/7312345678901234567',
+            at,
+          }),
+        ).toBe(true);
+        const done = await targetOf(post.id, target.id);
+        expect(done).toMatchObject({
+          status: 'published',
+          platformPostId: '7312345678901234567',
+          platformUrl: 'https://www.tiktok.com/@me/video/7312345678901234567',
+          publishedAt: at,
+          updatedAt: at,
+          attempts: 1,
+        });
+        expect(
+          await posts().completeTarget(target.id, {
+            status: 'failed',
+            errorCode: 'late',
+            errorMessage: 'too late',
+            retryable: false,
+            at: plus(at, 1),
+          }),
+        ).toBe(false);
+        expect(await targetOf(post.id, target.id)).toEqual(done);
+      });
+
+      it('records a failed result with the platform error', async () => {
+        const { post, target, now } = await claimedTarget();
+        const at = plus(now, 3_000);
+        expect(
+          await posts().completeTarget(target.id, {
+            status: 'failed',
+            errorCode: 'spam_risk_too_many_posts',
+            errorMessage: 'The user has posted too much today',
+            retryable: false,
+            at,
+          }),
+        ).toBe(true);
+        expect(await targetOf(post.id, target.id)).toMatchObject({
+          status: 'failed',
+          errorCode: 'spam_risk_too_many_posts',
+          errorMessage: 'The user has posted too much today',
+          retryable: false,
+          platformPostId: null,
+          publishedAt: null,
+          updatedAt: at,
+        });
+      });
+
+      it('does not complete a target that is not publishing', async () => {
+        const post = await seedPost(storage().repos);
+        const id = post.targets[0]?.id ?? '';
+        const completion = {
+          status: 'published' as const,
+          platformPostId: 'x',
+          platformUrl: null,
+          at: nextTime(),
+        };
+        expect(await posts().completeTarget(id, completion)).toBe(false);
+        expect(await posts().findById(post.id)).toEqual(post);
+        expect(await posts().completeTarget(newId(), completion)).toBe(false);
+      });
+
+      it('cancels only the pending targets of the post', async () => {
+        const post = await seedPost(storage().repos, {
+          platforms: ['tiktok', 'youtube', 'instagram'],
+        });
+        const other = await seedPost(storage().repos);
+        const [publishing, published, pending] = post.targets;
+        const now = nextTime();
+        await posts().claimTarget(publishing?.id ?? '', plus(now, LEASE_MS), now, false);
+        await posts().claimTarget(published?.id ?? '', plus(now, LEASE_MS), now, false);
+        await posts().completeTarget(published?.id ?? '', {
+          status: 'published',
+          platformPostId: 'yt-1',
+          platformUrl: null,
+          at: now,
+        });
+        const at = plus(now, 1_000);
+        await posts().cancelPendingTargets(post.id, at);
+
+        const statuses = (await posts().findById(post.id))?.targets.map((t) => t.status);
+        expect(statuses).toEqual(['publishing', 'published', 'cancelled']);
+        expect(await targetOf(post.id, pending?.id ?? '')).toMatchObject({ updatedAt: at });
+        expect(await posts().findById(other.id)).toEqual(other);
+      });
+    });
+
+    describe('reconciler queries', () => {
+      it('finds due posts ordered by coalesce(scheduledAt, createdAt), at most limit', async () => {
+        const user = await seedUser(storage().repos);
+        const seed = (post: Parameters<typeof makePost>[2]) =>
+          seedPost(storage().repos, { userId: user.id, ...post });
+        const until = ancient(1_000);
+        const immediate = await seed({ post: { createdAt: ancient(30), status: 'queued' } });
+        const dueScheduled = await seed({
+          post: { createdAt: ancient(1), scheduledAt: ancient(20), status: 'scheduled' },
+        });
+        const running = await seed({ post: { createdAt: ancient(10), status: 'publishing' } });
+        const dueAtUntil = await seed({
+          post: { createdAt: ancient(2), scheduledAt: until, status: 'scheduled' },
+        });
+        const later = await seed({
+          post: { createdAt: ancient(3), scheduledAt: ancient(1_001), status: 'scheduled' },
+        });
+        const done = [];
+        for (const status of ['published', 'partial', 'failed', 'cancelled'] as const) {
+          done.push(await seed({ post: { createdAt: ancient(4), status } }));
+        }
+
+        const strip = ({ targets: _targets, ...post }: PostWithTargets) => post;
+        const expected = [running, dueScheduled, immediate, dueAtUntil].map(strip);
+        expect(await posts().findDuePosts(until, expected.length)).toEqual(expected);
+        expect(await posts().findDuePosts(until, 2)).toEqual(expected.slice(0, 2));
+
+        const all = (await posts().findDuePosts(until, 10_000)).map((post) => post.id);
+        for (const post of [later, ...done]) expect(all).not.toContain(post.id);
+      });
+
+      it('finds publishing targets whose lease expired before now, at most limit', async () => {
+        const claimAt = async (seconds: number, leaseSeconds: number) => {
+          const post = await seedPost(storage().repos);
+          const id = post.targets[0]?.id ?? '';
+          const claimed = await posts().claimTarget(
+            id,
+            ancient(seconds + leaseSeconds),
+            ancient(seconds),
+            false,
+          );
+          if (!claimed) throw new Error('claim failed');
+          return claimed;
+        };
+        const expiredLater = await claimAt(10, 60); // lease until 70
+        const expiredFirst = await claimAt(0, 50); // lease until 50
+        const stillHeld = await claimAt(100, 60); // lease until 160
+        const finished = await claimAt(0, 40);
+        await posts().completeTarget(finished.id, {
+          status: 'failed',
+          errorCode: 'x',
+          errorMessage: 'x',
+          retryable: false,
+          at: ancient(41),
+        });
+        const now = ancient(100);
+        expect(await posts().findExpiredLeases(now, 2)).toEqual([expiredFirst, expiredLater]);
+        expect(await posts().findExpiredLeases(now, 1)).toEqual([expiredFirst]);
+        const ids = (await posts().findExpiredLeases(now, 10_000)).map((target) => target.id);
+        expect(ids).not.toContain(stillHeld.id);
+        expect(ids).not.toContain(finished.id);
+      });
+    });
+  });
+}

@@ -1,0 +1,134 @@
+import type { Post, PostTarget, PostWithTargets } from '../model.ts';
+import type { PostRepository } from '../ports/index.ts';
+import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
+
+const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_INFINITY;
+
+/** A lease with no expiry is treated as run out: nobody can prove they still hold it. */
+const leaseRunOut = (target: PostTarget, now: Date): boolean =>
+  target.leaseExpiresAt === null || target.leaseExpiresAt.getTime() <= now.getTime();
+
+export function memoryPostRepository(store: MemoryStore): PostRepository {
+  const posts = () => store.tables.posts;
+  const targets = () => store.tables.targets;
+  const targetsOf = (postId: string) => [...targets().values()].filter((t) => t.postId === postId);
+  const withTargets = (post: Post): PostWithTargets =>
+    copy({ ...post, targets: targetsOf(post.id) });
+  const newestFirst = (a: Post, b: Post) =>
+    b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+  return {
+    async insert(post) {
+      const { targets: rows, ...plain } = post;
+      for (const row of rows) {
+        if (targets().has(row.id)) throw new ConstraintError(`duplicate target: ${row.id}`);
+        if (row.postId !== post.id) throw new ConstraintError(`target ${row.id} of another post`);
+      }
+      store.insertUnique(posts(), post.id, plain, 'post');
+      for (const row of rows) targets().set(row.id, copy(row));
+    },
+    async findById(id) {
+      const post = posts().get(id);
+      return post ? withTargets(post) : null;
+    },
+    async listByCreator(createdBy, accountId) {
+      return [...posts().values()]
+        .filter(
+          (p) =>
+            p.createdBy === createdBy && (accountId === undefined || p.accountId === accountId),
+        )
+        .sort(newestFirst)
+        .map(withTargets);
+    },
+    async transitionStatus(id, from, to, at) {
+      const post = posts().get(id);
+      if (!post || !from.includes(post.status)) return false;
+      post.status = to;
+      post.updatedAt = new Date(at);
+      return true;
+    },
+    async claimTarget(targetId, leaseExpiresAt, now, allowExpiredLease) {
+      const target = targets().get(targetId);
+      if (!target) return null;
+      const claimable =
+        target.status === 'pending' ||
+        (allowExpiredLease && target.status === 'publishing' && leaseRunOut(target, now));
+      if (!claimable) return null;
+      target.status = 'publishing';
+      target.attempts += 1;
+      target.leaseExpiresAt = new Date(leaseExpiresAt);
+      target.updatedAt = new Date(now);
+      return copy(target);
+    },
+    async renewLease(targetId, leaseExpiresAt, at) {
+      const target = targets().get(targetId);
+      if (target?.status !== 'publishing') return false;
+      target.leaseExpiresAt = new Date(leaseExpiresAt);
+      target.updatedAt = new Date(at);
+      return true;
+    },
+    async saveResumeState(targetId, state, leaseExpiresAt, at) {
+      const target = targets().get(targetId);
+      if (!target) return;
+      target.resumeState = copy(state);
+      if (target.status === 'publishing') target.leaseExpiresAt = new Date(leaseExpiresAt);
+      target.updatedAt = new Date(at);
+    },
+    async releaseTarget(targetId, error, at) {
+      const target = targets().get(targetId);
+      if (target?.status !== 'publishing') return;
+      target.status = 'pending';
+      target.leaseExpiresAt = null;
+      if (error) {
+        target.errorCode = error.errorCode;
+        target.errorMessage = error.errorMessage;
+      }
+      target.updatedAt = new Date(at);
+    },
+    async completeTarget(targetId, completion) {
+      const target = targets().get(targetId);
+      if (target?.status !== 'publishing') return false;
+      target.status = completion.status;
+      target.leaseExpiresAt = null;
+      target.updatedAt = new Date(completion.at);
+      if (completion.status === 'published') {
+        target.platformPostId = completion.platformPostId;
+        target.platformUrl = completion.platformUrl;
+        target.publishedAt = new Date(completion.at);
+        target.errorCode = null;
+        target.errorMessage = null;
+        target.retryable = null;
+      } else {
+        target.errorCode = completion.errorCode;
+        target.errorMessage = completion.errorMessage;
+        target.retryable = completion.retryable;
+      }
+      return true;
+    },
+    async cancelPendingTargets(postId, at) {
+      for (const target of targets().values()) {
+        if (target.postId === postId && target.status === 'pending') {
+          target.status = 'cancelled';
+          target.updatedAt = new Date(at);
+        }
+      }
+    },
+    async findDuePosts(until, limit) {
+      const due = (p: Post) => p.scheduledAt === null || p.scheduledAt.getTime() <= until.getTime();
+      return copy(
+        [...posts().values()]
+          .filter((p) => ['queued', 'scheduled', 'publishing'].includes(p.status) && due(p))
+          .sort((a, b) => time(a.scheduledAt ?? a.createdAt) - time(b.scheduledAt ?? b.createdAt))
+          .slice(0, limit),
+      );
+    },
+    async findExpiredLeases(now, limit) {
+      return copy(
+        [...targets().values()]
+          .filter((t) => t.status === 'publishing' && time(t.leaseExpiresAt) < now.getTime())
+          .sort((a, b) => time(a.leaseExpiresAt) - time(b.leaseExpiresAt))
+          .slice(0, limit),
+      );
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type {
+  Account,
+  ApiKey,
+  DeliveryAttempt,
+  Membership,
+  Post,
+  PostTarget,
+  SocialAccount,
+  User,
+  Webhook,
+  WebhookDelivery,
+} from '../model.ts';
+import type { IdempotencyRecord } from '../ports/index.ts';
+
+/** Every table of the in-memory database. Maps keep insertion order, like a heap without ORDER BY. */
+export interface MemoryTables {
+  users: Map<string, User>;
+  accounts: Map<string, Account>;
+  /** Keyed `${accountId}/${userId}`. */
+  memberships: Map<string, Membership>;
+  apiKeys: Map<string, ApiKey>;
+  socialAccounts: Map<string, SocialAccount>;
+  posts: Map<string, Post>;
+  targets: Map<string, PostTarget>;
+  webhooks: Map<string, Webhook>;
+  deliveries: Map<string, WebhookDelivery>;
+  attempts: Map<string, DeliveryAttempt>;
+  /** Keyed `${scope}/${key}`. */
+  idempotency: Map<string, IdempotencyRecord>;
+}
+
+const emptyTables = (): MemoryTables => ({
+  users: new Map(),
+  accounts: new Map(),
+  memberships: new Map(),
+  apiKeys: new Map(),
+  socialAccounts: new Map(),
+  posts: new Map(),
+  targets: new Map(),
+  webhooks: new Map(),
+  deliveries: new Map(),
+  attempts: new Map(),
+  idempotency: new Map(),
+});
+
+/** Stored values are never shared with callers: in and out, everything is copied. */
+export const copy = <T>(value: T): T => structuredClone(value);
+
+/** Thrown by the fakes where a database would raise a constraint violation. */
+export class ConstraintError extends Error {
+  override name = 'ConstraintError';
+}
+
+/**
+ * The state behind the in-memory repositories, plus fault injection: `failNext('posts.insert')`
+ * makes the next call of that repository method throw, to exercise error paths.
+ */
+export class MemoryStore {
+  tables: MemoryTables = emptyTables();
+  readonly #faults = new Map<string, Error[]>();
+
+  snapshot(): MemoryTables {
+    return copy(this.tables);
+  }
+
+  restore(snapshot: MemoryTables): void {
+    this.tables = snapshot;
+  }
+
+  failNext(method: string, error: Error = new Error(`injected failure of ${method}`)): void {
+    const queue = this.#faults.get(method) ?? [];
+    queue.push(error);
+    this.#faults.set(method, queue);
+  }
+
+  /** Throws the injected error for `method`, if one is queued. */
+  checkFault(method: string): void {
+    const error = this.#faults.get(method)?.shift();
+    if (error) throw error;
+  }
+
+  insertUnique<T>(table: Map<string, T>, key: string, value: T, what: string): void {
+    if (table.has(key)) throw new ConstraintError(`duplicate ${what}: ${key}`);
+    table.set(key, copy(value));
+  }
+}

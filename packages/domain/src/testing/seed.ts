@@ -1,0 +1,71 @@
+import type { CoreDeps } from '../deps.ts';
+import type { AccountContext, Actor, ApiKey, Platform, SocialAccount, User } from '../model.ts';
+import { createApiKey } from '../use-cases/api-keys.ts';
+import { createUser } from '../use-cases/users.ts';
+import { createWorkspace } from '../use-cases/workspaces.ts';
+
+/** A user made through the real use case, with its personal-key actor and context. */
+export interface SeededUser {
+  user: User;
+  apiKey: ApiKey;
+  rawKey: string;
+  actor: Actor;
+  ctx: AccountContext;
+}
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!result.ok) throw new Error(`seed failed: ${result.error.message}`);
+  return result.value;
+}
+
+export async function seedUser(deps: CoreDeps, email?: string): Promise<SeededUser> {
+  const { user, apiKey, rawKey } = unwrap(await createUser(deps, { email }));
+  return {
+    user,
+    apiKey,
+    rawKey,
+    actor: { userId: user.id, apiKeyId: apiKey.id, keyAccountId: user.id },
+    ctx: { accountId: user.id, userId: user.id, role: 'owner', apiKeyId: apiKey.id },
+  };
+}
+
+/** A team owned by `owner`, with the owner's context in it and a team key actor. */
+export async function seedWorkspace(deps: CoreDeps, owner: SeededUser, name = 'team') {
+  const account = unwrap(await createWorkspace(deps, owner.actor, { name }));
+  const ctx: AccountContext = {
+    accountId: account.id,
+    userId: owner.user.id,
+    role: 'owner',
+    apiKeyId: owner.actor.apiKeyId,
+  };
+  const { key, rawKey } = unwrap(await createApiKey(deps, ctx, { name: `${name} key` }));
+  const teamKeyActor: Actor = { userId: owner.user.id, apiKeyId: key.id, keyAccountId: account.id };
+  return { account, ctx, teamKey: key, rawTeamKey: rawKey, teamKeyActor };
+}
+
+/** An active connection with encrypted tokens (`token-<platform>` unless given). */
+export async function seedConnection(
+  deps: CoreDeps,
+  accountId: string,
+  platform: Platform,
+  overrides: Partial<SocialAccount> & { accessToken?: string; refreshToken?: string | null } = {},
+): Promise<SocialAccount> {
+  const { accessToken, refreshToken, ...fields } = overrides;
+  const now = deps.clock.now();
+  const connection: SocialAccount = {
+    id: deps.ids.newId(),
+    accountId,
+    platform,
+    externalId: `${platform}-user`,
+    displayName: null,
+    accessTokenCiphertext: deps.cipher.encrypt(accessToken ?? `token-${platform}`),
+    refreshTokenCiphertext: refreshToken ? deps.cipher.encrypt(refreshToken) : null,
+    tokenExpiresAt: null,
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
+  await deps.repos.socialAccounts.insert(connection);
+  return connection;
+}

@@ -1,0 +1,140 @@
+import { signPayload, standardWebhookSignature } from '../crypto.ts';
+import type { CoreDeps } from '../deps.ts';
+import type { DeliveryStatus, Webhook, WebhookDelivery } from '../model.ts';
+import type { JobContext, JobResult, WebhookSendResult } from '../ports/index.ts';
+import { DONE, retryAfter, withJitter } from './backoff.ts';
+
+export const WEBHOOK_USER_AGENT = 'social-publisher-webhooks/1';
+const EARLY_TOLERANCE_MS = 50;
+/** A receiver's Retry-After is honoured, but never parks a delivery for more than a day. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The headers of one attempt: SPEC section 6 plus the Standard Webhooks trio. */
+export function deliveryHeaders(
+  webhook: Pick<Webhook, 'secret'>,
+  delivery: Pick<WebhookDelivery, 'id' | 'event' | 'payload'>,
+  now: Date,
+): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    'X-Social-Publisher-Event': delivery.event,
+    'X-Social-Publisher-Signature': signPayload(webhook.secret, delivery.payload),
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardWebhookSignature(
+      webhook.secret,
+      delivery.id,
+      timestamp,
+      delivery.payload,
+    ),
+  };
+}
+
+async function record(
+  deps: CoreDeps,
+  delivery: WebhookDelivery,
+  result: Pick<WebhookSendResult, 'statusCode' | 'error' | 'durationMs'>,
+  startedAt: Date,
+  update: { status: DeliveryStatus; nextAttemptAt: Date | null; deliveredAt: Date | null },
+): Promise<void> {
+  await deps.repos.deliveries.recordAttempt(
+    {
+      id: deps.ids.newId(),
+      deliveryId: delivery.id,
+      attemptNo: delivery.attempts + 1,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+      createdAt: startedAt,
+    },
+    update,
+  );
+}
+
+async function send(deps: CoreDeps, webhook: Webhook, delivery: WebhookDelivery, now: Date) {
+  try {
+    return await deps.webhookSender.send({
+      url: webhook.url,
+      body: delivery.payload,
+      headers: deliveryHeaders(webhook, delivery, now),
+    });
+  } catch (error) {
+    // The port promises a result; a throw is a bug or an outage in the adapter: try again later.
+    const message = error instanceof Error ? error.message : String(error);
+    return { statusCode: null, error: message, durationMs: 0, retryAfterMs: null, retryable: true };
+  }
+}
+
+/** Delay before the next attempt, or null when the schedule is used up. */
+function nextDelay(deps: CoreDeps, attemptsMade: number, result: WebhookSendResult): number | null {
+  const schedule = deps.settings.deliveryRetryScheduleMs;
+  const planned = schedule[attemptsMade - 1];
+  if (!result.retryable || planned === undefined) return null;
+  const asked = Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
+  return Math.max(withJitter(planned), asked);
+}
+
+/** One attempt of one webhook delivery (job id = delivery id). */
+export async function deliverWebhook(
+  deps: CoreDeps,
+  deliveryId: string,
+  _job: JobContext,
+): Promise<JobResult> {
+  const delivery = await deps.repos.deliveries.findById(deliveryId);
+  if (delivery?.status !== 'pending') return DONE;
+  const startedAt = deps.clock.now();
+  const failed = { status: 'failed' as const, nextAttemptAt: null, deliveredAt: null };
+  const webhook = await deps.repos.webhooks.findById(delivery.webhookId);
+  // Deleting a webhook deletes its deliveries; one seen in between has nobody to go to.
+  if (!webhook) return DONE;
+  if (!webhook.active) {
+    // Closed without sending, so the reconciler stops offering it.
+    const result = { statusCode: null, error: 'webhook disabled', durationMs: 0 };
+    await record(deps, delivery, result, startedAt, failed);
+    return DONE;
+  }
+  const due = delivery.nextAttemptAt?.getTime() ?? startedAt.getTime();
+  if (due > startedAt.getTime() + EARLY_TOLERANCE_MS) {
+    return retryAfter(due - startedAt.getTime(), 'next attempt not due yet');
+  }
+
+  const result = await send(deps, webhook, delivery, startedAt);
+  const now = deps.clock.now();
+  const attemptsMade = delivery.attempts + 1;
+  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
+    await record(deps, delivery, result, startedAt, {
+      status: 'delivered',
+      nextAttemptAt: null,
+      deliveredAt: now,
+    });
+    return DONE;
+  }
+  if (result.statusCode === 410) {
+    // 410 Gone: the receiver asks us to stop for good.
+    await deps.repos.webhooks.setActive(webhook.id, false);
+    await record(deps, delivery, result, startedAt, failed);
+    deps.logger.info({ webhookId: webhook.id }, 'webhook disabled: receiver answered 410 Gone');
+    return DONE;
+  }
+  const delay = nextDelay(deps, attemptsMade, result);
+  if (delay === null) {
+    await record(deps, delivery, result, startedAt, failed);
+    deps.logger.warn(
+      { deliveryId, attempts: attemptsMade, error: result.error },
+      'webhook delivery failed',
+    );
+    return DONE;
+  }
+  const nextAttemptAt = new Date(now.getTime() + delay);
+  await record(deps, delivery, result, startedAt, {
+    status: 'pending',
+    nextAttemptAt,
+    deliveredAt: null,
+  });
+  return retryAfter(
+    delay,
+    `delivery attempt ${attemptsMade} failed: ${result.error ?? result.statusCode}`,
+  );
+}

@@ -1,0 +1,61 @@
+import type { CoreDeps } from '../deps.ts';
+import type { PostWithTargets, WebhookDelivery } from '../model.ts';
+import { buildWebhookPayload, postOutcome } from '../outcome.ts';
+
+/**
+ * Once every target is terminal: set the post's outcome and create its webhook deliveries in
+ * one unit of work, so a crash never leaves an outcome without deliveries (or the reverse).
+ * The transition is conditional, so of two jobs finishing the same post only one notifies.
+ */
+export async function finalizePost(deps: CoreDeps, post: PostWithTargets): Promise<void> {
+  const outcome = postOutcome(post.targets);
+  const now = deps.clock.now();
+  const deliveries = await deps.uow.run(async (repos) => {
+    if (!(await repos.posts.transitionStatus(post.id, ['publishing'], outcome.status, now))) {
+      return [];
+    }
+    const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
+    const created = webhooks.map(
+      (webhook): WebhookDelivery => ({
+        id: deps.ids.newId(),
+        webhookId: webhook.id,
+        accountId: post.accountId,
+        postId: post.id,
+        event: outcome.event,
+        payload: buildWebhookPayload({
+          event: outcome.event,
+          accountId: post.accountId,
+          postId: post.id,
+          timestamp: deps.clock.now(),
+          published: outcome.published,
+          failed: outcome.failed,
+          total: outcome.total,
+        }),
+        status: 'pending',
+        attempts: 0,
+        lastStatusCode: null,
+        lastError: null,
+        nextAttemptAt: now,
+        deliveredAt: null,
+        createdAt: now,
+      }),
+    );
+    if (created.length > 0) await repos.deliveries.insertMany(created);
+    return created;
+  });
+  deps.logger.info(
+    { postId: post.id, status: outcome.status, deliveries: deliveries.length },
+    'post finished',
+  );
+  for (const delivery of deliveries) {
+    try {
+      await deps.queue.enqueueDelivery(delivery.id, null);
+    } catch (error) {
+      // Committed as pending and due: the reconciler enqueues it on its next pass.
+      deps.logger.warn(
+        { deliveryId: delivery.id, err: String(error) },
+        'enqueue of delivery failed',
+      );
+    }
+  }
+}

@@ -1,0 +1,11 @@
+export * from './access.ts';
+export * from './api-keys.ts';
+export { DONE, exponentialBackoff, retryAfter, withJitter } from './backoff.ts';
+export * from './deliver-webhook.ts';
+export * from './posts.ts';
+export * from './publish-job.ts';
+export * from './reconcile.ts';
+export * from './social-accounts.ts';
+export * from './users.ts';
+export * from './webhooks.ts';
+export * from './workspaces.ts';

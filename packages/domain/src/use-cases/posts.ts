@@ -1,0 +1,170 @@
+import type { CoreDeps } from '../deps.ts';
+import { conflict, type DomainError, notFound, type Problem, validationFailed } from '../errors.ts';
+import type {
+  AccountContext,
+  Actor,
+  Platform,
+  PlatformOptions,
+  PostTarget,
+  PostWithTargets,
+} from '../model.ts';
+import type { PostDraft } from '../ports/index.ts';
+import { err, ok, type Result } from '../result.ts';
+import { parseIsoInstant } from '../rules/iso-time.ts';
+import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
+import { isRecord, isUuid } from '../rules/shape.ts';
+import { canAccessAccount, isTeamKey } from './access.ts';
+import { type ResolvedTarget, resolveTargets } from './post-targets.ts';
+
+/** The draft publishers validate, or null when the shared rules already found it ill-typed. */
+function draftOf(input: CreatePostInput): PostDraft | null {
+  const { content, media_urls: media, platform_options: options } = input;
+  if (content !== undefined && content !== null && typeof content !== 'string') return null;
+  if (media !== undefined && media !== null) {
+    if (!Array.isArray(media) || !media.every((url) => typeof url === 'string')) return null;
+  }
+  if (options !== undefined && options !== null && !isRecord(options)) return null;
+  return {
+    content: content ?? '',
+    mediaUrls: media ?? [],
+    platformOptions: (options ?? {}) as PlatformOptions,
+  };
+}
+
+/** Rules each target platform's publisher adds, and platforms this deployment cannot serve. */
+function publisherProblems(
+  deps: CoreDeps,
+  targets: ResolvedTarget[],
+  draft: PostDraft | null,
+): Problem[] {
+  const problems: Problem[] = [];
+  const checked = new Set<Platform>();
+  for (const { connection, field } of targets) {
+    if (checked.has(connection.platform)) continue;
+    checked.add(connection.platform);
+    const publisher = deps.platforms.get(connection.platform);
+    if (!publisher)
+      problems.push({ field, message: `publishing to ${connection.platform} is not available` });
+    else if (draft) problems.push(...publisher.validate(draft));
+  }
+  return problems;
+}
+
+export async function createPost(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: CreatePostInput,
+  mode: PostMode,
+): Promise<Result<PostWithTargets, DomainError>> {
+  const now = deps.clock.now();
+  const resolved = await resolveTargets(deps, ctx, input);
+  const draft = draftOf(input);
+  const problems = [
+    ...validateCreatePost(input, {
+      mode,
+      now,
+      targetPlatforms: resolved.targets.map((target) => target.connection.platform),
+    }),
+    ...resolved.problems,
+    ...publisherProblems(deps, resolved.targets, draft),
+  ];
+  if (problems.length > 0 || !draft) return err(validationFailed(problems));
+
+  const postId = deps.ids.newId();
+  const scheduledAt = mode === 'scheduled' ? parseIsoInstant(String(input.scheduled_at)) : null;
+  const targets: PostTarget[] = resolved.targets.map(({ connection }) => ({
+    id: deps.ids.newId(),
+    postId,
+    platform: connection.platform,
+    socialAccountId: connection.id,
+    status: 'pending',
+    attempts: 0,
+    errorCode: null,
+    errorMessage: null,
+    retryable: null,
+    platformPostId: null,
+    platformUrl: null,
+    resumeState: null,
+    leaseExpiresAt: null,
+    publishedAt: null,
+    updatedAt: now,
+  }));
+  const post: PostWithTargets = {
+    id: postId,
+    accountId: ctx.accountId,
+    createdBy: ctx.userId,
+    content: draft.content,
+    mediaUrls: draft.mediaUrls,
+    platformOptions: draft.platformOptions,
+    scheduledAt,
+    status: mode === 'now' ? 'queued' : 'scheduled',
+    createdAt: now,
+    updatedAt: now,
+    targets,
+  };
+  await deps.uow.run((repos) => repos.posts.insert(post));
+  try {
+    await deps.queue.enqueuePublish(post.id, scheduledAt);
+  } catch (error) {
+    // The post is committed; the reconciler enqueues it on its next pass.
+    deps.logger.warn({ postId: post.id, err: String(error) }, 'enqueue of publish job failed');
+  }
+  return ok(post);
+}
+
+/** The caller's own posts, newest first; a team key sees only those in its team. */
+export async function listPosts(
+  deps: CoreDeps,
+  actor: Actor,
+  accountId?: string,
+): Promise<PostWithTargets[]> {
+  if (isTeamKey(actor)) {
+    if (accountId !== undefined && accountId !== actor.keyAccountId) return [];
+    return deps.repos.posts.listByCreator(actor.userId, actor.keyAccountId);
+  }
+  return deps.repos.posts.listByCreator(actor.userId, accountId);
+}
+
+export async function getPost(
+  deps: CoreDeps,
+  actor: Actor,
+  postId: string,
+): Promise<Result<PostWithTargets, DomainError>> {
+  const post = isUuid(postId) ? await deps.repos.posts.findById(postId) : null;
+  const role = post ? await canAccessAccount(deps, actor, post.accountId) : null;
+  return post && role ? ok(post) : err(notFound('post'));
+}
+
+/** Cancels a post that has not started publishing; cancelling twice is fine. */
+export async function cancelPost(
+  deps: CoreDeps,
+  actor: Actor,
+  postId: string,
+): Promise<Result<PostWithTargets, DomainError>> {
+  const found = await getPost(deps, actor, postId);
+  if (!found.ok) return found;
+  const post = found.value;
+  if (post.status === 'cancelled') return ok(post);
+  const now = deps.clock.now();
+  // Conditional: a worker moving the post to `publishing` at the same moment wins or loses cleanly.
+  const cancelled = await deps.uow.run(async (repos) => {
+    if (!(await repos.posts.transitionStatus(post.id, ['scheduled', 'queued'], 'cancelled', now))) {
+      return false;
+    }
+    await repos.posts.cancelPendingTargets(post.id, now);
+    return true;
+  });
+  const current = (await deps.repos.posts.findById(post.id)) ?? post;
+  if (!cancelled) {
+    return current.status === 'cancelled'
+      ? ok(current)
+      : err(conflict(`the post cannot be cancelled: it is already ${current.status}`));
+  }
+  try {
+    await deps.queue.cancelPublish(post.id);
+  } catch (error) {
+    // Harmless: a job that still runs finds the post cancelled and stops.
+    deps.logger.warn({ postId: post.id, err: String(error) }, 'removing the publish job failed');
+  }
+  return ok(current);
+}

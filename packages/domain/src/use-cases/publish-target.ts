@@ -1,0 +1,206 @@
+import type { CoreDeps } from '../deps.ts';
+import type { Post, PostTarget, SocialAccount } from '../model.ts';
+import type {
+  JobContext,
+  PlatformPublisher,
+  PublishOutcome,
+  PublishRequest,
+} from '../ports/index.ts';
+
+const leaseUntil = (deps: CoreDeps): Date =>
+  new Date(deps.clock.now().getTime() + deps.settings.targetLeaseMs);
+
+const failed = (code: string, message: string, retryable: boolean): PublishOutcome => ({
+  kind: 'failed',
+  code,
+  message,
+  retryable,
+});
+
+/**
+ * Keeps the claim on a target alive while its publisher runs, and aborts the publisher when
+ * the claim is gone (another worker took over after a stall): two publishers must never race.
+ */
+function keepLease(deps: CoreDeps, targetId: string, abort: AbortController): () => void {
+  const timer = setInterval(
+    () => {
+      deps.repos.posts.renewLease(targetId, leaseUntil(deps), deps.clock.now()).then(
+        (held) => {
+          if (!held) abort.abort(new Error('lease lost'));
+        },
+        (error: unknown) => {
+          // Storage hiccup: the lease may still be valid, the next renewal tries again.
+          deps.logger.warn({ targetId, err: String(error) }, 'lease renewal failed');
+        },
+      );
+    },
+    Math.max(1, Math.floor(deps.settings.targetLeaseMs / 3)),
+  );
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+function buildRequest(
+  deps: CoreDeps,
+  post: Post,
+  target: PostTarget,
+  connection: SocialAccount,
+  signal: AbortSignal,
+): PublishRequest {
+  const { cipher } = deps;
+  return {
+    post,
+    target,
+    connection: {
+      id: connection.id,
+      platform: connection.platform,
+      externalId: connection.externalId,
+      accessToken: cipher.decrypt(connection.accessTokenCiphertext),
+      refreshToken:
+        connection.refreshTokenCiphertext === null
+          ? null
+          : cipher.decrypt(connection.refreshTokenCiphertext),
+      tokenExpiresAt: connection.tokenExpiresAt,
+    },
+    saveProgress: (state) =>
+      deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now()),
+    saveTokens: (tokens) =>
+      deps.repos.socialAccounts.updateTokens(
+        connection.id,
+        {
+          accessTokenCiphertext: cipher.encrypt(tokens.accessToken),
+          // Platforms that do not rotate refresh tokens (YouTube) return none: keep the old one.
+          refreshTokenCiphertext:
+            tokens.refreshToken === null
+              ? connection.refreshTokenCiphertext
+              : cipher.encrypt(tokens.refreshToken),
+          tokenExpiresAt: tokens.expiresAt,
+        },
+        deps.clock.now(),
+      ),
+    signal,
+  };
+}
+
+interface PublisherRun {
+  outcome: PublishOutcome;
+  /** Another worker took the target over while this one ran: this claim no longer counts. */
+  leaseLost: boolean;
+}
+
+/** Calls the publisher under a renewed lease; a throw is a transient `internal_error`. */
+async function callPublisher(
+  deps: CoreDeps,
+  publisher: PlatformPublisher,
+  post: Post,
+  target: PostTarget,
+  connection: SocialAccount,
+  resume: boolean,
+  job: JobContext,
+): Promise<PublisherRun> {
+  const lease = new AbortController();
+  const stopLease = keepLease(deps, target.id, lease);
+  try {
+    const signal = AbortSignal.any([job.signal, lease.signal]);
+    const request = buildRequest(deps, post, target, connection, signal);
+    const outcome = resume ? await publisher.resume(request) : await publisher.publish(request);
+    return { outcome, leaseLost: lease.signal.aborted };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { outcome: failed('internal_error', message, true), leaseLost: lease.signal.aborted };
+  } finally {
+    stopLease();
+  }
+}
+
+async function runTarget(
+  deps: CoreDeps,
+  post: Post,
+  target: PostTarget,
+  resume: boolean,
+  job: JobContext,
+): Promise<PublisherRun> {
+  const settled = (outcome: PublishOutcome): PublisherRun => ({ outcome, leaseLost: false });
+  const connection = await deps.repos.socialAccounts.findById(target.socialAccountId);
+  if (!connection) {
+    return settled(failed('connection_missing', 'the social account was removed', false));
+  }
+  if (connection.status !== 'active') {
+    return settled({
+      kind: 'connection_expired',
+      message: `the social account is ${connection.status}; reconnect it`,
+    });
+  }
+  const publisher = deps.platforms.get(target.platform);
+  if (!publisher) {
+    const message = `publishing to ${target.platform} is not available`;
+    return settled(failed('platform_unsupported', message, false));
+  }
+  return callPublisher(deps, publisher, post, target, connection, resume, job);
+}
+
+/** Records a publisher's outcome on the target: complete it, or hand it back for a retry. */
+async function recordOutcome(
+  deps: CoreDeps,
+  target: PostTarget,
+  run: PublisherRun,
+  job: JobContext,
+): Promise<void> {
+  const { posts } = deps.repos;
+  const { outcome } = run;
+  const at = deps.clock.now();
+  const fail = (errorCode: string, errorMessage: string, retryable: boolean) =>
+    posts.completeTarget(target.id, { status: 'failed', errorCode, errorMessage, retryable, at });
+
+  let applied = true;
+  if (outcome.kind === 'published') {
+    // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
+    const { platformPostId, platformUrl } = outcome;
+    applied = await posts.completeTarget(target.id, {
+      status: 'published',
+      platformPostId,
+      platformUrl,
+      at,
+    });
+  } else if (run.leaseLost) {
+    // The target belongs to another worker now; touching it would break that worker's claim.
+    applied = false;
+  } else if (outcome.kind === 'connection_expired') {
+    await deps.repos.socialAccounts.setStatus(target.socialAccountId, 'expired', at);
+    applied = await fail('connection_expired', outcome.message, false);
+  } else if (!outcome.retryable) {
+    applied = await fail(outcome.code, outcome.message, false);
+  } else if (job.signal.aborted) {
+    // Shutting down: hand the target back; the job's next run resumes it.
+    await posts.releaseTarget(target.id, null, at);
+  } else if (job.attempt >= job.maxAttempts) {
+    const message = `${outcome.message} (gave up after ${job.attempt} attempts)`;
+    applied = await fail(outcome.code, message, true);
+  } else {
+    const error = { errorCode: outcome.code, errorMessage: outcome.message };
+    await posts.releaseTarget(target.id, error, at);
+  }
+  if (!applied) {
+    deps.logger.warn(
+      { targetId: target.id, outcome: outcome.kind, leaseLost: run.leaseLost },
+      'publish outcome not recorded: the target was no longer held by this job',
+    );
+  }
+}
+
+/**
+ * Publishes (or resumes) one claimed target and records the result. Resume is chosen when the
+ * platform may already hold part of the work: stored intermediate ids, or a claim taken over
+ * from a stalled worker whose publisher may have got further than it recorded.
+ */
+export async function publishClaimedTarget(
+  deps: CoreDeps,
+  post: Post,
+  target: PostTarget,
+  takenOver: boolean,
+  job: JobContext,
+): Promise<void> {
+  const resume = takenOver || target.resumeState !== null;
+  const run = await runTarget(deps, post, target, resume, job);
+  await recordOutcome(deps, target, run, job);
+}

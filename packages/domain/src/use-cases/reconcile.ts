@@ -1,0 +1,64 @@
+import type { CoreDeps } from '../deps.ts';
+
+export interface ReconcileReport {
+  postsEnqueued: number;
+  leasesResumed: number;
+  deliveriesEnqueued: number;
+  /** Enqueue calls that failed (logged); the next pass tries again. */
+  enqueueFailures: number;
+}
+
+/** Posts due within this window are enqueued as delayed jobs, so a restarted queue is rebuilt early. */
+export const RECONCILE_LOOK_AHEAD_MS = 60_000;
+
+/**
+ * The database is the truth, the queue only accelerates: re-adds every job the queue may have
+ * lost (crash between commit and enqueue, restarted in-process queue, flushed Redis). Adding a
+ * job that exists is a no-op, so a pass may enqueue liberally.
+ */
+export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
+  const { repos, queue, logger, settings } = deps;
+  const now = deps.clock.now();
+  const report: ReconcileReport = {
+    postsEnqueued: 0,
+    leasesResumed: 0,
+    deliveriesEnqueued: 0,
+    enqueueFailures: 0,
+  };
+  const attempt = async (what: object, enqueue: () => Promise<void>): Promise<boolean> => {
+    try {
+      await enqueue();
+      return true;
+    } catch (error) {
+      report.enqueueFailures++;
+      logger.warn({ ...what, err: String(error) }, 'reconcile: enqueue failed');
+      return false;
+    }
+  };
+
+  const until = new Date(now.getTime() + RECONCILE_LOOK_AHEAD_MS);
+  for (const post of await repos.posts.findDuePosts(until, settings.reconcileBatchSize)) {
+    const runAt = post.status === 'scheduled' ? post.scheduledAt : null;
+    if (await attempt({ postId: post.id }, () => queue.enqueuePublish(post.id, runAt))) {
+      report.postsEnqueued++;
+    }
+  }
+
+  const stalledPosts = new Set(
+    (await repos.posts.findExpiredLeases(now, settings.reconcileBatchSize)).map((t) => t.postId),
+  );
+  for (const postId of stalledPosts) {
+    if (await attempt({ postId }, () => queue.enqueuePublish(postId, null))) report.leasesResumed++;
+  }
+
+  for (const delivery of await repos.deliveries.findDue(now, settings.reconcileBatchSize)) {
+    const id = delivery.id;
+    if (await attempt({ deliveryId: id }, () => queue.enqueueDelivery(id, null))) {
+      report.deliveriesEnqueued++;
+    }
+  }
+  if (report.postsEnqueued + report.leasesResumed + report.deliveriesEnqueued > 0) {
+    logger.debug({ ...report }, 'reconcile pass');
+  }
+  return report;
+}

@@ -1,0 +1,54 @@
+import type { CoreDeps } from '../deps.ts';
+import { type DomainError, notFound, validationFailed } from '../errors.ts';
+import type { AccountContext, Actor, Platform, SocialAccount } from '../model.ts';
+import { err, ok, type Result } from '../result.ts';
+import { type ConnectSocialAccountInput, validateConnectInput } from '../rules/account-rules.ts';
+import { parseIsoInstant } from '../rules/iso-time.ts';
+import { isUuid } from '../rules/shape.ts';
+import { canAccessAccount } from './access.ts';
+
+/** Registers a connection; its tokens are stored only as ciphertext. */
+export async function connectSocialAccount(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: ConnectSocialAccountInput,
+): Promise<Result<SocialAccount, DomainError>> {
+  const problems = validateConnectInput(input);
+  if (problems.length > 0) return err(validationFailed(problems));
+  const now = deps.clock.now();
+  const refreshToken =
+    typeof input.refreshToken === 'string' && input.refreshToken !== '' ? input.refreshToken : null;
+  const connection: SocialAccount = {
+    id: deps.ids.newId(),
+    accountId: ctx.accountId,
+    platform: input.platform as Platform,
+    externalId: String(input.externalId).trim(),
+    displayName: typeof input.displayName === 'string' ? input.displayName : null,
+    accessTokenCiphertext: deps.cipher.encrypt(String(input.accessToken)),
+    refreshTokenCiphertext: refreshToken === null ? null : deps.cipher.encrypt(refreshToken),
+    tokenExpiresAt:
+      typeof input.tokenExpiresAt === 'string' ? parseIsoInstant(input.tokenExpiresAt) : null,
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.repos.socialAccounts.insert(connection);
+  return ok(connection);
+}
+
+export function listSocialAccounts(deps: CoreDeps, ctx: AccountContext): Promise<SocialAccount[]> {
+  return deps.repos.socialAccounts.listByAccount(ctx.accountId);
+}
+
+export async function deleteSocialAccount(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<void, DomainError>> {
+  const connection = isUuid(id) ? await deps.repos.socialAccounts.findById(id) : null;
+  const role = connection ? await canAccessAccount(deps, actor, connection.accountId) : null;
+  if (!connection || !role) return err(notFound('social account'));
+  if (!(await deps.repos.socialAccounts.delete(connection.id)))
+    return err(notFound('social account'));
+  return ok(undefined);
+}

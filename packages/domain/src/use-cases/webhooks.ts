@@ -1,0 +1,113 @@
+import { generateWebhookSecret } from '../crypto.ts';
+import type { CoreDeps } from '../deps.ts';
+import { conflict, type DomainError, notFound, validationFailed } from '../errors.ts';
+import type {
+  AccountContext,
+  Actor,
+  DeliveryWithAttempts,
+  Webhook,
+  WebhookDelivery,
+  WebhookEvent,
+} from '../model.ts';
+import { err, ok, type Result } from '../result.ts';
+import { isUuid } from '../rules/shape.ts';
+import { validateWebhookInput, type WebhookInput } from '../rules/webhook-rules.ts';
+import { canAccessAccount } from './access.ts';
+
+export const MAX_DELIVERY_LIST = 1000;
+
+export async function createWebhook(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: WebhookInput,
+): Promise<Result<Webhook, DomainError>> {
+  const problems = validateWebhookInput(input, {
+    allowHttp: deps.settings.webhookAllowHttp === true,
+    allowPrivateNetworks: deps.settings.webhookAllowPrivateNetworks === true,
+  });
+  if (problems.length > 0) return err(validationFailed(problems));
+  const webhook: Webhook = {
+    id: deps.ids.newId(),
+    accountId: ctx.accountId,
+    createdBy: ctx.userId,
+    url: String(input.url),
+    events: [...(input.events as WebhookEvent[])],
+    active: true,
+    secret: generateWebhookSecret(),
+    createdAt: deps.clock.now(),
+  };
+  await deps.repos.webhooks.insert(webhook);
+  return ok(webhook);
+}
+
+export function listWebhooks(deps: CoreDeps, ctx: AccountContext): Promise<Webhook[]> {
+  return deps.repos.webhooks.listByAccount(ctx.accountId);
+}
+
+/** A webhook the caller may reach, else not_found (never a hint that it exists elsewhere). */
+async function reachableWebhook(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<Webhook, DomainError>> {
+  const webhook = isUuid(id) ? await deps.repos.webhooks.findById(id) : null;
+  const role = webhook ? await canAccessAccount(deps, actor, webhook.accountId) : null;
+  return webhook && role ? ok(webhook) : err(notFound('webhook'));
+}
+
+export async function setWebhookActive(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+  active: boolean,
+): Promise<Result<Webhook, DomainError>> {
+  const found = await reachableWebhook(deps, actor, id);
+  if (!found.ok) return found;
+  if (!(await deps.repos.webhooks.setActive(id, active))) return err(notFound('webhook'));
+  return ok({ ...found.value, active });
+}
+
+export async function deleteWebhook(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<void, DomainError>> {
+  const found = await reachableWebhook(deps, actor, id);
+  if (!found.ok) return found;
+  if (!(await deps.repos.webhooks.delete(id))) return err(notFound('webhook'));
+  return ok(undefined);
+}
+
+export async function listDeliveries(
+  deps: CoreDeps,
+  actor: Actor,
+  webhookId: string,
+  limit = 100,
+): Promise<Result<DeliveryWithAttempts[], DomainError>> {
+  const found = await reachableWebhook(deps, actor, webhookId);
+  if (!found.ok) return found;
+  const bounded = Math.min(Math.max(Math.trunc(limit) || 1, 1), MAX_DELIVERY_LIST);
+  return ok(await deps.repos.deliveries.listByWebhook(webhookId, bounded));
+}
+
+/** Sends a delivery again: same id and payload, a new round of attempts starting now. */
+export async function redeliver(
+  deps: CoreDeps,
+  actor: Actor,
+  webhookId: string,
+  deliveryId: string,
+): Promise<Result<WebhookDelivery, DomainError>> {
+  const found = await reachableWebhook(deps, actor, webhookId);
+  if (!found.ok) return found;
+  const delivery = isUuid(deliveryId) ? await deps.repos.deliveries.findById(deliveryId) : null;
+  if (!delivery || delivery.webhookId !== webhookId) return err(notFound('delivery'));
+  if (!found.value.active) return err(conflict('the webhook is disabled; enable it first'));
+  await deps.repos.deliveries.reset(delivery.id, deps.clock.now());
+  try {
+    await deps.queue.enqueueDelivery(delivery.id, null);
+  } catch (error) {
+    // The delivery is pending and due: the reconciler picks it up.
+    deps.logger.warn({ deliveryId: delivery.id, err: String(error) }, 'enqueue of delivery failed');
+  }
+  return ok((await deps.repos.deliveries.findById(delivery.id)) ?? delivery);
+}

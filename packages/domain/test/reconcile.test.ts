@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { createPost, reconcile, type WebhookDelivery } from '../src/index.ts';
+import { createTestDeps, seedConnection, seedUser } from '../src/testing/index.ts';
+import { UNKNOWN_ID, unwrap } from './support.ts';
+
+async function setup() {
+  const deps = createTestDeps();
+  const alice = await seedUser(deps);
+  await seedConnection(deps, alice.user.id, 'twitter');
+  return { deps, alice };
+}
+
+describe('reconcile', () => {
+  it('re-enqueues due posts: scheduled ones at their time, others now; ignores far-future ones', async () => {
+    const { deps, alice } = await setup();
+    const now = unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
+    const soon = unwrap(
+      await createPost(
+        deps,
+        alice.ctx,
+        { platforms: ['twitter'], scheduled_at: '2026-01-01T00:00:30Z' },
+        'scheduled',
+      ),
+    );
+    unwrap(
+      await createPost(
+        deps,
+        alice.ctx,
+        { platforms: ['twitter'], scheduled_at: '2026-01-01T01:00:00Z' },
+        'scheduled',
+      ),
+    );
+    deps.queue.jobs.clear(); // the queue lost everything
+    deps.queue.enqueued.length = 0;
+    const report = await reconcile(deps);
+    expect(report).toEqual({
+      postsEnqueued: 2,
+      leasesResumed: 0,
+      deliveriesEnqueued: 0,
+      enqueueFailures: 0,
+    });
+    expect(deps.queue.enqueued).toEqual([
+      { kind: 'publish', id: now.id, runAt: null },
+      { kind: 'publish', id: soon.id, runAt: soon.scheduledAt },
+    ]);
+  });
+
+  it('resumes posts with expired leases once per post', async () => {
+    const { deps, alice } = await setup();
+    await seedConnection(deps, alice.user.id, 'linkedin');
+    const post = unwrap(
+      await createPost(deps, alice.ctx, { platforms: ['twitter', 'linkedin'] }, 'now'),
+    );
+    const now = deps.clock.now();
+    await deps.repos.posts.transitionStatus(post.id, ['queued'], 'publishing', now);
+    for (const target of post.targets) {
+      await deps.repos.posts.claimTarget(target.id, new Date(now.getTime() + 1000), now, false);
+    }
+    deps.clock.advance(5_000);
+    deps.queue.enqueued.length = 0;
+    const report = await reconcile(deps);
+    expect(report.leasesResumed).toBe(1);
+    expect(deps.queue.enqueued.filter((e) => e.id === post.id)).toHaveLength(2);
+  });
+
+  it('re-enqueues due pending deliveries', async () => {
+    const { deps, alice } = await setup();
+    const base: WebhookDelivery = {
+      id: deps.ids.newId(),
+      webhookId: UNKNOWN_ID,
+      accountId: alice.user.id,
+      postId: UNKNOWN_ID,
+      event: 'post.failed',
+      payload: '{}',
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 500,
+      lastError: 'HTTP 500',
+      nextAttemptAt: new Date(deps.clock.now().getTime() - 1),
+      deliveredAt: null,
+      createdAt: deps.clock.now(),
+    };
+    const later = {
+      ...base,
+      id: deps.ids.newId(),
+      nextAttemptAt: new Date(deps.clock.now().getTime() + 60_000),
+    };
+    const done = { ...base, id: deps.ids.newId(), status: 'delivered' as const };
+    await deps.repos.deliveries.insertMany([base, later, done]);
+    expect((await reconcile(deps)).deliveriesEnqueued).toBe(1);
+    expect(deps.queue.enqueued).toEqual([{ kind: 'deliver', id: base.id, runAt: null }]);
+  });
+
+  it('counts and logs enqueue failures without throwing', async () => {
+    const { deps, alice } = await setup();
+    unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
+    unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
+    deps.queue.failEnqueues = 1;
+    const report = await reconcile(deps);
+    expect(report).toMatchObject({ postsEnqueued: 1, enqueueFailures: 1 });
+    expect(deps.logger.at('warn')).toHaveLength(1);
+  });
+
+  it('an empty pass enqueues nothing', async () => {
+    const deps = createTestDeps();
+    expect(await reconcile(deps)).toEqual({
+      postsEnqueued: 0,
+      leasesResumed: 0,
+      deliveriesEnqueued: 0,
+      enqueueFailures: 0,
+    });
+  });
+});
