@@ -1,0 +1,147 @@
+// Instagram Graph API content publishing wire calls (PLATFORMS.md; developers.facebook.com
+// "Instagram Platform / Content Publishing", "IG Container").
+import type { PlatformsConfig, PublisherRuntime } from '../config.ts';
+import {
+  asString,
+  excerpt,
+  FORM_CONTENT_TYPE,
+  formBody,
+  httpCall,
+  isRecord,
+} from '../shared/http.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+
+export type InstagramConfig = PlatformsConfig['instagram'];
+
+/**
+ * Throttling codes (4 application, 17 user, 341 application limit, 32/613 page/custom rate) and
+ * Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more: Meta's error
+ * table reuses code 4 for subcode 2207051 (activity restricted as spam), which is a policy block.
+ */
+const RETRYABLE_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+/**
+ * 2207052 media fetch failed, 2207003 media download timed out, 2207001 and 2207032 ("Instagram
+ * server error. Try again." / "Create media fail, please try to re-create media" in Meta's error
+ * table; PLATFORMS.md calls 2207001 spam, the official table says server error).
+ */
+const RETRYABLE_SUBCODES = new Set([2207052, 2207003, 2207001, 2207032]);
+
+export interface ContainerStatus {
+  statusCode: string;
+  status: string | null;
+}
+
+export function createInstagramApi(
+  config: InstagramConfig,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const version = config.graphVersion.startsWith('v')
+    ? config.graphVersion
+    : `v${config.graphVersion}`;
+  const graph = `${config.baseUrl.replace(/\/+$/, '')}/${version}`;
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    query: Record<string, string>,
+    form?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    const url = new URL(`${graph}${path}`);
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+    url.searchParams.set('access_token', token);
+    const response = await httpCall(
+      {
+        url,
+        method,
+        headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
+        body: form ? formBody(form) : null,
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs: runtime.requestTimeoutMs,
+      },
+      `Instagram ${method} ${path}`,
+    );
+    const body = isRecord(response.json) ? response.json : undefined;
+    const ok = response.status >= 200 && response.status < 300;
+    if (ok && body && !isRecord(body.error)) return body;
+    throw graphFailure(response.status, body, response.text);
+  }
+
+  return {
+    /** POST /{ig-user-id}/media -> container id. */
+    async createContainer(
+      token: string,
+      igUserId: string,
+      params: Record<string, string>,
+    ): Promise<string> {
+      const body = await call('POST', `/${igUserId}/media`, token, {}, params);
+      const id = asString(body.id);
+      if (!id) throw fail('invalid_response', 'Instagram returned no container id', true);
+      return id;
+    },
+
+    /** GET /{container-id}?fields=status_code,status */
+    async containerStatus(token: string, containerId: string): Promise<ContainerStatus> {
+      const body = await call('GET', `/${containerId}`, token, { fields: 'status_code,status' });
+      return {
+        statusCode: asString(body.status_code) ?? '',
+        status: asString(body.status) ?? null,
+      };
+    },
+
+    /** POST /{ig-user-id}/media_publish?creation_id= -> media id. */
+    async publish(token: string, igUserId: string, containerId: string): Promise<string> {
+      const body = await call('POST', `/${igUserId}/media_publish`, token, {
+        creation_id: containerId,
+      });
+      const id = asString(body.id);
+      if (!id) throw fail('invalid_response', 'Instagram media_publish returned no media id', true);
+      return id;
+    },
+
+    /** GET /{media-id}?fields=permalink */
+    async permalink(token: string, mediaId: string): Promise<string | null> {
+      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
+      return asString(body.permalink) ?? null;
+    },
+  };
+}
+
+/**
+ * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure. The outcome code is
+ * the error_subcode when present (the precise one: 2207052...), else the code; the message is
+ * Graph's own. 190 is an invalid/expired token: Instagram tokens are not refreshed here, so it
+ * ends as connection_expired.
+ */
+export function graphFailure(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  text: string,
+): Error {
+  const error = body && isRecord(body.error) ? body.error : undefined;
+  if (!error) {
+    return fail(
+      `http_${status}`,
+      `Instagram HTTP ${status}: ${excerpt(text)}`,
+      status >= 500 || status === 429,
+    );
+  }
+  const code = typeof error.code === 'number' ? error.code : Number(error.code);
+  const subcode =
+    typeof error.error_subcode === 'number' ? error.error_subcode : Number(error.error_subcode);
+  const message = asString(error.message) ?? `Instagram error ${code}`;
+  if (code === 190) return new TokenRejected('190', message);
+  const hasSubcode = Number.isFinite(subcode);
+  const retryable =
+    (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
+    error.is_transient === true ||
+    status >= 500;
+  const outcomeCode = hasSubcode
+    ? String(subcode)
+    : Number.isFinite(code)
+      ? String(code)
+      : `http_${status}`;
+  return fail(outcomeCode, message, retryable);
+}

@@ -1,0 +1,232 @@
+import type {
+  PlatformPublisher,
+  PostDraft,
+  Problem,
+  PublishOutcome,
+  PublishRequest,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from '../config.ts';
+import { AuthSession } from '../shared/auth.ts';
+import { codePointLength, mediaKindOf } from '../shared/media.ts';
+import { fail, runPublish } from '../shared/outcome.ts';
+import { pollUntil } from '../shared/poll.ts';
+import { createInstagramApi, type InstagramConfig } from './api.ts';
+
+export const INSTAGRAM_CAPTION_MAX = 2200;
+export const INSTAGRAM_CAROUSEL_MIN = 2;
+export const INSTAGRAM_CAROUSEL_MAX = 10;
+
+/**
+ * Resume state, saved before every wait:
+ * - `childIds` once carousel children exist (before polling them),
+ * - `containerId` (+ childIds) once the container to publish exists (before polling it),
+ * - `mediaId` right after media_publish answered.
+ */
+interface InstagramProgress {
+  containerId?: string;
+  childIds?: string[];
+  mediaId?: string;
+  pollStartedAt: number;
+}
+
+type Api = ReturnType<typeof createInstagramApi>;
+
+export function createInstagramPublisher(
+  config: InstagramConfig,
+  runtime: PublisherRuntime,
+): PlatformPublisher {
+  // Instagram long-lived tokens are refreshed (extended) by a separate flow before they expire,
+  // not with a refresh token: a 190 ends the publish with connection_expired.
+  const newAuth = (request: PublishRequest) => new AuthSession(request, null, 'Instagram');
+
+  function poll<T>(
+    request: PublishRequest,
+    progress: InstagramProgress,
+    what: string,
+    check: () => Promise<T | undefined>,
+  ) {
+    return pollUntil<T>({
+      intervalMs: runtime.pollIntervalMs,
+      timeoutMs: runtime.pollTimeoutMs,
+      startedAt: progress.pollStartedAt,
+      signal: request.signal,
+      what,
+      check,
+    });
+  }
+
+  /** Polls a container until it is FINISHED or PUBLISHED; ERROR/EXPIRED end the publish. */
+  function settle(
+    request: PublishRequest,
+    api: Api,
+    auth: AuthSession,
+    progress: InstagramProgress,
+    containerId: string,
+  ): Promise<'FINISHED' | 'PUBLISHED'> {
+    return poll(request, progress, `Instagram container ${containerId}`, async () => {
+      const { statusCode, status } = await auth.call((token) =>
+        api.containerStatus(token, containerId),
+      );
+      if (statusCode === 'FINISHED' || statusCode === 'PUBLISHED') return statusCode;
+      if (statusCode === 'ERROR' || statusCode === 'EXPIRED') {
+        // Not retryable: a resume would find the same container in the same state.
+        throw fail(
+          statusCode,
+          `Instagram container ${containerId} ${statusCode}${status ? `: ${status}` : ''}`,
+          false,
+        );
+      }
+      return undefined; // IN_PROGRESS
+    });
+  }
+
+  async function publish(request: PublishRequest): Promise<PublishOutcome> {
+    const urls = request.post.mediaUrls;
+    if (urls.length === 0) throw fail('invalid_params', 'Instagram needs media', false);
+    const api = createInstagramApi(config, runtime, request.signal);
+    const auth = newAuth(request);
+    const igUserId = request.connection.externalId;
+    const caption = request.post.content;
+    const progress: InstagramProgress = { pollStartedAt: Date.now() };
+
+    const [single] = urls;
+    if (urls.length === 1 && single !== undefined) {
+      const params: Record<string, string> =
+        mediaKindOf(single) === 'photo'
+          ? { image_url: single, caption }
+          : { media_type: 'REELS', video_url: single, caption, share_to_feed: 'true' };
+      progress.containerId = await auth.call((token) =>
+        api.createContainer(token, igUserId, params),
+      );
+      await request.saveProgress({ ...progress });
+      return finish(request, api, auth, progress);
+    }
+
+    const childIds: string[] = [];
+    for (const url of urls) {
+      // Carousel video items use media_type=VIDEO (Graph docs); images only need image_url.
+      const params: Record<string, string> =
+        mediaKindOf(url) === 'photo'
+          ? { is_carousel_item: 'true', image_url: url }
+          : { is_carousel_item: 'true', media_type: 'VIDEO', video_url: url };
+      childIds.push(await auth.call((token) => api.createContainer(token, igUserId, params)));
+    }
+    progress.childIds = childIds;
+    await request.saveProgress({ ...progress });
+    return createCarouselAndFinish(request, api, auth, progress, caption);
+  }
+
+  async function createCarouselAndFinish(
+    request: PublishRequest,
+    api: Api,
+    auth: AuthSession,
+    progress: InstagramProgress,
+    caption: string,
+  ): Promise<PublishOutcome> {
+    const childIds = progress.childIds ?? [];
+    // The parent can only be created from children that finished processing (videos take time).
+    for (const childId of childIds) {
+      if ((await settle(request, api, auth, progress, childId)) === 'PUBLISHED') {
+        throw fail('invalid_state', `carousel item ${childId} is already published`, false);
+      }
+    }
+    progress.containerId = await auth.call((token) =>
+      api.createContainer(token, request.connection.externalId, {
+        media_type: 'CAROUSEL',
+        children: childIds.join(','),
+        caption,
+      }),
+    );
+    await request.saveProgress({ ...progress });
+    return finish(request, api, auth, progress);
+  }
+
+  /** Container known: wait for it, then media_publish unless it is already PUBLISHED. */
+  async function finish(
+    request: PublishRequest,
+    api: Api,
+    auth: AuthSession,
+    progress: InstagramProgress,
+  ): Promise<PublishOutcome> {
+    const containerId = progress.containerId;
+    if (containerId === undefined) throw new Error('finish() without a container id');
+    if (progress.mediaId !== undefined) return published(request, api, auth, progress.mediaId);
+    const state = await settle(request, api, auth, progress, containerId);
+    if (state === 'PUBLISHED') {
+      // Already live (the crash came after media_publish took effect but before its answer was
+      // stored). Graph does not give the media id of a container, so the container id stands in
+      // as the platform post id and no permalink is known.
+      return { kind: 'published', platformPostId: containerId, platformUrl: null };
+    }
+    const mediaId = await auth.call((token) =>
+      api.publish(token, request.connection.externalId, containerId),
+    );
+    progress.mediaId = mediaId;
+    await request.saveProgress({ ...progress });
+    return published(request, api, auth, mediaId);
+  }
+
+  async function published(
+    request: PublishRequest,
+    api: Api,
+    auth: AuthSession,
+    mediaId: string,
+  ): Promise<PublishOutcome> {
+    // The post is live: a failing permalink lookup must not turn it into a failure (aborts
+    // still propagate).
+    let permalink: string | null = null;
+    try {
+      permalink = await auth.call((token) => api.permalink(token, mediaId));
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+    }
+    return { kind: 'published', platformPostId: mediaId, platformUrl: permalink };
+  }
+
+  return {
+    platform: 'instagram',
+    validate: validateInstagram,
+    publish: (request) => runPublish(request.signal, () => publish(request)),
+    resume: (request) =>
+      runPublish(request.signal, async () => {
+        const progress = readProgress(request.target.resumeState);
+        if (progress.containerId === undefined && progress.childIds === undefined) {
+          return publish(request); // nothing was created (or recorded): start over
+        }
+        const api = createInstagramApi(config, runtime, request.signal);
+        const auth = newAuth(request);
+        if (progress.containerId !== undefined) return finish(request, api, auth, progress);
+        return createCarouselAndFinish(request, api, auth, progress, request.post.content);
+      }),
+  };
+}
+
+function readProgress(state: Record<string, unknown> | null): InstagramProgress {
+  const progress: InstagramProgress = {
+    pollStartedAt: typeof state?.pollStartedAt === 'number' ? state.pollStartedAt : Date.now(),
+  };
+  if (typeof state?.containerId === 'string') progress.containerId = state.containerId;
+  if (typeof state?.mediaId === 'string') progress.mediaId = state.mediaId;
+  if (Array.isArray(state?.childIds) && state.childIds.every((id) => typeof id === 'string')) {
+    progress.childIds = state.childIds as string[];
+  }
+  return progress;
+}
+
+/** Instagram checks beyond the shared rules (which require media): carousel size, caption length. */
+export function validateInstagram(draft: PostDraft): Problem[] {
+  const problems: Problem[] = [];
+  if (draft.mediaUrls.length > INSTAGRAM_CAROUSEL_MAX) {
+    problems.push({
+      field: 'media_urls',
+      message: `an instagram carousel takes ${INSTAGRAM_CAROUSEL_MIN} to ${INSTAGRAM_CAROUSEL_MAX} items`,
+    });
+  }
+  if (codePointLength(draft.content) > INSTAGRAM_CAPTION_MAX) {
+    problems.push({
+      field: 'content',
+      message: `instagram captions are limited to ${INSTAGRAM_CAPTION_MAX} characters`,
+    });
+  }
+  return problems;
+}

@@ -1,0 +1,100 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { type Dispatcher, request } from 'undici';
+import { fail, PublishFailure, TokenRejected } from './outcome.ts';
+
+export interface HttpCall {
+  url: string | URL;
+  method: Dispatcher.HttpMethod;
+  headers?: Record<string, string>;
+  body?: string | Readable | null;
+  dispatcher: Dispatcher;
+  signal: AbortSignal;
+  /** Inactivity bound for the response headers and body (undici headersTimeout/bodyTimeout). */
+  timeoutMs: number;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+}
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+/**
+ * Maps an error thrown while talking to a server (connection refused/reset, timeout, TLS...)
+ * to a retryable failure. Aborts and our own failures pass through unchanged.
+ */
+export function transportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
+  if (signal.aborted) return error;
+  if (error instanceof PublishFailure || error instanceof TokenRejected) return error;
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return fail('network_timeout', `${what}: ${code}: ${message}`, true);
+  }
+  return fail('network_error', `${what}: ${code ? `${code}: ` : ''}${message}`, true);
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause === undefined || cause === error ? undefined : errorCode(cause);
+}
+
+/** One request whose whole (small) response body is read as text and, if possible, JSON. */
+export async function httpCall(call: HttpCall, what: string): Promise<HttpResult> {
+  try {
+    const response = await request(call.url, {
+      method: call.method,
+      headers: call.headers,
+      body: call.body ?? null,
+      dispatcher: call.dispatcher,
+      signal: call.signal,
+      headersTimeout: call.timeoutMs,
+      bodyTimeout: call.timeoutMs,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text, json: parseJson(text) };
+  } catch (error) {
+    throw transportFailure(error, call.signal, what);
+  }
+}
+
+export function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const asString = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+
+export const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** A short, single-line excerpt of a non-JSON error body for messages. */
+export const excerpt = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 300);
+
+export const formBody = (fields: Record<string, string>): string =>
+  new URLSearchParams(fields).toString();
+
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';

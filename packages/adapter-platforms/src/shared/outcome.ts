@@ -1,0 +1,68 @@
+import type { PublishOutcome } from '@social-publisher/domain';
+
+/**
+ * Thrown inside an adapter to end the publish with `outcome` (a failure or connection_expired).
+ * `runPublish` turns it back into the returned outcome; nothing outside this package sees it.
+ */
+export class PublishFailure extends Error {
+  readonly outcome: PublishOutcome;
+  constructor(outcome: PublishOutcome) {
+    super(outcome.kind === 'published' ? 'published' : outcome.message);
+    this.name = 'PublishFailure';
+    this.outcome = outcome;
+  }
+}
+
+/**
+ * Thrown by an API call when the platform rejected the access token as expired or revoked
+ * (TikTok `access_token_invalid`, Instagram 190, YouTube 401). AuthSession refreshes once.
+ */
+export class TokenRejected extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'TokenRejected';
+    this.code = code;
+  }
+}
+
+export type FailedOutcome = Extract<PublishOutcome, { kind: 'failed' }>;
+
+export const failedOutcome = (
+  code: string,
+  message: string,
+  retryable: boolean,
+): FailedOutcome => ({
+  kind: 'failed',
+  code,
+  message,
+  retryable,
+});
+
+export const fail = (code: string, message: string, retryable: boolean): PublishFailure =>
+  new PublishFailure(failedOutcome(code, message, retryable));
+
+export const connectionExpired = (message: string): PublishFailure =>
+  new PublishFailure({ kind: 'connection_expired', message });
+
+/**
+ * Runs one publish/resume. Expected failures become outcomes; an abort (shutdown, lost lease)
+ * is rethrown so the worker hands the target back untouched.
+ */
+export async function runPublish(
+  signal: AbortSignal,
+  body: () => Promise<PublishOutcome>,
+): Promise<PublishOutcome> {
+  try {
+    return await body();
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (error instanceof PublishFailure) return error.outcome;
+    if (error instanceof TokenRejected) {
+      return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
+    }
+    // A bug in the adapter, not a platform answer: retrying does not fix it.
+    const message = error instanceof Error ? error.message : String(error);
+    return failedOutcome('adapter_error', message, false);
+  }
+}

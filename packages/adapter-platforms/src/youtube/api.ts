@@ -1,0 +1,363 @@
+// YouTube Data API v3 resumable upload wire calls (PLATFORMS.md; developers.google.com
+// "YouTube Data API - Resumable Uploads").
+import { pipeline, type Readable, Transform } from 'node:stream';
+import { checkUrl, findRefusal } from '@social-publisher/net-guard';
+import { request } from 'undici';
+import type { PlatformsConfig, PublisherRuntime } from '../config.ts';
+import type { TokenRefresher } from '../shared/auth.ts';
+import {
+  asString,
+  excerpt,
+  FORM_CONTENT_TYPE,
+  formBody,
+  type HttpResult,
+  header,
+  httpCall,
+  isRecord,
+  transportFailure,
+} from '../shared/http.ts';
+import { connectionExpired, fail, TokenRejected } from '../shared/outcome.ts';
+
+export type YoutubeConfig = PlatformsConfig['youtube'];
+
+const RETRYABLE_REASONS = new Set([
+  'backendError',
+  'internalError',
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+]);
+
+export interface MediaInfo {
+  totalBytes: number;
+  contentType: string;
+}
+
+/** Where a resumable session stands. */
+export type SessionState =
+  | { kind: 'complete'; videoId: string }
+  | { kind: 'incomplete'; next: number }
+  /** 404/410: the session expired (about a week) and the upload must start over. */
+  | { kind: 'gone' };
+
+export function createYoutubeApi(
+  config: YoutubeConfig,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const base = config.baseUrl.replace(/\/+$/, '');
+  // The byte transfer refreshes undici's inactivity timers while data flows; after the last byte
+  // YouTube may take a while to answer with the video resource.
+  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
+
+  /** 200/201 with the video resource, 308 incomplete (Range: bytes=0-N, none = 0 bytes). */
+  function sessionAnswer(response: HttpResult): SessionState {
+    if (response.status === 200 || response.status === 201) {
+      const id = isRecord(response.json) ? asString(response.json.id) : undefined;
+      if (!id) throw fail('invalid_response', 'YouTube returned no video id', true);
+      return { kind: 'complete', videoId: id };
+    }
+    if (response.status === 308) {
+      const range = header(response.headers, 'range');
+      const match = range ? /bytes=(\d+)-(\d+)/.exec(range) : null;
+      return { kind: 'incomplete', next: match?.[2] ? Number(match[2]) + 1 : 0 };
+    }
+    if (response.status === 404 || response.status === 410) return { kind: 'gone' };
+    throw youtubeFailure(response);
+  }
+
+  return {
+    /**
+     * Size and type of the media: HEAD, then GET (headers only, body discarded) when HEAD is
+     * refused or gives no length (e.g. URLs signed for GET only). Through the media dispatcher.
+     */
+    async probeMedia(url: string): Promise<MediaInfo> {
+      assertMediaUrl(url);
+      let status = 0;
+      for (const method of ['HEAD', 'GET'] as const) {
+        let response: Awaited<ReturnType<typeof request>>;
+        try {
+          response = await request(url, {
+            method,
+            dispatcher: runtime.mediaDispatcher,
+            signal,
+            headersTimeout: runtime.requestTimeoutMs,
+            bodyTimeout: runtime.requestTimeoutMs,
+          });
+        } catch (error) {
+          throw mediaTransportFailure(error, signal, `media ${method} ${url}`);
+        }
+        discard(response.body); // only the headers are wanted
+        status = response.statusCode;
+        const length = Number(header(response.headers, 'content-length'));
+        if (status >= 200 && status < 300 && Number.isSafeInteger(length) && length > 0) {
+          const type = (header(response.headers, 'content-type') ?? '').split(';')[0]?.trim() ?? '';
+          return {
+            totalBytes: length,
+            contentType: type.startsWith('video/') ? type : 'application/octet-stream',
+          };
+        }
+      }
+      if (status >= 200 && status < 300) {
+        throw fail('media_fetch_failed', `media ${url} gives no Content-Length`, false);
+      }
+      throw mediaFailure(url, status);
+    },
+
+    /** POST the resumable session with the metadata -> session URL (Location). */
+    async startSession(token: string, media: MediaInfo, metadata: unknown): Promise<string> {
+      const response = await httpCall(
+        {
+          url: `${base}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json; charset=UTF-8',
+            'x-upload-content-length': String(media.totalBytes),
+            'x-upload-content-type': media.contentType,
+          },
+          body: JSON.stringify(metadata),
+          dispatcher: runtime.apiDispatcher,
+          signal,
+          timeoutMs: runtime.requestTimeoutMs,
+        },
+        'YouTube session start',
+      );
+      const location = header(response.headers, 'location');
+      if (response.status >= 200 && response.status < 300 && location) {
+        return new URL(location, `${base}/`).toString();
+      }
+      throw youtubeFailure(response);
+    },
+
+    /** PUT with `Content-Range: bytes *\/total`: how much of the upload YouTube holds. */
+    async querySession(
+      token: string,
+      sessionUrl: string,
+      totalBytes: number,
+    ): Promise<SessionState> {
+      const response = await httpCall(
+        {
+          url: sessionUrl,
+          method: 'PUT',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-length': '0',
+            'content-range': `bytes */${totalBytes}`,
+          },
+          dispatcher: runtime.apiDispatcher,
+          signal,
+          timeoutMs: runtime.requestTimeoutMs,
+        },
+        'YouTube upload status',
+      );
+      return sessionAnswer(response);
+    },
+
+    /**
+     * Streams the media from byte `offset` to the end straight into one PUT: the media response
+     * body is the request body (never buffered whole), so memory stays flat whatever the size.
+     */
+    async upload(
+      token: string,
+      sessionUrl: string,
+      mediaUrl: string,
+      media: MediaInfo,
+      offset: number,
+    ): Promise<SessionState> {
+      const source = await openMedia(mediaUrl, offset, media.totalBytes);
+      try {
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${token}`,
+          'content-type': media.contentType,
+          'content-length': String(media.totalBytes - offset),
+        };
+        if (offset > 0) {
+          headers['content-range'] = `bytes ${offset}-${media.totalBytes - 1}/${media.totalBytes}`;
+        }
+        const response = await httpCall(
+          {
+            url: sessionUrl,
+            method: 'PUT',
+            headers,
+            body: source,
+            dispatcher: runtime.apiDispatcher,
+            signal,
+            timeoutMs: uploadTimeoutMs,
+          },
+          'YouTube upload',
+        );
+        return sessionAnswer(response);
+      } finally {
+        discard(source);
+      }
+    },
+  };
+
+  /**
+   * GET the media from `offset` (a `Range: bytes=<offset>-` header). A server that ignores Range
+   * answers 200 with everything: the first `offset` bytes are then skipped as they stream by.
+   */
+  async function openMedia(url: string, offset: number, totalBytes: number): Promise<Readable> {
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(url, {
+        method: 'GET',
+        headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
+        dispatcher: runtime.mediaDispatcher,
+        signal,
+        headersTimeout: runtime.requestTimeoutMs,
+        bodyTimeout: runtime.requestTimeoutMs,
+      });
+    } catch (error) {
+      throw mediaTransportFailure(error, signal, `media GET ${url}`);
+    }
+    const length = Number(header(response.headers, 'content-length'));
+    if (response.statusCode === 206 && offset > 0) {
+      const range = /bytes (\d+)-(\d+)\/(\d+|\*)/.exec(
+        header(response.headers, 'content-range') ?? '',
+      );
+      if (!range || Number(range[1]) !== offset || Number(range[2]) !== totalBytes - 1) {
+        discard(response.body);
+        throw fail(
+          'media_size_changed',
+          `media ${url} answered range ${range?.[0] ?? '?'} for bytes=${offset}-`,
+          false,
+        );
+      }
+      return response.body;
+    }
+    if (response.statusCode === 200) {
+      if (Number.isFinite(length) && length !== totalBytes) {
+        discard(response.body);
+        throw fail(
+          'media_size_changed',
+          `media ${url} is now ${length} bytes, was ${totalBytes}`,
+          false,
+        );
+      }
+      if (offset === 0) return response.body;
+      const skipper = skipBytes(offset);
+      pipeline(response.body, skipper, () => {
+        // errors reach the consumer through `skipper`
+      });
+      return skipper;
+    }
+    discard(response.body);
+    throw mediaFailure(url, response.statusCode);
+  }
+}
+
+/**
+ * Stops reading a stream we no longer want. Destroying an unfinished undici body emits an
+ * AbortError; nobody listens for it any more, so it is swallowed here.
+ */
+function discard(stream: Readable): void {
+  stream.on('error', () => {});
+  stream.destroy();
+}
+
+function skipBytes(count: number): Transform {
+  let left = count;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (left >= chunk.length) {
+        left -= chunk.length;
+        callback();
+        return;
+      }
+      const rest = left > 0 ? chunk.subarray(left) : chunk;
+      left = 0;
+      callback(null, rest);
+    },
+  });
+}
+
+/**
+ * A media fetch that did not get an answer. A destination refused by the SSRF guard (private,
+ * loopback, metadata address...) cannot succeed later; anything else may.
+ */
+function mediaTransportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
+  const refusal = signal.aborted ? null : findRefusal(error);
+  if (refusal) return fail('media_url_refused', `${what}: ${refusal.message}`, false);
+  return transportFailure(error, signal, what);
+}
+
+/** Scheme and credentials check before any connection (addresses are checked at connect time). */
+function assertMediaUrl(url: string): void {
+  const check = checkUrl(url, { allowHttp: true, allowPrivateNetworks: true });
+  if (!check.ok) throw fail('media_url_refused', `media ${url} refused: ${check.reason}`, false);
+}
+
+function mediaFailure(url: string, status: number): Error {
+  return fail(
+    'media_fetch_failed',
+    `media ${url} answered HTTP ${status}`,
+    status >= 500 || status === 429 || status === 408,
+  );
+}
+
+/**
+ * `{ error: { code, message, errors: [{ domain, reason, message }] } }` -> failure with the first
+ * reason as code (quotaExceeded, uploadLimitExceeded, backendError...) and the message verbatim.
+ * 401 is an expired/revoked token (refreshed once by AuthSession).
+ */
+export function youtubeFailure(response: HttpResult): Error {
+  const error =
+    isRecord(response.json) && isRecord(response.json.error) ? response.json.error : undefined;
+  const first =
+    error && Array.isArray(error.errors) && isRecord(error.errors[0]) ? error.errors[0] : undefined;
+  const reason = first ? asString(first.reason) : undefined;
+  const message =
+    (error && asString(error.message)) || excerpt(response.text) || `HTTP ${response.status}`;
+  if (response.status === 401) return new TokenRejected(reason ?? '401', message);
+  const retryable =
+    response.status >= 500 ||
+    response.status === 429 ||
+    (reason !== undefined && RETRYABLE_REASONS.has(reason));
+  return fail(reason ?? `http_${response.status}`, message, retryable);
+}
+
+/** POST `${oauthBaseUrl}/token` (form) with grant_type=refresh_token. */
+export function youtubeRefresher(
+  config: YoutubeConfig,
+  runtime: PublisherRuntime,
+): TokenRefresher | null {
+  const { clientId, clientSecret } = config;
+  if (!clientId || !clientSecret) return null;
+  const url = `${config.oauthBaseUrl.replace(/\/+$/, '')}/token`;
+  return async (refreshToken, signal) => {
+    const response = await httpCall(
+      {
+        url,
+        method: 'POST',
+        headers: { 'content-type': FORM_CONTENT_TYPE },
+        body: formBody({
+          client_id: clientId,
+          client_secret: clientSecret,
+          refresh_token: refreshToken,
+          grant_type: 'refresh_token',
+        }),
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs: runtime.requestTimeoutMs,
+      },
+      'YouTube token refresh',
+    );
+    const body = isRecord(response.json) ? response.json : {};
+    const accessToken = asString(body.access_token);
+    if (response.status >= 200 && response.status < 300 && accessToken) {
+      return {
+        accessToken,
+        refreshToken: asString(body.refresh_token) ?? null,
+        expiresInSeconds: typeof body.expires_in === 'number' ? body.expires_in : null,
+      };
+    }
+    const error = asString(body.error) ?? `http_${response.status}`;
+    const message = `${error}: ${asString(body.error_description) ?? excerpt(response.text)}`;
+    if (response.status >= 500 || response.status === 429) {
+      throw fail(error, `YouTube token refresh: ${message}`, true);
+    }
+    // invalid_grant (revoked/expired refresh token) & co.: the user must re-authorise.
+    throw connectionExpired(`YouTube token refresh refused: ${message}`);
+  };
+}

@@ -1,0 +1,153 @@
+import type {
+  Platform,
+  PlatformOptions,
+  Post,
+  PostTarget,
+  PublishOutcome,
+  PublishRequest,
+  RefreshedTokens,
+  ResumeState,
+} from '@social-publisher/domain';
+import { createGuardedDispatcher } from '@social-publisher/net-guard';
+import type { Dispatcher } from 'undici';
+import { createPlatformRegistry, type PlatformsConfig } from '../src/index.ts';
+
+// The fakes live in the private test kit (not a dependency of this package: imported by path).
+export * from '../../testkit/src/fakes/index.ts';
+
+/** Media fetches in tests go to 127.0.0.1: the guard with private networks allowed. */
+export const testMediaDispatcher: Dispatcher = createGuardedDispatcher({
+  allowPrivateNetworks: true,
+  label: 'adapter-platforms tests',
+});
+
+export function testConfig(overrides: Partial<PlatformsConfig> = {}): PlatformsConfig {
+  return {
+    tiktok: { baseUrl: 'http://127.0.0.1:9', clientKey: 'ck-test', clientSecret: 'cs-test' },
+    instagram: { baseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
+    youtube: {
+      baseUrl: 'http://127.0.0.1:9',
+      oauthBaseUrl: 'http://127.0.0.1:9',
+      clientId: 'client-id',
+      clientSecret: 'client-secret',
+    },
+    pollIntervalMs: 5,
+    pollTimeoutMs: 5_000,
+    mediaDispatcher: testMediaDispatcher,
+    ...overrides,
+  };
+}
+
+export function publisherFor(platform: Platform, config: PlatformsConfig) {
+  const publisher = createPlatformRegistry(config).get(platform);
+  if (!publisher) throw new Error(`no publisher for ${platform}`);
+  return publisher;
+}
+
+export interface Harness {
+  request: PublishRequest;
+  /** Every saveProgress call, in order (the last one is what the store holds). */
+  progress: ResumeState[];
+  /** Every saveTokens call. */
+  tokens: RefreshedTokens[];
+  controller: AbortController;
+}
+
+export interface RequestInput {
+  platform: Platform;
+  content?: string;
+  mediaUrls?: string[];
+  platformOptions?: PlatformOptions;
+  accessToken?: string;
+  refreshToken?: string | null;
+  externalId?: string;
+  resumeState?: ResumeState | null;
+  targetId?: string;
+}
+
+let sequence = 0;
+
+/** A publish request whose saveProgress/saveTokens behave like the store (last write wins). */
+export function makeRequest(input: RequestInput): Harness {
+  sequence += 1;
+  const now = new Date();
+  const post: Post = {
+    id: `00000000-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
+    accountId: 'acc-1',
+    createdBy: 'user-1',
+    content: input.content ?? 'Hello from the tests\nSecond line',
+    mediaUrls: input.mediaUrls ?? [],
+    platformOptions: input.platformOptions ?? {},
+    scheduledAt: null,
+    status: 'publishing',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const target: PostTarget = {
+    id: input.targetId ?? `10000000-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
+    postId: post.id,
+    platform: input.platform,
+    socialAccountId: 'conn-1',
+    status: 'publishing',
+    attempts: 1,
+    errorCode: null,
+    errorMessage: null,
+    retryable: null,
+    platformPostId: null,
+    platformUrl: null,
+    resumeState: input.resumeState ?? null,
+    leaseExpiresAt: null,
+    publishedAt: null,
+    updatedAt: now,
+  };
+  const progress: ResumeState[] = [];
+  const tokens: RefreshedTokens[] = [];
+  const controller = new AbortController();
+  const request: PublishRequest = {
+    post,
+    target,
+    connection: {
+      id: 'conn-1',
+      platform: input.platform,
+      externalId: input.externalId ?? '17841400000000001',
+      accessToken: input.accessToken ?? 'access-1',
+      refreshToken: input.refreshToken === undefined ? 'refresh-1' : input.refreshToken,
+      tokenExpiresAt: null,
+    },
+    saveProgress: async (state) => {
+      progress.push(structuredClone(state));
+      target.resumeState = structuredClone(state);
+    },
+    saveTokens: async (fresh) => {
+      tokens.push(fresh);
+    },
+    signal: controller.signal,
+  };
+  return { request, progress, tokens, controller };
+}
+
+/** The request a worker would build after a crash: same post/target, stored resume state. */
+export function afterCrash(previous: Harness, resumeState?: ResumeState | null): Harness {
+  const { post, target, connection } = previous.request;
+  const last = previous.progress[previous.progress.length - 1] ?? null;
+  const latestTokens = previous.tokens[previous.tokens.length - 1];
+  const next = makeRequest({
+    platform: target.platform,
+    content: post.content,
+    mediaUrls: post.mediaUrls,
+    platformOptions: post.platformOptions,
+    accessToken: latestTokens?.accessToken ?? connection.accessToken,
+    refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
+    externalId: connection.externalId,
+    resumeState: resumeState === undefined ? last : resumeState,
+    targetId: target.id,
+  });
+  return next;
+}
+
+export function expectPublished(outcome: PublishOutcome) {
+  if (outcome.kind !== 'published') {
+    throw new Error(`expected published, got ${JSON.stringify(outcome)}`);
+  }
+  return outcome;
+}

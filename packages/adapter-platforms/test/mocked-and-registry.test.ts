@@ -1,0 +1,147 @@
+import {
+  PLATFORMS,
+  type Platform,
+  type PostDraft,
+  validateCreatePost,
+} from '@social-publisher/domain';
+import { describe, expect, it } from 'vitest';
+import { createPlatformRegistry, type MockedBehaviour } from '../src/index.ts';
+import { makeRequest, publisherFor, testConfig } from './helpers.ts';
+
+describe('registry', () => {
+  it('serves a publisher for every platform of the domain', () => {
+    const registry = createPlatformRegistry(testConfig());
+    for (const platform of PLATFORMS) {
+      expect(registry.get(platform)?.platform).toBe(platform);
+    }
+  });
+
+  it('creates a guarded media dispatcher when none is given', () => {
+    const { mediaDispatcher: _ignored, ...config } = testConfig();
+    expect(createPlatformRegistry(config).get('youtube')).toBeDefined();
+  });
+});
+
+describe('mocked platforms (twitter, linkedin, facebook)', () => {
+  const fates = new Map<string, MockedBehaviour>();
+  const config = testConfig({
+    mocked: { behaviour: (platform, post) => fates.get(`${platform}:${post.content}`) ?? 'ok' },
+  });
+
+  it.each(['twitter', 'linkedin', 'facebook'] as const)(
+    '%s publishes with a synthetic id that a resume repeats',
+    async (platform) => {
+      const publisher = publisherFor(platform, config);
+      const h = makeRequest({ platform, content: 'hello' });
+      const first = await publisher.publish(h.request);
+      expect(first).toMatchObject({
+        kind: 'published',
+        platformPostId: expect.stringMatching(new RegExp(`^mock-${platform}-[0-9a-f]{16}$`)),
+      });
+      expect(await publisher.resume(h.request)).toEqual(first);
+    },
+  );
+
+  it('can be told to fail transiently or permanently', async () => {
+    fates.set('twitter:flaky', 'transient');
+    fates.set('linkedin:doomed', 'permanent');
+    const transient = await publisherFor('twitter', config).publish(
+      makeRequest({ platform: 'twitter', content: 'flaky' }).request,
+    );
+    expect(transient).toMatchObject({ kind: 'failed', code: 'mock_transient', retryable: true });
+    const permanent = await publisherFor('linkedin', config).publish(
+      makeRequest({ platform: 'linkedin', content: 'doomed' }).request,
+    );
+    expect(permanent).toMatchObject({ kind: 'failed', code: 'mock_permanent', retryable: false });
+    const other = await publisherFor('facebook', config).publish(
+      makeRequest({ platform: 'facebook', content: 'doomed' }).request,
+    );
+    expect(other.kind).toBe('published');
+  });
+
+  it('rejects an aborted request by throwing', async () => {
+    const h = makeRequest({ platform: 'facebook' });
+    h.controller.abort(new Error('shutdown'));
+    await expect(publisherFor('facebook', config).publish(h.request)).rejects.toThrow('shutdown');
+  });
+});
+
+describe('validate', () => {
+  const registry = createPlatformRegistry(testConfig());
+  const validate = (platform: Platform, draft: Partial<PostDraft>) =>
+    registry.get(platform)?.validate({ content: '', mediaUrls: [], platformOptions: {}, ...draft });
+  const photo = (n: number) => `https://cdn.example.com/p${n}.jpg`;
+  const clip = (n: number) => `https://cdn.example.com/v${n}.mp4`;
+
+  it('tiktok: one kind of media, one video or up to 35 photos, caption lengths', () => {
+    expect(validate('tiktok', { mediaUrls: [clip(1)], content: 'x'.repeat(2200) })).toEqual([]);
+    expect(validate('tiktok', { mediaUrls: [photo(1), clip(1)] })).toEqual([
+      { field: 'media_urls', message: 'tiktok cannot mix photos and videos in one post' },
+    ]);
+    expect(validate('tiktok', { mediaUrls: [clip(1), clip(2)] })?.[0]?.field).toBe('media_urls');
+    expect(
+      validate('tiktok', { mediaUrls: Array.from({ length: 36 }, (_, i) => photo(i)) }),
+    ).toHaveLength(1);
+    expect(validate('tiktok', { mediaUrls: [clip(1)], content: 'x'.repeat(2201) })).toEqual([
+      { field: 'content', message: 'tiktok video captions are limited to 2200 characters' },
+    ]);
+    expect(validate('tiktok', { mediaUrls: [photo(1)], content: 'x'.repeat(4000) })).toEqual([]);
+    expect(
+      validate('tiktok', { mediaUrls: [photo(1)], content: 'x'.repeat(4001) })?.[0]?.field,
+    ).toBe('content');
+    expect(
+      validate('tiktok', {
+        mediaUrls: [clip(1)],
+        platformOptions: { tiktok: { tiktokBrandContent: true, tiktokPrivacy: 'SELF_ONLY' } },
+      }),
+    ).toEqual([
+      {
+        field: 'platform_options.tiktok.tiktokPrivacy',
+        message: 'branded content cannot be private (SELF_ONLY)',
+      },
+    ]);
+  });
+
+  it('instagram: caption 2200 characters, carousel up to 10 items', () => {
+    expect(validate('instagram', { mediaUrls: [photo(1)], content: '😀'.repeat(2200) })).toEqual(
+      [],
+    );
+    expect(validate('instagram', { mediaUrls: [photo(1)], content: 'x'.repeat(2201) })).toEqual([
+      { field: 'content', message: 'instagram captions are limited to 2200 characters' },
+    ]);
+    expect(
+      validate('instagram', { mediaUrls: Array.from({ length: 10 }, (_, i) => photo(i)) }),
+    ).toEqual([]);
+    expect(
+      validate('instagram', { mediaUrls: Array.from({ length: 11 }, (_, i) => photo(i)) }),
+    ).toEqual([{ field: 'media_urls', message: 'an instagram carousel takes 2 to 10 items' }]);
+  });
+
+  it('youtube: photos rejected exactly as the shared rule does; one video; description bytes', () => {
+    const mediaUrls = [photo(1)];
+    const mine = validate('youtube', { mediaUrls });
+    const shared = validateCreatePost(
+      { content: '', platforms: ['youtube'], media_urls: mediaUrls },
+      { mode: 'now', now: new Date() },
+    );
+    expect(mine).toEqual([
+      { field: 'media_urls[0]', message: 'youtube does not accept photos; give a video URL' },
+    ]);
+    expect(shared).toEqual(expect.arrayContaining(mine ?? []));
+    expect(validate('youtube', { mediaUrls: [clip(1)] })).toEqual([]);
+    expect(validate('youtube', { mediaUrls: [clip(1), clip(2)] })).toEqual([
+      { field: 'media_urls', message: 'youtube takes one video per post' },
+    ]);
+    expect(
+      validate('youtube', { mediaUrls: [clip(1)], content: 'é'.repeat(2501) })?.[0]?.field,
+    ).toBe('content');
+  });
+
+  it('twitter: 280 characters (mocked, real limit)', () => {
+    expect(validate('twitter', { content: 'x'.repeat(280) })).toEqual([]);
+    expect(validate('twitter', { content: 'x'.repeat(281) })).toEqual([
+      { field: 'content', message: 'twitter posts are limited to 280 characters' },
+    ]);
+    expect(validate('linkedin', { content: 'x'.repeat(3001) })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,432 @@
+// A local Instagram Graph API (content publishing) speaking PLATFORMS.md's formats: containers,
+// status_code polling, media_publish, permalink, publishing limit and Graph error objects.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  dropConnection,
+  type FakeServer,
+  listen,
+  parseBody,
+  type RecordedRequest,
+  readBody,
+  record,
+  ScriptQueue,
+  sendJson,
+} from './http.ts';
+
+export interface InstagramError {
+  code: number;
+  subcode?: number;
+  type?: string;
+  message: string;
+  isTransient?: boolean;
+  /** HTTP status of the answer (Graph uses 400 for nearly everything). Default 400. */
+  status?: number;
+}
+
+/**
+ * Documented errors (PLATFORMS.md codes/subcodes). Parent codes of subcode errors follow Meta's
+ * error table where it was confirmed (-2/2207003, -2/2207020, -1/2207001, 9/2207042,
+ * 36000/2207004); the others (9004/2207052, 36001/2207005, 36003/2207009, 100/2207010,
+ * 352/2207026, 4/2207051) are as commonly reported, unconfirmed.
+ */
+export const INSTAGRAM_ERRORS = {
+  tokenExpired: {
+    code: 190,
+    subcode: 463,
+    type: 'OAuthException',
+    message: 'Error validating access token: Session has expired.',
+  },
+  tokenInvalid: {
+    code: 190,
+    type: 'OAuthException',
+    message: 'Invalid OAuth access token - Cannot parse access token',
+  },
+  appRateLimit: {
+    code: 4,
+    type: 'OAuthException',
+    message: 'Application request limit reached',
+    isTransient: true,
+  },
+  userRateLimit: {
+    code: 17,
+    type: 'OAuthException',
+    message: 'User request limit reached',
+    isTransient: true,
+  },
+  appLimit: {
+    code: 341,
+    type: 'OAuthException',
+    message: 'Application limit reached',
+    isTransient: true,
+  },
+  permission: {
+    code: 10,
+    type: 'OAuthException',
+    message: 'Application does not have permission for this action',
+  },
+  permission200: { code: 200, type: 'OAuthException', message: 'Permissions error' },
+  policyBlock: {
+    code: 368,
+    type: 'OAuthException',
+    message: 'The action attempted has been deemed abusive or is otherwise disallowed',
+  },
+  duplicate: { code: 506, type: 'OAuthException', message: 'Duplicate Post' },
+  serverError: {
+    code: -1,
+    subcode: 2207001,
+    type: 'OAuthException',
+    message: 'Instagram server error. Try again.',
+  },
+  downloadTimeout: {
+    code: -2,
+    subcode: 2207003,
+    type: 'OAuthException',
+    message: 'It takes too long to download the media.',
+  },
+  imageTooLarge: {
+    code: 36000,
+    subcode: 2207004,
+    type: 'OAuthException',
+    message: 'The image size is too large.',
+  },
+  badImageFormat: {
+    code: 36001,
+    subcode: 2207005,
+    type: 'OAuthException',
+    message: 'The image format is not supported.',
+  },
+  aspectRatio: {
+    code: 36003,
+    subcode: 2207009,
+    type: 'OAuthException',
+    message: 'The submitted image with aspect ratio is not supported.',
+  },
+  captionTooLong: {
+    code: 100,
+    subcode: 2207010,
+    type: 'OAuthException',
+    message: 'The caption is too long.',
+  },
+  mediaExpired: {
+    code: -2,
+    subcode: 2207020,
+    type: 'OAuthException',
+    message: 'The media you are trying to access has expired. Please try to upload again.',
+  },
+  badVideoFormat: {
+    code: 352,
+    subcode: 2207026,
+    type: 'OAuthException',
+    message: 'The video format is not supported.',
+  },
+  dailyLimit: {
+    code: 9,
+    subcode: 2207042,
+    type: 'OAuthException',
+    message:
+      'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
+  },
+  spamRestricted: {
+    code: 4,
+    subcode: 2207051,
+    type: 'OAuthException',
+    message: 'We restrict certain activity to protect our community.',
+  },
+  mediaFetchFailed: {
+    code: 9004,
+    subcode: 2207052,
+    type: 'OAuthException',
+    message: 'The media could not be fetched from this uri.',
+  },
+} as const satisfies Record<string, InstagramError>;
+
+/** Which Graph call a script entry applies to. */
+export type InstagramCall = 'create' | 'status' | 'publish' | 'permalink' | 'any';
+
+export type InstagramScript =
+  /** The next `times` matching calls answer this Graph error. */
+  | { error: InstagramError; on?: InstagramCall; times?: number }
+  /** The next `times` matching calls get their connection dropped without an answer. */
+  | { drop: true; on?: InstagramCall; times?: number }
+  /** media_publish takes effect, then the connection drops before the answer (crash window). */
+  | { dropAfterPublish: true; times?: number }
+  /** The next `times` containers created answer IN_PROGRESS for `processingPolls` status polls. */
+  | { processingPolls: number; times?: number }
+  /** The next `times` containers created end in this status (after their processing polls). */
+  | { containerStatus: 'ERROR' | 'EXPIRED'; status?: string; times?: number };
+
+export interface InstagramContainer {
+  id: string;
+  igUserId: string;
+  params: Record<string, string>;
+  kind: 'IMAGE' | 'REELS' | 'VIDEO' | 'CAROUSEL';
+  isCarouselItem: boolean;
+  pollsLeft: number;
+  finalStatus: 'FINISHED' | 'ERROR' | 'EXPIRED';
+  errorStatus: string | null;
+  published: boolean;
+  mediaId: string | null;
+}
+
+export interface InstagramMedia {
+  id: string;
+  containerId: string;
+  permalink: string;
+}
+
+export interface FakeInstagram extends FakeServer {
+  script(step: InstagramScript): void;
+  containers: InstagramContainer[];
+  media: InstagramMedia[];
+  /** Further calls with this access token answer error 190. */
+  expireAccessToken(token: string): void;
+}
+
+export interface FakeInstagramOptions {
+  /** IN_PROGRESS polls of video containers (REELS, carousel VIDEO items). Default 1; images 0. */
+  videoProcessingPolls?: number;
+}
+
+const callOf = (method: string, segments: string[], fields: string | null): InstagramCall => {
+  if (method === 'POST' && segments[1] === 'media') return 'create';
+  if (method === 'POST' && segments[1] === 'media_publish') return 'publish';
+  if (fields?.includes('permalink')) return 'permalink';
+  return 'status';
+};
+
+export async function startFakeInstagram(
+  options: FakeInstagramOptions = {},
+): Promise<FakeInstagram> {
+  const requests: RecordedRequest[] = [];
+  const containers: InstagramContainer[] = [];
+  const media: InstagramMedia[] = [];
+  const scripts = new ScriptQueue<InstagramScript>();
+  const expired = new Set<string>();
+  let counter = 0;
+  const newId = () => String(17_840_000_000_000_000n + BigInt(++counter) * 7919n);
+  const trace = () => `Afake${String(counter).padStart(6, '0')}`;
+
+  const graphError = (response: ServerResponse, error: InstagramError) =>
+    sendJson(response, error.status ?? 400, {
+      error: {
+        message: error.message,
+        type: error.type ?? 'OAuthException',
+        code: error.code,
+        ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
+        is_transient: error.isTransient ?? false,
+        fbtrace_id: trace(),
+      },
+    });
+  const invalid = (response: ServerResponse, message: string) =>
+    graphError(response, { code: 100, type: 'OAuthException', message: `(#100) ${message}` });
+
+  async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
+    const raw = await readBody(request);
+    const body = parseBody(raw, request.headers['content-type']);
+    const recorded = record(request, url, body);
+    requests.push(recorded);
+    // Graph reads parameters from the query string and from a form/JSON body alike.
+    const params: Record<string, string> = {
+      ...Object.fromEntries(url.searchParams),
+      ...(typeof body === 'object' && body !== null
+        ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]))
+        : {}),
+    };
+    const [version, ...segments] = url.pathname.split('/').filter(Boolean);
+    if (!version || !/^v\d+\.\d+$/.test(version) || segments.length === 0) {
+      return invalid(response, 'Unknown path components');
+    }
+    const call = callOf(request.method ?? 'GET', segments, params.fields ?? null);
+
+    const scripted = scripts.take(recorded, (a) => 'error' in a || 'drop' in a);
+    if (scripted && 'drop' in scripted) return dropConnection(request);
+    if (scripted && 'error' in scripted) return graphError(response, scripted.error);
+
+    const token = params.access_token;
+    if (!token)
+      return graphError(response, {
+        code: 104,
+        message: 'An access token is required to request this resource.',
+      });
+    if (expired.has(token)) return graphError(response, INSTAGRAM_ERRORS.tokenExpired);
+
+    const [id, edge] = segments as [string, string | undefined];
+    if (request.method === 'POST' && edge === 'media')
+      return create(response, id, params, recorded);
+    if (request.method === 'POST' && edge === 'media_publish')
+      return publish(request, response, id, params, recorded);
+    if (request.method === 'GET' && edge === 'content_publishing_limit') {
+      const used = media.length;
+      return sendJson(response, 200, {
+        data: [{ quota_usage: used, config: { quota_total: 50, quota_duration: 86400 } }],
+      });
+    }
+    if (request.method === 'GET' && edge === undefined) return read(response, id, params, call);
+    return invalid(response, 'Unsupported request');
+  }
+
+  function create(
+    response: ServerResponse,
+    igUserId: string,
+    params: Record<string, string>,
+    recorded: RecordedRequest,
+  ) {
+    const isCarouselItem = params.is_carousel_item === 'true';
+    let kind: InstagramContainer['kind'];
+    if (params.media_type === 'CAROUSEL') {
+      const children = (params.children ?? '').split(',').filter(Boolean);
+      if (children.length < 2 || children.length > 10)
+        return invalid(response, 'children must hold 2 to 10 ids');
+      for (const childId of children) {
+        const child = containers.find((c) => c.id === childId);
+        if (!child?.isCarouselItem) return invalid(response, `${childId} is not a carousel item`);
+        if (child.pollsLeft > 0 || child.finalStatus !== 'FINISHED') {
+          return graphError(response, {
+            code: 9007,
+            subcode: 2207027,
+            message: 'Media ID is not available',
+          });
+        }
+      }
+      kind = 'CAROUSEL';
+    } else if (params.media_type === 'REELS' || params.media_type === 'VIDEO') {
+      if (!params.video_url) return invalid(response, 'The parameter video_url is required');
+      kind = params.media_type;
+    } else if (params.image_url) {
+      kind = 'IMAGE';
+    } else {
+      return invalid(response, 'The parameter image_url is required');
+    }
+    if ((params.caption ?? '').length > 2200)
+      return graphError(response, INSTAGRAM_ERRORS.captionTooLong);
+    const polls = scripts.take(recorded, (a) => 'processingPolls' in a);
+    const ending = scripts.take(recorded, (a) => 'containerStatus' in a);
+    const isVideo = kind === 'REELS' || kind === 'VIDEO';
+    const container: InstagramContainer = {
+      id: newId(),
+      igUserId,
+      params,
+      kind,
+      isCarouselItem,
+      pollsLeft:
+        polls && 'processingPolls' in polls
+          ? polls.processingPolls
+          : isVideo
+            ? (options.videoProcessingPolls ?? 1)
+            : 0,
+      finalStatus: ending && 'containerStatus' in ending ? ending.containerStatus : 'FINISHED',
+      errorStatus: ending && 'containerStatus' in ending ? (ending.status ?? null) : null,
+      published: false,
+      mediaId: null,
+    };
+    containers.push(container);
+    sendJson(response, 200, { id: container.id });
+  }
+
+  function publish(
+    request: IncomingMessage,
+    response: ServerResponse,
+    igUserId: string,
+    params: Record<string, string>,
+    recorded: RecordedRequest,
+  ) {
+    const container = containers.find((c) => c.id === params.creation_id);
+    if (!container || container.igUserId !== igUserId || container.isCarouselItem) {
+      return graphError(response, {
+        code: 24,
+        subcode: 2207008,
+        message: 'Media builder not found',
+      });
+    }
+    if (container.published) return invalid(response, 'The container was already published');
+    if (container.pollsLeft > 0 || container.finalStatus !== 'FINISHED') {
+      return graphError(response, {
+        code: 9007,
+        subcode: 2207027,
+        message: 'Media ID is not available',
+      });
+    }
+    container.published = true;
+    const id = newId();
+    const shortcode = `C${Buffer.from(id).toString('base64url').slice(0, 10)}`;
+    const path = container.kind === 'REELS' ? 'reel' : 'p';
+    container.mediaId = id;
+    media.push({
+      id,
+      containerId: container.id,
+      permalink: `https://www.instagram.com/${path}/${shortcode}/`,
+    });
+    if (scripts.take(recorded, (a) => 'dropAfterPublish' in a)) return dropConnection(request);
+    sendJson(response, 200, { id });
+  }
+
+  function read(
+    response: ServerResponse,
+    id: string,
+    params: Record<string, string>,
+    call: InstagramCall,
+  ) {
+    const fields = (params.fields ?? 'id').split(',');
+    const item = media.find((m) => m.id === id);
+    if (item) {
+      return sendJson(response, 200, {
+        id,
+        ...(fields.includes('permalink') ? { permalink: item.permalink } : {}),
+      });
+    }
+    const container = containers.find((c) => c.id === id);
+    if (!container || call === 'permalink') {
+      return graphError(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported get request. Object with ID '${id}' does not exist`,
+      });
+    }
+    let statusCode: string;
+    let status: string;
+    if (container.published) {
+      statusCode = 'PUBLISHED';
+      status = 'Published: media is live';
+    } else if (container.pollsLeft > 0) {
+      container.pollsLeft -= 1;
+      statusCode = 'IN_PROGRESS';
+      status = 'In Progress: Media is still being processed.';
+    } else {
+      statusCode = container.finalStatus;
+      status =
+        container.errorStatus ??
+        (statusCode === 'FINISHED'
+          ? 'Finished: Media has been uploaded and it is ready to be published.'
+          : statusCode === 'EXPIRED'
+            ? 'Expired: the container was not published within 24 hours.'
+            : 'Error: Media upload has failed with error code 2207026');
+    }
+    sendJson(response, 200, {
+      ...(fields.includes('status_code') ? { status_code: statusCode } : {}),
+      ...(fields.includes('status') ? { status } : {}),
+      id,
+    });
+  }
+
+  const server = await listen(handle);
+  return {
+    baseUrl: server.baseUrl,
+    requests,
+    containers,
+    media,
+    close: server.close,
+    script(step) {
+      let matches: (r: RecordedRequest) => boolean = () => true;
+      if ('error' in step || 'drop' in step) {
+        const on = step.on ?? 'any';
+        matches = (r) => {
+          const segments = r.path.split('/').filter(Boolean).slice(1);
+          return on === 'any' || callOf(r.method, segments, r.query.fields ?? null) === on;
+        };
+      }
+      scripts.add(step, matches, step.times ?? 1);
+    },
+    expireAccessToken: (token) => expired.add(token),
+  };
+}
