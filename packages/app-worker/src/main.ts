@@ -1,0 +1,87 @@
+/**
+ * `pnpm start:worker`: the production worker (PostgreSQL + BullMQ on Redis), any number of
+ * processes. The embedded mode (API and worker in one process) is `pnpm start` in app-http.
+ * JSON logs on stdout (pino). SIGTERM/SIGINT: graceful shutdown; a second signal exits at once.
+ */
+import { ConfigError, loadConfig } from '@social-publisher/config';
+import pino from 'pino';
+import { createRuntime, type Runtime, StartupError } from './runtime.ts';
+import { startWorker, type Worker } from './worker.ts';
+
+/** Past this, a shutdown that is still waiting (a stuck handler) gives up and exits. */
+const SHUTDOWN_DEADLINE_MS = 30_000;
+
+function fail(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const missing = [
+    config.databaseUrl ? null : 'DATABASE_URL',
+    config.redisUrl ? null : 'REDIS_URL',
+  ].filter((name) => name !== null);
+  if (missing.length > 0) {
+    fail(
+      `start:worker is the production worker and needs ${missing.join(' and ')} (for one process with API and worker, use pnpm start)`,
+    );
+  }
+
+  const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  /** What a signal stops: nothing yet, then the runtime, then the whole worker. */
+  let shutdown: () => Promise<void> = async () => {};
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    logger.info(
+      { signal },
+      'shutting down: finishing jobs in flight (send the signal again to force)',
+    );
+    setTimeout(() => {
+      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long: exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    shutdown().then(
+      () => {
+        logger.info({}, 'worker stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(
+          { err: error instanceof Error ? error.message : String(error) },
+          'shutdown failed',
+        );
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime(config, logger, { role: 'worker' });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupError) fail(error.message);
+    throw error;
+  }
+  if (signals > 0) return; // a signal arrived while starting: its exit is on its way
+  shutdown = () => runtime.close();
+  const worker: Worker = await startWorker(runtime, config);
+  shutdown = () => worker.stop();
+}
+
+main().catch((error: unknown) => {
+  fail(`worker failed to start: ${error instanceof Error ? error.message : String(error)}`);
+});
