@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publisher/domain';
+import { type Dialect, Kysely, type LogEvent, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { createHealthCheck } from './health.ts';
+import { migrateToLatest } from './migrate.ts';
+import type { Database } from './schema.ts';
+import { createStorage } from './unit-of-work.ts';
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string. Without it: embedded PGlite under `${dataDir}/pglite`. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Max connections of the pg pool (default 10). Ignored by PGlite (one connection). */
+  poolSize?: number;
+  logger?: Logger;
+  /** Run `migrateToLatest` before returning (default false: the caller runs it). */
+  migrate?: boolean;
+  /** Queries slower than this are logged at warn (SQL text only, never parameters). Default 1000. */
+  slowQueryMs?: number;
+}
+
+export interface DatabaseHandle {
+  kind: DatabaseKind;
+  db: Kysely<Database>;
+  /** Non-transactional repositories (single statements, reads). */
+  repos: Repositories;
+  uow: UnitOfWork;
+  health: HealthCheck;
+  /** Closes the pool (or the PGlite instance). Idempotent. */
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const parseInt8 = (value: string): number => Number(value);
+
+/**
+ * Type parsing shared by both backends: timestamptz -> Date (both drivers' default),
+ * json/jsonb -> parsed value (default), int8 (counts) -> number (overridden here; pg would
+ * give a string and PGlite a bigint). Scoped to our pool/instance, not pg's global registry.
+ */
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8_OID && format !== 'binary') return parseInt8;
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function postgresDialect(databaseUrl: string, poolSize: number, logger?: Logger): Dialect {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    types: pgTypes,
+    application_name: 'social-publisher',
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash.
+  pool.on('error', (error) => {
+    logger?.warn({ err: error.message }, 'postgres pool client error');
+  });
+  return new PostgresDialect({ pool });
+}
+
+function pgliteDialect(dataDir: string): Dialect {
+  const directory = resolve(join(dataDir, 'pglite'));
+  mkdirSync(directory, { recursive: true });
+  // Kysely ships a PGlite dialect (0.29+); its adapter reports a single connection, so Kysely
+  // serialises every query and transaction through one mutex.
+  return new PGliteDialect({
+    pglite: () =>
+      PGlite.create(directory, {
+        parsers: {
+          [INT8_OID]: parseInt8,
+        },
+      }),
+  });
+}
+
+function queryLog(logger: Logger | undefined, slowQueryMs: number) {
+  if (!logger) return undefined;
+  return (event: LogEvent): void => {
+    if (event.level === 'query' && event.queryDurationMillis >= slowQueryMs) {
+      logger.warn(
+        { sql: event.query.sql, durationMs: Math.round(event.queryDurationMillis) },
+        'slow database query',
+      );
+    }
+  };
+}
+
+/** Creates the Kysely instance for a backend (no migrations, no repositories). */
+export function createKysely(options: OpenDatabaseOptions): {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+} {
+  const kind: DatabaseKind = options.databaseUrl ? 'postgres' : 'pglite';
+  const dialect = options.databaseUrl
+    ? postgresDialect(options.databaseUrl, options.poolSize ?? 10, options.logger)
+    : pgliteDialect(options.dataDir);
+  const log = queryLog(options.logger, options.slowQueryMs ?? 1_000);
+  const db = new Kysely<Database>(log ? { dialect, log } : { dialect });
+  return { db, kind };
+}
+
+/**
+ * Opens the database: PostgreSQL when `databaseUrl` is given, else PGlite persisted under
+ * `${dataDir}/pglite`. Same schema, same SQL, same repositories on both.
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const { db, kind } = createKysely(options);
+  const { repos, uow } = createStorage(db);
+  let closing: Promise<void> | undefined;
+  const handle: DatabaseHandle = {
+    kind,
+    db,
+    repos,
+    uow,
+    health: createHealthCheck(db),
+    close: () => {
+      closing ??= db.destroy();
+      return closing;
+    },
+  };
+  if (options.migrate) {
+    try {
+      await migrateToLatest(db, options.logger);
+    } catch (error) {
+      await handle.close().catch(() => {});
+      throw error;
+    }
+  }
+  options.logger?.info(
+    kind === 'postgres'
+      ? { database: 'postgres', poolSize: options.poolSize ?? 10 }
+      : { database: 'pglite', dataDir: join(options.dataDir, 'pglite') },
+    'database opened',
+  );
+  return handle;
+}

@@ -1,0 +1,75 @@
+import type { ApiKey, ApiKeyRepository } from '@social-publisher/domain';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+import { apiKeyColumns } from './columns.ts';
+
+export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
+  const findBy = async (column: 'id' | 'key_hash', value: string): Promise<ApiKey | null> =>
+    (await db
+      .selectFrom('api_keys')
+      .select(apiKeyColumns)
+      .where(column, '=', value)
+      .executeTakeFirst()) ?? null;
+
+  return {
+    async insert(key: ApiKey): Promise<void> {
+      await db
+        .insertInto('api_keys')
+        .values({
+          id: key.id,
+          account_id: key.accountId,
+          created_by: key.createdBy,
+          name: key.name,
+          key_hash: key.keyHash,
+          key_prefix: key.keyPrefix,
+          created_at: key.createdAt,
+          last_used_at: key.lastUsedAt,
+        })
+        .execute();
+    },
+
+    findById: (id) => findBy('id', id),
+    findByHash: (keyHash) => findBy('key_hash', keyHash),
+
+    async listByAccount(accountId: string): Promise<ApiKey[]> {
+      return db
+        .selectFrom('api_keys')
+        .select(apiKeyColumns)
+        .where('account_id', '=', accountId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    /**
+     * Inside a unit of work this first locks the account row, so that "count, then insert if
+     * below the limit" (createApiKey) cannot be raced by a concurrent transaction on
+     * PostgreSQL's READ COMMITTED: the second one waits here until the first commits.
+     */
+    async countByAccount(accountId: string): Promise<number> {
+      if (db.isTransaction) {
+        await db
+          .selectFrom('accounts')
+          .select('id')
+          .where('id', '=', accountId)
+          .forUpdate()
+          .execute();
+      }
+      const row = await db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async touchLastUsed(id: string, at: Date): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+  };
+}

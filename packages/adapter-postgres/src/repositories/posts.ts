@@ -1,0 +1,255 @@
+import type {
+  Post,
+  PostRepository,
+  PostStatus,
+  PostTarget,
+  PostWithTargets,
+  ResumeState,
+  TargetCompletion,
+} from '@social-publisher/domain';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+import { postColumns, targetColumns } from './columns.ts';
+
+const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
+
+export function createPostRepository(db: Kysely<Database>): PostRepository {
+  /** Targets of the given posts in one query, grouped by post in their stored order. */
+  async function attachTargets(posts: Post[]): Promise<PostWithTargets[]> {
+    const withTargets = posts as PostWithTargets[];
+    if (posts.length === 0) return withTargets;
+    const byPost = new Map<string, PostTarget[]>();
+    for (const post of withTargets) {
+      const targets: PostTarget[] = [];
+      post.targets = targets;
+      byPost.set(post.id, targets);
+    }
+    const ids = posts.map((post) => post.id);
+    const rows = await db
+      .selectFrom('post_targets')
+      .select(targetColumns)
+      .where('post_id', '=', sql<string>`any(${ids}::uuid[])`)
+      .orderBy('post_id')
+      .orderBy('position')
+      .execute();
+    for (const target of rows) byPost.get(target.postId)?.push(target);
+    return withTargets;
+  }
+
+  return {
+    /**
+     * One statement (a data-modifying CTE), so the post and its targets are stored together
+     * even when the caller forgot the unit of work.
+     */
+    async insert(post: PostWithTargets): Promise<void> {
+      const postRow = {
+        id: post.id,
+        account_id: post.accountId,
+        created_by: post.createdBy,
+        content: post.content,
+        media_urls: post.mediaUrls,
+        platform_options: JSON.stringify(post.platformOptions ?? {}),
+        scheduled_at: post.scheduledAt,
+        status: post.status,
+        created_at: post.createdAt,
+        updated_at: post.updatedAt,
+      };
+      if (post.targets.length === 0) {
+        await db.insertInto('posts').values(postRow).execute();
+        return;
+      }
+      await db
+        .with('inserted_post', (qb) => qb.insertInto('posts').values(postRow).returning('id'))
+        .insertInto('post_targets')
+        .values(
+          post.targets.map((target, position) => ({
+            id: target.id,
+            post_id: post.id,
+            position,
+            platform: target.platform,
+            social_account_id: target.socialAccountId,
+            status: target.status,
+            attempts: target.attempts,
+            error_code: target.errorCode,
+            error_message: target.errorMessage,
+            retryable: target.retryable,
+            platform_post_id: target.platformPostId,
+            platform_url: target.platformUrl,
+            resume_state: target.resumeState === null ? null : JSON.stringify(target.resumeState),
+            lease_expires_at: target.leaseExpiresAt,
+            published_at: target.publishedAt,
+            updated_at: target.updatedAt,
+          })),
+        )
+        .execute();
+    },
+
+    async findById(id: string): Promise<PostWithTargets | null> {
+      const post = await db
+        .selectFrom('posts')
+        .select(postColumns)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (post === undefined) return null;
+      const [withTargets] = await attachTargets([post]);
+      return withTargets ?? null;
+    },
+
+    /** Two queries whatever the number of posts: the posts, then all their targets. */
+    async listByCreator(createdBy: string, accountId?: string): Promise<PostWithTargets[]> {
+      let query = db.selectFrom('posts').select(postColumns).where('created_by', '=', createdBy);
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      const posts = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      return attachTargets(posts);
+    },
+
+    async transitionStatus(id, from, to, at): Promise<boolean> {
+      if (from.length === 0) return false;
+      const result = await db
+        .updateTable('posts')
+        .set({ status: to, updated_at: at })
+        .where('id', '=', id)
+        .where('status', 'in', from)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** One conditional UPDATE: of concurrent claimers exactly one gets the row back. */
+    async claimTarget(
+      targetId,
+      leaseExpiresAt,
+      now,
+      allowExpiredLease,
+    ): Promise<PostTarget | null> {
+      const claimed = await db
+        .updateTable('post_targets')
+        .set((eb) => ({
+          status: 'publishing',
+          attempts: eb('attempts', '+', 1),
+          lease_expires_at: leaseExpiresAt,
+          updated_at: now,
+        }))
+        .where('id', '=', targetId)
+        .where((eb) =>
+          allowExpiredLease
+            ? eb.or([
+                eb('status', '=', 'pending'),
+                eb.and([eb('status', '=', 'publishing'), eb('lease_expires_at', '<=', now)]),
+              ])
+            : eb('status', '=', 'pending'),
+        )
+        .returning(targetColumns)
+        .executeTakeFirst();
+      return claimed ?? null;
+    },
+
+    async renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean> {
+      const result = await db
+        .updateTable('post_targets')
+        .set({ lease_expires_at: leaseExpiresAt, updated_at: at })
+        .where('id', '=', targetId)
+        .where('status', '=', 'publishing')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** The state is kept whatever the status; the lease is extended only while publishing. */
+    async saveResumeState(
+      targetId: string,
+      state: ResumeState,
+      leaseExpiresAt: Date,
+      at: Date,
+    ): Promise<void> {
+      await db
+        .updateTable('post_targets')
+        .set((eb) => ({
+          resume_state: JSON.stringify(state),
+          lease_expires_at: eb
+            .case()
+            .when('status', '=', 'publishing')
+            .then(leaseExpiresAt)
+            .else(eb.ref('lease_expires_at'))
+            .end(),
+          updated_at: at,
+        }))
+        .where('id', '=', targetId)
+        .execute();
+    },
+
+    async releaseTarget(targetId, error, at): Promise<void> {
+      await db
+        .updateTable('post_targets')
+        .set({
+          status: 'pending',
+          lease_expires_at: null,
+          updated_at: at,
+          ...(error === null
+            ? {}
+            : { error_code: error.errorCode, error_message: error.errorMessage }),
+        })
+        .where('id', '=', targetId)
+        .where('status', '=', 'publishing')
+        .execute();
+    },
+
+    async completeTarget(targetId: string, completion: TargetCompletion): Promise<boolean> {
+      const values =
+        completion.status === 'published'
+          ? {
+              status: 'published' as const,
+              platform_post_id: completion.platformPostId,
+              platform_url: completion.platformUrl,
+              published_at: completion.at,
+              error_code: null,
+              error_message: null,
+              retryable: null,
+            }
+          : {
+              status: 'failed' as const,
+              error_code: completion.errorCode,
+              error_message: completion.errorMessage,
+              retryable: completion.retryable,
+            };
+      const result = await db
+        .updateTable('post_targets')
+        .set({ ...values, lease_expires_at: null, updated_at: completion.at })
+        .where('id', '=', targetId)
+        .where('status', '=', 'publishing')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async cancelPendingTargets(postId: string, at: Date): Promise<void> {
+      await db
+        .updateTable('post_targets')
+        .set({ status: 'cancelled', updated_at: at })
+        .where('post_id', '=', postId)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    async findDuePosts(until: Date, limit: number): Promise<Post[]> {
+      return db
+        .selectFrom('posts')
+        .select(postColumns)
+        .where('status', 'in', NOT_DONE)
+        .where((eb) => eb.or([eb('scheduled_at', 'is', null), eb('scheduled_at', '<=', until)]))
+        .orderBy(sql`coalesce(scheduled_at, created_at)`)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    async findExpiredLeases(now: Date, limit: number): Promise<PostTarget[]> {
+      return db
+        .selectFrom('post_targets')
+        .select(targetColumns)
+        .where('status', '=', 'publishing')
+        .where('lease_expires_at', '<', now)
+        .orderBy('lease_expires_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+  };
+}

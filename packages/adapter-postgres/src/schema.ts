@@ -1,0 +1,166 @@
+/**
+ * Kysely table types: the database as the repositories see it (snake_case columns).
+ * Must match src/migrations/. Timestamps are `timestamptz` and come back as Date on both
+ * backends; json(b) values are written as JSON text (`::jsonb`) and read back parsed.
+ */
+
+import type {
+  AccountKind,
+  ConnectionStatus,
+  DeliveryStatus,
+  Platform,
+  PlatformOptions,
+  PostStatus,
+  ResumeState,
+  Role,
+  TargetStatus,
+  WebhookEvent,
+} from '@social-publisher/domain';
+import type { ColumnType } from 'kysely';
+
+/** timestamptz: read as Date, written as Date. */
+export type Timestamp = ColumnType<Date, Date, Date>;
+/** jsonb: read parsed, written as JSON text. */
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface UsersTable {
+  id: string;
+  email: string | null;
+  external_subject: string | null;
+  created_at: Timestamp;
+}
+
+export interface AccountsTable {
+  id: string;
+  kind: AccountKind;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  account_id: string;
+  user_id: string;
+  role: Role;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  created_by: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Timestamp;
+  last_used_at: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+export interface SocialAccountsTable {
+  id: string;
+  account_id: string;
+  platform: Platform;
+  external_id: string;
+  display_name: string | null;
+  access_token_ciphertext: string;
+  refresh_token_ciphertext: string | null;
+  token_expires_at: ColumnType<Date | null, Date | null, Date | null>;
+  status: ConnectionStatus;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PostsTable {
+  id: string;
+  account_id: string;
+  created_by: string;
+  content: string;
+  media_urls: string[];
+  platform_options: Json<PlatformOptions>;
+  scheduled_at: ColumnType<Date | null, Date | null, Date | null>;
+  status: PostStatus;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PostTargetsTable {
+  id: string;
+  post_id: string;
+  /** Index of the target in the post's list, for a stable order. */
+  position: number;
+  platform: Platform;
+  /** The connection used; kept after the connection is deleted (no foreign key, see README). */
+  social_account_id: string;
+  status: TargetStatus;
+  attempts: number;
+  error_code: string | null;
+  error_message: string | null;
+  retryable: boolean | null;
+  platform_post_id: string | null;
+  platform_url: string | null;
+  resume_state: ColumnType<ResumeState | null, string | null, string | null>;
+  lease_expires_at: ColumnType<Date | null, Date | null, Date | null>;
+  published_at: ColumnType<Date | null, Date | null, Date | null>;
+  updated_at: Timestamp;
+}
+
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  created_by: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  secret: string;
+  created_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  post_id: string;
+  event: WebhookEvent;
+  /** The exact bytes that are signed and sent (TEXT, never re-serialised). */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: ColumnType<Date | null, Date | null, Date | null>;
+  delivered_at: ColumnType<Date | null, Date | null, Date | null>;
+  created_at: Timestamp;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt_no: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response_body: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  accounts: AccountsTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  social_accounts: SocialAccountsTable;
+  posts: PostsTable;
+  post_targets: PostTargetsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

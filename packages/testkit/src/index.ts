@@ -1,0 +1,2 @@
+export * from './fakes/index.ts';
+export * from './postgres.ts';
