@@ -46,6 +46,27 @@ describe('createPost', () => {
     expect(deps.queue.enqueued).toEqual([{ kind: 'publish', id: post.id, runAt: null }]);
   });
 
+  it('reports a problem once when the shared rules and the publisher both find it', async () => {
+    const { deps, alice, youtube } = await setup();
+    deps.platforms
+      .publisher('youtube')
+      .validateWith(() => [
+        { field: 'media_urls[0]', message: 'youtube does not accept photos; give a video URL' },
+      ]);
+    const failure = errorOf(
+      await createPost(
+        deps,
+        alice.ctx,
+        { social_account_ids: [youtube.id], media_urls: ['https://cdn.example.com/a.jpg'] },
+        'now',
+      ),
+    );
+    const fields = failure.code === 'validation_failed' ? failure.details : [];
+    const keys = fields.map((problem) => `${problem.field}:${problem.message}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.length).toBeGreaterThan(0);
+  });
+
   it('schedules a post as a delayed job', async () => {
     const { deps, alice } = await setup();
     const post = unwrap(

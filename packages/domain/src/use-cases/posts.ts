@@ -50,6 +50,17 @@ function publisherProblems(
   return problems;
 }
 
+/** The shared rules and a publisher may word the same problem alike: report it once. */
+function uniqueProblems(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.field}\u0000${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export async function createPost(
   deps: CoreDeps,
   ctx: AccountContext,
@@ -59,7 +70,7 @@ export async function createPost(
   const now = deps.clock.now();
   const resolved = await resolveTargets(deps, ctx, input);
   const draft = draftOf(input);
-  const problems = [
+  const problems = uniqueProblems([
     ...validateCreatePost(input, {
       mode,
       now,
@@ -67,7 +78,7 @@ export async function createPost(
     }),
     ...resolved.problems,
     ...publisherProblems(deps, resolved.targets, draft),
-  ];
+  ]);
   if (problems.length > 0 || !draft) return err(validationFailed(problems));
 
   const postId = deps.ids.newId();
