@@ -1,0 +1,167 @@
+/**
+ * The HTTP app, without listening: routes, auth, rate limit, idempotency, error mapping,
+ * OpenAPI. Tests build it over the domain's in-memory fakes and call `inject`.
+ */
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { Config } from '@social-publisher/config';
+import type { CoreDeps } from '@social-publisher/domain';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import pino from 'pino';
+import { Settings } from 'typebox/system';
+import { handleError } from './errors.ts';
+import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
+import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
+import { installJsonBodyParser } from './plugins/json-body.ts';
+import { createJwtVerifier, type JwtVerifier } from './plugins/jwt.ts';
+import { installNotFoundHandler } from './plugins/not-found.ts';
+import { installOpenApi, installOpenApiRoute } from './plugins/openapi.ts';
+import { installRequestIdHeader, requestIdOf } from './plugins/request-id.ts';
+import { installShutdownGuard } from './plugins/shutdown.ts';
+import { createRateLimiter } from './rate-limit/limiter.ts';
+import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
+import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
+import type { RateLimitStore } from './rate-limit/store.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { type HealthChecks, healthRoutes } from './routes/health.ts';
+import { postRoutes } from './routes/posts.ts';
+import type { RouteOptions } from './routes/route-options.ts';
+import { socialAccountRoutes } from './routes/social-accounts.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
+
+// Schema errors listed per invalid request (TypeBox stops at 8 by default; a bound keeps a huge
+// invalid body from producing a huge reply).
+Settings.Set({ maxErrors: 24 });
+
+export type AppConfig = Pick<
+  Config,
+  | 'bodyLimitBytes'
+  | 'rateLimit'
+  | 'idempotencyTtlMs'
+  | 'authJwtSecret'
+  | 'authJwksUrl'
+  | 'redisUrl'
+  | 'queuePrefix'
+>;
+
+export interface AppOptions {
+  deps: CoreDeps;
+  checks: HealthChecks;
+  queueKind: 'redis' | 'inprocess';
+  config: AppConfig;
+  /** pino (or compatible); default: silent. */
+  logger?: FastifyBaseLogger;
+  /** Overrides the rate limit store (default: Redis when config.redisUrl is set, else memory). */
+  rateLimitStore?: RateLimitStore;
+  /** Overrides the JWT verifier built from config (tests). */
+  jwtVerifier?: JwtVerifier | null;
+  /** How long GET /health waits for a check (default 3 s). */
+  healthTimeoutMs?: number;
+  /** How often expired idempotency records are deleted; 0 = never (default 1 h). */
+  idempotencySweepMs?: number;
+}
+
+async function rateLimitStoreFor(options: AppOptions): Promise<RateLimitStore> {
+  if (options.rateLimitStore) return options.rateLimitStore;
+  const { redisUrl, queuePrefix } = options.config;
+  if (!redisUrl) return createMemoryRateLimitStore();
+  // Loaded only with Redis: the embedded mode never touches ioredis.
+  const { connectRateLimitRedis } = await import('./rate-limit/redis-client.ts');
+  return createRedisRateLimitStore(
+    await connectRateLimitRedis(redisUrl),
+    `${queuePrefix}:ratelimit:`,
+  );
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { deps, config } = options;
+  const app = Fastify({
+    loggerInstance: options.logger ?? pino({ level: 'silent' }),
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: requestIdOf,
+    // One log line per request (onResponse below), each line carrying request_id.
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      disableRequestLogging: true,
+    }),
+    routerOptions: { maxParamLength: 200 },
+    // Draining requests are answered by installShutdownGuard, in the error envelope.
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      handleError(error, request, reply);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
+  app.decorateRequest('actor', null);
+  installJsonBodyParser(app);
+  installRequestIdHeader(app);
+  installShutdownGuard(app);
+  installNotFoundHandler(app);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+  await installOpenApi(app);
+
+  const limiter = createRateLimiter(await rateLimitStoreFor(options), config.rateLimit, app.log);
+  const verifyJwt =
+    options.jwtVerifier === undefined ? createJwtVerifier(config) : options.jwtVerifier;
+  const authenticator = createAuthenticator(deps, verifyJwt);
+  const idempotency: Idempotency = createIdempotency(deps, { ttlMs: config.idempotencyTtlMs });
+
+  await app.register(healthRoutes, {
+    checks: options.checks,
+    queueKind: options.queueKind,
+    ...(options.healthTimeoutMs ? { timeoutMs: options.healthTimeoutMs } : {}),
+  });
+
+  // Everything else needs a credential, and counts against its rate limit.
+  await app.register(async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      try {
+        request.actor = await authenticator.authenticate(request);
+      } catch (error) {
+        // Failed attempts are limited per client address, so guessing keys is throttled too.
+        await limiter.enforce(`ip:${request.ip}`, reply);
+        throw error;
+      }
+      await limiter.enforce(credentialKeyOf(request.actor), reply);
+    });
+    const routeOptions: RouteOptions = { deps, idempotency };
+    await api.register(postRoutes, routeOptions);
+    await api.register(socialAccountRoutes, routeOptions);
+    await api.register(apiKeyRoutes, routeOptions);
+    await api.register(webhookRoutes, routeOptions);
+    await api.register(workspaceRoutes, routeOptions);
+  });
+
+  installOpenApiRoute(app);
+
+  const sweepMs = options.idempotencySweepMs ?? 3_600_000;
+  let sweeper: NodeJS.Timeout | undefined;
+  if (sweepMs > 0) {
+    app.addHook('onReady', async () => {
+      sweeper = setInterval(() => {
+        idempotency.sweep().catch((error: unknown) => {
+          app.log.warn({ err: error }, 'deleting expired idempotency records failed');
+        });
+      }, sweepMs);
+      sweeper.unref();
+    });
+  }
+  app.addHook('onClose', async () => {
+    if (sweeper) clearInterval(sweeper);
+    await limiter.close();
+  });
+  return app;
+}

@@ -1,0 +1,62 @@
+/**
+ * Admin CLI.
+ *   pnpm cli users create [--email E]   prints { "user_id", "api_key" } as JSON
+ * Usage errors exit 2 with the usage on stderr; failures exit 1 with one line.
+ */
+import { createRuntime, type Runtime, StartupError } from '@social-publisher/app-worker';
+import { ConfigError, loadConfig } from '@social-publisher/config';
+import { createUser } from '@social-publisher/domain';
+import pino from 'pino';
+import { type ParsedCommand, parseCommand, USAGE, UsageError } from './cli-args.ts';
+import { createLogger } from './logger.ts';
+
+async function main(argv: string[]): Promise<number> {
+  let command: ParsedCommand;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message ? `error: ${error.message}\n\n` : ''}${USAGE}`);
+    return error.message ? 2 : 0;
+  }
+  let runtime: Runtime | undefined;
+  try {
+    const config = loadConfig();
+    // Logs go to stderr: stdout carries only the JSON result.
+    const logger = createLogger(
+      { logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
+      { name: 'cli', destination: pino.destination(2) },
+    );
+    runtime = await createRuntime(config, logger, { role: 'api' });
+    const result = await createUser(runtime.deps, { email: command.email });
+    if (!result.ok) {
+      const details = result.error.code === 'validation_failed' ? result.error.details : [];
+      const why =
+        details.length > 0
+          ? details.map((d) => `${d.field} ${d.message}`).join('; ')
+          : result.error.message;
+      process.stderr.write(`error: ${why}\n`);
+      return 1;
+    }
+    process.stdout.write(
+      `${JSON.stringify({ user_id: result.value.user.id, api_key: result.value.rawKey }, null, 2)}\n`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await runtime?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,128 @@
+/**
+ * The API's composition root.
+ *   pnpm start      embedded mode: API and worker in one process (PGlite + in-process queue
+ *                   unless DATABASE_URL / REDIS_URL are set)
+ *   pnpm start:api  API only (production: DATABASE_URL and REDIS_URL; workers run apart)
+ * Config errors stop the process with one line. SIGTERM/SIGINT: stop taking requests, finish
+ * the ones in flight, stop the worker, close the runtime; a second signal exits at once.
+ */
+import {
+  createRuntime,
+  type Runtime,
+  StartupError,
+  startWorker,
+  type Worker,
+} from '@social-publisher/app-worker';
+import { type Config, ConfigError, loadConfig } from '@social-publisher/config';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { bootstrap, firstUserBanner } from './bootstrap.ts';
+import { createLogger } from './logger.ts';
+
+const SHUTDOWN_DEADLINE_MS = 30_000;
+
+function fail(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+}
+
+/** Where a local user reaches the API (the real port, also when PORT=0). */
+function localUrl(config: Config, app: FastifyInstance): string {
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function main(): Promise<void> {
+  const apiOnly = process.argv.includes('--api-only');
+  const config = readConfig();
+  if (apiOnly && !config.databaseUrl) {
+    // Embedded PGlite belongs to one process: a separate worker could never see these posts.
+    fail(
+      'start:api is the production API and needs DATABASE_URL (and REDIS_URL); for one process with API and worker, use pnpm start',
+    );
+  }
+  const logger = createLogger(config, { name: apiOnly ? 'api' : 'embedded' });
+
+  let app: FastifyInstance | undefined;
+  let worker: Worker | undefined;
+  let runtime: Runtime | undefined;
+  let signals = 0;
+
+  const shutdown = async (): Promise<void> => {
+    // Stop taking requests and let those in flight finish; then the worker; then the rest.
+    if (app) await app.close();
+    if (worker) await worker.stop();
+    if (runtime) await runtime.close();
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    logger.info({ signal }, 'shutting down (send the signal again to force)');
+    setTimeout(() => {
+      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long: exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    shutdown().then(
+      () => {
+        logger.info({}, 'stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  try {
+    runtime = await createRuntime(config, logger, { role: apiOnly ? 'api' : 'embedded' });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupError) fail(error.message);
+    throw error;
+  }
+  if (signals > 0) return;
+
+  const outcome = await bootstrap(runtime.deps, config.bootstrapApiKey);
+  if (outcome.kind === 'ensured') {
+    logger.info(
+      { userId: outcome.userId, created: outcome.created },
+      'BOOTSTRAP_API_KEY: its user is ready',
+    );
+  }
+
+  app = await buildApp({
+    deps: runtime.deps,
+    checks: runtime.checks,
+    queueKind: runtime.queueKind,
+    config,
+    logger,
+  });
+  await app.listen({ port: config.port, host: config.host });
+
+  if (!apiOnly) worker = await startWorker(runtime, config);
+  const url = localUrl(config, app);
+  if (outcome.kind === 'first-user') process.stdout.write(firstUserBanner(outcome.rawKey, url));
+  logger.info({ url, mode: apiOnly ? 'api' : 'embedded', queue: runtime.queueKind }, 'listening');
+}
+
+main().catch((error: unknown) => {
+  fail(
+    `social-publisher failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
+});

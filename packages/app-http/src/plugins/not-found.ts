@@ -1,0 +1,66 @@
+/**
+ * Unknown routes: 405 `method_not_allowed` (with `Allow`) when the path exists under another
+ * method, else 404 `route_not_found`. Both in the error envelope.
+ */
+import type { FastifyInstance } from 'fastify';
+import { HttpError, sendHttpError } from '../errors.ts';
+
+interface KnownRoute {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+function patternOf(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => {
+      if (segment.startsWith(':')) return '[^/]+';
+      if (segment === '*') return '.*';
+      return escapeRegExp(segment);
+    })
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/** Call before any route is registered: it records every route for the 405 check. */
+export function installNotFoundHandler(app: FastifyInstance): void {
+  const routes = new Map<string, KnownRoute>();
+  app.addHook('onRoute', (route) => {
+    let known = routes.get(route.url);
+    if (!known) {
+      known = { pattern: patternOf(route.url), methods: new Set() };
+      routes.set(route.url, known);
+    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      known.methods.add(method.toUpperCase());
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+    const allowed = new Set<string>();
+    for (const route of routes.values()) {
+      if (route.pattern.test(path)) for (const method of route.methods) allowed.add(method);
+    }
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      return sendHttpError(
+        reply,
+        new HttpError(
+          405,
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allow}`,
+          {
+            headers: { Allow: allow },
+          },
+        ),
+      );
+    }
+    return sendHttpError(
+      reply,
+      new HttpError(404, 'route_not_found', `no route ${request.method} ${path}`),
+    );
+  });
+}

@@ -1,0 +1,50 @@
+import type { RateLimitHit, RateLimitStore } from './store.ts';
+
+/** The part of an ioredis client this store uses. */
+export interface RedisEvalClient {
+  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+}
+
+/**
+ * INCR, and PEXPIRE on the first hit of a window, atomically (a key can never be left without
+ * an expiry); returns the count and the time left in the window.
+ */
+export const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }
+`;
+
+/** Fixed windows shared by every API process through Redis. */
+export function createRedisRateLimitStore(
+  client: RedisEvalClient,
+  prefix = 'sp:ratelimit:',
+): RateLimitStore {
+  return {
+    async hit(key, windowMs): Promise<RateLimitHit> {
+      const reply = await client.eval(HIT_SCRIPT, 1, `${prefix}${key}`, windowMs);
+      if (!Array.isArray(reply) || reply.length !== 2) {
+        throw new Error('unexpected reply from the rate limit script');
+      }
+      const count = Number(reply[0]);
+      const ttl = Number(reply[1]);
+      return { count, resetInMs: Number.isFinite(ttl) && ttl > 0 ? ttl : windowMs };
+    },
+    async close() {
+      // A polite QUIT, but never wait long on a Redis that is gone.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((resolve) => {
+        timer = setTimeout(resolve, 1_000);
+      });
+      await Promise.race([client.quit().catch(() => {}), timeout]);
+      clearTimeout(timer);
+      client.disconnect();
+    },
+  };
+}

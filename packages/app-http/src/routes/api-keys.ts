@@ -1,0 +1,101 @@
+/** POST /api-keys, GET /api-keys, DELETE /api-keys/:id. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createApiKey, listApiKeys, revokeApiKey } from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { actorOf, contextOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import {
+  ApiKeySchema,
+  CreatedApiKeySchema,
+  presentApiKey,
+  presentCreatedApiKey,
+} from '../schemas/api-keys.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  IdParams,
+  NoContent,
+  WorkspaceField,
+  WorkspaceQuery,
+} from '../schemas/common.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Friendly name, 1-100 characters',
+    }),
+    workspace_id: WorkspaceField,
+  },
+  { additionalProperties: false },
+);
+
+export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'Create an API key',
+        description:
+          'Issues a key for your personal account or, with workspace_id, for a team. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).',
+        security: SECURED,
+        body: CreateApiKeyBody,
+        response: {
+          201: Data(CreatedApiKeySchema, 'The new key, with the raw key shown once'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = await contextOf(deps, request, request.body.workspace_id);
+      const { key, rawKey } = unwrap(await createApiKey(deps, ctx, { name: request.body.name }));
+      reply.header('Location', `/api-keys/${key.id}`);
+      return reply.code(201).send({ data: presentCreatedApiKey(key, rawKey) });
+    },
+  );
+
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'List API keys',
+        description: 'The keys of your personal account or of a team. Raw keys are never shown.',
+        security: SECURED,
+        querystring: WorkspaceQuery,
+        response: {
+          200: Data(Type.Array(ApiKeySchema), 'The keys of the account'),
+          ...errors(...AUTH_ERRORS, 400, 403),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = await contextOf(deps, request, request.query.workspace_id);
+      return { data: (await listApiKeys(deps, ctx)).map(presentApiKey) };
+    },
+  );
+
+  app.delete(
+    '/api-keys/:id',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'Revoke an API key',
+        description:
+          "Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.",
+        security: SECURED,
+        params: IdParams('API key id'),
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      unwrap(await revokeApiKey(deps, actorOf(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,240 @@
+/** POST /posts, POST /posts/schedule, GET /posts, GET /posts/:id, DELETE /posts/:id. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  type CreatePostInput,
+  cancelPost,
+  createPost,
+  getPost,
+  listPosts,
+  PLATFORMS,
+  type PostMode,
+  TIKTOK_PRIVACY_LEVELS,
+  YOUTUBE_PRIVACY_STATUSES,
+} from '@social-publisher/domain';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { actorOf, contextOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  IdParams,
+  WorkspaceField,
+  WorkspaceQuery,
+} from '../schemas/common.ts';
+import { PostSchema, presentPost } from '../schemas/posts.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const MAX_TARGETS = 50;
+
+const TiktokOptions = Type.Object(
+  {
+    tiktokPrivacy: Type.Optional(Type.Enum([...TIKTOK_PRIVACY_LEVELS])),
+    tiktokIsDraft: Type.Optional(Type.Boolean()),
+    tiktokAllowComments: Type.Optional(Type.Boolean()),
+    tiktokAllowDuet: Type.Optional(Type.Boolean({ description: 'Videos only' })),
+    tiktokAllowStitch: Type.Optional(Type.Boolean({ description: 'Videos only' })),
+    tiktokBrandOrganic: Type.Optional(Type.Boolean()),
+    tiktokBrandContent: Type.Optional(Type.Boolean()),
+    tiktokAutoAddMusic: Type.Optional(Type.Boolean()),
+    tiktokIsAigc: Type.Optional(Type.Boolean({ description: 'Videos only' })),
+  },
+  { additionalProperties: false },
+);
+
+const OpenOptions = Type.Record(Type.String(), Type.Unknown());
+
+const PlatformOptionsInput = Type.Object(
+  {
+    tiktok: Type.Optional(TiktokOptions),
+    instagram: Type.Optional(OpenOptions),
+    youtube: Type.Optional(
+      Type.Object(
+        {
+          privacyStatus: Type.Optional(
+            Type.Enum([...YOUTUBE_PRIVACY_STATUSES], { description: 'Default private' }),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    twitter: Type.Optional(OpenOptions),
+    linkedin: Type.Optional(OpenOptions),
+    facebook: Type.Optional(OpenOptions),
+  },
+  { additionalProperties: false, description: 'Per-platform options keyed by platform name' },
+);
+
+const postFields = {
+  content: Type.Optional(
+    Type.String({ maxLength: 5000, description: 'At most 5000 characters; default ""' }),
+  ),
+  social_account_ids: Type.Optional(
+    Type.Array(Type.String({ format: 'uuid' }), {
+      maxItems: MAX_TARGETS,
+      description: 'Connections to publish to (preferred targeting)',
+    }),
+  ),
+  platforms: Type.Optional(
+    Type.Array(Type.Enum([...PLATFORMS]), {
+      maxItems: MAX_TARGETS,
+      description: "Legacy targeting: the account's active connection for each platform",
+    }),
+  ),
+  media_urls: Type.Optional(
+    Type.Array(Type.String({ maxLength: 2048 }), {
+      maxItems: 20,
+      description: 'Public http(s) URLs of the media',
+    }),
+  ),
+  workspace_id: WorkspaceField,
+  platform_options: Type.Optional(PlatformOptionsInput),
+};
+
+const CreatePostBody = Type.Object(postFields, {
+  additionalProperties: false,
+  description: 'At least one target: social_account_ids or platforms',
+});
+
+const SchedulePostBody = Type.Object(
+  {
+    ...postFields,
+    scheduled_at: Type.String({
+      format: 'date-time',
+      description: 'When to publish (ISO 8601 with timezone); must be in the future',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'At least one target: social_account_ids or platforms',
+  },
+);
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Repeat the request with the same key and body: the first response is replayed',
+    }),
+  ),
+});
+
+const createSchema = (mode: PostMode) => ({
+  tags: ['Posts'],
+  summary: mode === 'now' ? 'Publish a post now' : 'Schedule a post',
+  description:
+    'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
+  security: SECURED,
+  headers: IdempotencyHeaders,
+  body: mode === 'now' ? CreatePostBody : SchedulePostBody,
+  response: {
+    201: Data(PostSchema, 'The created post (Location: /posts/{id})'),
+    ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+  },
+});
+
+const PostIdParams = IdParams('Post id');
+
+export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
+  app,
+  { deps, idempotency },
+) => {
+  const create = (mode: PostMode) => async (request: FastifyRequest) => {
+    const body = (request.body ?? {}) as CreatePostInput & { workspace_id?: string };
+    const { workspace_id: workspaceId, ...input } = body;
+    const ctx = await contextOf(deps, request, workspaceId);
+    const post = unwrap(await createPost(deps, ctx, input, mode));
+    return { statusCode: 201, body: { data: presentPost(post) } };
+  };
+
+  for (const mode of ['now', 'scheduled'] as const) {
+    const url = mode === 'now' ? '/posts' : '/posts/schedule';
+    app.post(url, { schema: createSchema(mode) }, async (request, reply) => {
+      const run = create(mode);
+      const key = request.headers['idempotency-key'] as string | undefined;
+      const actor = actorOf(request);
+      const response =
+        key === undefined
+          ? { ...(await run(request)), replayed: false }
+          : await idempotency.run(
+              `${actor.userId}|${actor.keyAccountId ?? 'jwt'}|POST ${url}`,
+              key,
+              request.body,
+              () => run(request),
+            );
+      const { data } = response.body as { data: { id: string } };
+      reply.header('Location', `/posts/${data.id}`);
+      if (response.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(201).send(response.body as { data: ReturnType<typeof presentPost> });
+    });
+  }
+
+  app.get(
+    '/posts',
+    {
+      schema: {
+        tags: ['Posts'],
+        summary: 'List your posts',
+        description:
+          'Every post you created, newest first, with its targets. No pagination. With workspace_id: only those in that team.',
+        security: SECURED,
+        querystring: WorkspaceQuery,
+        response: {
+          200: Data(Type.Array(PostSchema), 'Your posts, newest first'),
+          ...errors(...AUTH_ERRORS, 400, 403),
+        },
+      },
+    },
+    async (request) => {
+      const { workspace_id: workspaceId } = request.query;
+      const actor = actorOf(request);
+      const accountId =
+        workspaceId === undefined || workspaceId === ''
+          ? undefined
+          : (await contextOf(deps, request, workspaceId)).accountId;
+      const posts = await listPosts(deps, actor, accountId);
+      return { data: posts.map(presentPost) };
+    },
+  );
+
+  app.get(
+    '/posts/:id',
+    {
+      schema: {
+        tags: ['Posts'],
+        summary: 'Get a post',
+        description: 'The post with its targets: per-target status, attempts and error details.',
+        security: SECURED,
+        params: PostIdParams,
+        response: { 200: Data(PostSchema, 'The post'), ...errors(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request) => ({
+      data: presentPost(unwrap(await getPost(deps, actorOf(request), request.params.id))),
+    }),
+  );
+
+  app.delete(
+    '/posts/:id',
+    {
+      schema: {
+        tags: ['Posts'],
+        summary: 'Cancel a post',
+        description:
+          'Cancels a scheduled or queued post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.',
+        security: SECURED,
+        params: PostIdParams,
+        response: {
+          200: Data(PostSchema, 'The cancelled post'),
+          ...errors(...AUTH_ERRORS, 404, 409),
+        },
+      },
+    },
+    async (request) => ({
+      data: presentPost(unwrap(await cancelPost(deps, actorOf(request), request.params.id))),
+    }),
+  );
+};

@@ -1,0 +1,123 @@
+/** POST /social-accounts, GET /social-accounts, DELETE /social-accounts/:id. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  connectSocialAccount,
+  deleteSocialAccount,
+  listSocialAccounts,
+  PLATFORMS,
+} from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { actorOf, contextOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  IdParams,
+  NoContent,
+  WorkspaceField,
+  WorkspaceQuery,
+} from '../schemas/common.ts';
+import { presentSocialAccount, SocialAccountSchema } from '../schemas/social-accounts.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const ConnectBody = Type.Object(
+  {
+    platform: Type.Enum([...PLATFORMS]),
+    external_id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "The account's id on the platform (TikTok open_id, Instagram user id, YouTube channel id...)",
+    }),
+    display_name: Type.Optional(Type.String({ maxLength: 200 })),
+    access_token: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: 'Encrypted at rest; never returned',
+    }),
+    refresh_token: Type.Optional(
+      Type.String({ maxLength: 10_000, description: 'Encrypted at rest; never returned' }),
+    ),
+    token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+    workspace_id: WorkspaceField,
+  },
+  { additionalProperties: false },
+);
+
+export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
+  app,
+  { deps },
+) => {
+  app.post(
+    '/social-accounts',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: 'Connect a social account',
+        description:
+          'Registers a connection with its OAuth tokens (obtained by your app). Tokens are encrypted at rest and never returned.',
+        security: SECURED,
+        body: ConnectBody,
+        response: {
+          201: Data(SocialAccountSchema, 'The connection'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const ctx = await contextOf(deps, request, body.workspace_id);
+      const connection = unwrap(
+        await connectSocialAccount(deps, ctx, {
+          platform: body.platform,
+          externalId: body.external_id,
+          displayName: body.display_name,
+          accessToken: body.access_token,
+          refreshToken: body.refresh_token,
+          tokenExpiresAt: body.token_expires_at,
+        }),
+      );
+      reply.header('Location', `/social-accounts/${connection.id}`);
+      return reply.code(201).send({ data: presentSocialAccount(connection) });
+    },
+  );
+
+  app.get(
+    '/social-accounts',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: 'List connections',
+        security: SECURED,
+        querystring: WorkspaceQuery,
+        response: {
+          200: Data(Type.Array(SocialAccountSchema), 'The connections of the account'),
+          ...errors(...AUTH_ERRORS, 400, 403),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = await contextOf(deps, request, request.query.workspace_id);
+      return { data: (await listSocialAccounts(deps, ctx)).map(presentSocialAccount) };
+    },
+  );
+
+  app.delete(
+    '/social-accounts/:id',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: 'Disconnect a social account',
+        security: SECURED,
+        params: IdParams('Connection id'),
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      unwrap(await deleteSocialAccount(deps, actorOf(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+};

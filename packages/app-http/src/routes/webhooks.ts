@@ -1,0 +1,206 @@
+/** Webhook subscriptions and their deliveries. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  createWebhook,
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  setWebhookActive,
+} from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { actorOf, contextOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  IdParams,
+  NoContent,
+  WorkspaceField,
+  WorkspaceQuery,
+} from '../schemas/common.ts';
+import {
+  CreatedWebhookSchema,
+  DeliverySchema,
+  DeliveryWithAttemptsSchema,
+  presentCreatedWebhook,
+  presentDelivery,
+  presentDeliveryWithAttempts,
+  presentWebhook,
+  WebhookEventSchema,
+  WebhookSchema,
+  WebhookStateSchema,
+} from '../schemas/webhooks.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const CreateWebhookBody = Type.Object(
+  {
+    url: Type.String({
+      maxLength: 2048,
+      description: 'HTTPS URL; private and internal addresses are rejected',
+    }),
+    events: Type.Array(WebhookEventSchema, {
+      minItems: 1,
+      maxItems: 3,
+      description: 'Any of post.published, post.failed, post.partial',
+    }),
+    workspace_id: WorkspaceField,
+  },
+  { additionalProperties: false },
+);
+
+const UpdateWebhookBody = Type.Object(
+  { active: Type.Boolean({ description: 'true enables, false disables' }) },
+  { additionalProperties: false },
+);
+
+const WebhookIdParams = IdParams('Webhook id');
+
+const DeliveryParams = Type.Object({
+  id: Type.String({ description: 'Webhook id' }),
+  delivery_id: Type.String({ description: 'Delivery id' }),
+});
+
+const DeliveriesQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, description: 'Newest first; default 100' }),
+  ),
+});
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List webhooks',
+        description: 'The subscriptions of your personal account or, with workspace_id, of a team.',
+        security: SECURED,
+        querystring: WorkspaceQuery,
+        response: {
+          200: Data(Type.Array(WebhookSchema), 'The subscriptions (secrets are not shown)'),
+          ...errors(...AUTH_ERRORS, 400, 403),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = await contextOf(deps, request, request.query.workspace_id);
+      return { data: (await listWebhooks(deps, ctx)).map(presentWebhook) };
+    },
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Create a webhook',
+        description:
+          'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only.',
+        security: SECURED,
+        body: CreateWebhookBody,
+        response: {
+          201: Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { workspace_id: workspaceId, ...input } = request.body;
+      const ctx = await contextOf(deps, request, workspaceId);
+      const webhook = unwrap(await createWebhook(deps, ctx, input));
+      reply.header('Location', `/webhooks/${webhook.id}`);
+      return reply.code(201).send({ data: presentCreatedWebhook(webhook) });
+    },
+  );
+
+  app.patch(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Enable or disable a webhook',
+        security: SECURED,
+        params: WebhookIdParams,
+        body: UpdateWebhookBody,
+        response: {
+          200: Data(WebhookStateSchema, 'The id and the new state'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 404),
+        },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const webhook = unwrap(
+        await setWebhookActive(deps, actor, request.params.id, request.body.active),
+      );
+      return { data: { id: webhook.id, active: webhook.active } };
+    },
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Delete a webhook',
+        security: SECURED,
+        params: WebhookIdParams,
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      unwrap(await deleteWebhook(deps, actorOf(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List deliveries',
+        description: 'Recent deliveries of a webhook, newest first, each with its attempt log.',
+        security: SECURED,
+        params: WebhookIdParams,
+        querystring: DeliveriesQuery,
+        response: {
+          200: Data(Type.Array(DeliveryWithAttemptsSchema), 'Deliveries, newest first'),
+          ...errors(...AUTH_ERRORS, 400, 404),
+        },
+      },
+    },
+    async (request) => {
+      const deliveries = unwrap(
+        await listDeliveries(deps, actorOf(request), request.params.id, request.query.limit ?? 100),
+      );
+      return { data: deliveries.map(presentDeliveryWithAttempts) };
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/deliveries/:delivery_id/redeliver',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Redeliver',
+        description:
+          'Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).',
+        security: SECURED,
+        params: DeliveryParams,
+        response: {
+          202: Data(DeliverySchema, 'The delivery, pending again'),
+          ...errors(...AUTH_ERRORS, 404, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, delivery_id: deliveryId } = request.params;
+      const delivery = unwrap(await redeliver(deps, actorOf(request), id, deliveryId));
+      return reply.code(202).send({ data: presentDelivery(delivery) });
+    },
+  );
+};

@@ -1,0 +1,123 @@
+/** Team accounts: POST/GET /workspaces, POST/DELETE /workspaces/:id/members. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { addMember, createWorkspace, listWorkspaces, removeMember } from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { actorOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import { AUTH_ERRORS, BODY_ERRORS, Data, errors, NoContent } from '../schemas/common.ts';
+import {
+  MembershipSchema,
+  presentMembership,
+  presentWorkspace,
+  RoleSchema,
+  WorkspaceSchema,
+} from '../schemas/workspaces.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const CreateWorkspaceBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+const AddMemberBody = Type.Object(
+  {
+    user_id: Type.String({ format: 'uuid', description: 'An existing user' }),
+    role: RoleSchema,
+  },
+  { additionalProperties: false },
+);
+
+const WorkspaceParams = Type.Object({ id: Type.String({ description: 'Workspace id' }) });
+const MemberParams = Type.Object({
+  id: Type.String({ description: 'Workspace id' }),
+  user_id: Type.String({ description: 'User id' }),
+});
+
+export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/workspaces',
+    {
+      schema: {
+        tags: ['Workspaces'],
+        summary: 'Create a workspace',
+        description: 'Creates a team account; you become its owner.',
+        security: SECURED,
+        body: CreateWorkspaceBody,
+        response: {
+          201: Data(WorkspaceSchema, 'The workspace'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const account = unwrap(await createWorkspace(deps, actorOf(request), request.body));
+      reply.header('Location', `/workspaces/${account.id}`);
+      return reply.code(201).send({ data: presentWorkspace(account, 'owner') });
+    },
+  );
+
+  app.get(
+    '/workspaces',
+    {
+      schema: {
+        tags: ['Workspaces'],
+        summary: 'List your workspaces',
+        description: 'The teams you belong to, with your role (a team key sees its own team only).',
+        security: SECURED,
+        response: {
+          200: Data(Type.Array(WorkspaceSchema), 'Your workspaces'),
+          ...errors(...AUTH_ERRORS),
+        },
+      },
+    },
+    async (request) => {
+      const teams = await listWorkspaces(deps, actorOf(request));
+      return { data: teams.map(({ account, role }) => presentWorkspace(account, role)) };
+    },
+  );
+
+  app.post(
+    '/workspaces/:id/members',
+    {
+      schema: {
+        tags: ['Workspaces'],
+        summary: 'Add a member or change a role',
+        description: 'Owners and admins only; only an owner may grant the owner role.',
+        security: SECURED,
+        params: WorkspaceParams,
+        body: AddMemberBody,
+        response: {
+          201: Data(MembershipSchema, 'The membership'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { user_id: userId, role } = request.body;
+      const membership = unwrap(
+        await addMember(deps, actorOf(request), request.params.id, { userId, role }),
+      );
+      reply.header('Location', `/workspaces/${membership.accountId}/members/${membership.userId}`);
+      return reply.code(201).send({ data: presentMembership(membership) });
+    },
+  );
+
+  app.delete(
+    '/workspaces/:id/members/:user_id',
+    {
+      schema: {
+        tags: ['Workspaces'],
+        summary: 'Remove a member',
+        description:
+          'Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).',
+        security: SECURED,
+        params: MemberParams,
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      unwrap(await removeMember(deps, actorOf(request), request.params.id, request.params.user_id));
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,81 @@
+/** Building blocks shared by every route schema: envelopes, error responses, params. */
+import { type TSchema, Type } from 'typebox';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Timestamp = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+export const Uuid = (description?: string) =>
+  Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+
+/** `{ data: ... }`, the envelope of every success body. */
+export const Data = <T extends TSchema>(schema: T, description: string) =>
+  Type.Object({ data: schema }, { description });
+
+export const ProblemSchema = Type.Object({
+  field: Type.String({ description: 'Path of the offending field, e.g. `media_urls[0]`' }),
+  message: Type.String(),
+});
+
+const errorBody = (description: string) =>
+  Type.Object(
+    {
+      error: Type.Object({
+        code: Type.String({ description: 'Stable snake_case error code' }),
+        message: Type.String({ description: 'Human-readable sentence' }),
+        details: Type.Optional(Type.Array(ProblemSchema)),
+      }),
+    },
+    { description },
+  );
+
+/** Every error status the API answers with, and what it means. */
+export const ERROR_DESCRIPTIONS = {
+  400: 'validation_failed (each problem in details), invalid_json or bad_request',
+  401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
+  403: 'forbidden: not a member of the workspace, or not allowed in it',
+  404: 'not_found: no such resource within your reach',
+  409: 'conflict, limit_exceeded or idempotency_key_reused',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type: the body must be JSON',
+  429: 'rate_limited (Retry-After says when to retry)',
+  500: 'internal_error',
+  503: 'auth_unavailable (the JWT key set cannot be reached) or shutting_down',
+} as const;
+export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+const ERROR_SCHEMAS = Object.fromEntries(
+  Object.entries(ERROR_DESCRIPTIONS).map(([status, text]) => [status, errorBody(text)]),
+) as { [S in ErrorStatus]: ReturnType<typeof errorBody> };
+
+export const ErrorSchema = errorBody('Error');
+
+/** The error responses of a route, by status. */
+export function errors<S extends ErrorStatus>(
+  ...statuses: S[]
+): { [K in S]: ReturnType<typeof errorBody> } {
+  const out = {} as { [K in S]: ReturnType<typeof errorBody> };
+  for (const status of statuses) out[status] = ERROR_SCHEMAS[status];
+  return out;
+}
+
+/** Errors every authenticated route can answer with. */
+export const AUTH_ERRORS = [401, 429, 500, 503] as const;
+/** Errors every route with a JSON body can answer with. */
+export const BODY_ERRORS = [400, 413, 415] as const;
+
+export const IdParams = (description: string) => Type.Object({ id: Type.String({ description }) });
+
+export const WorkspaceQuery = Type.Object({
+  workspace_id: Type.Optional(
+    Type.String({ description: 'Team account to act in; default: your personal account' }),
+  ),
+});
+
+export const WorkspaceField = Type.Optional(
+  Type.String({ description: 'Team account to act in; default: your personal account' }),
+);
+
+/** No content (204). */
+export const NoContent = Type.Null({ description: 'No content' });

@@ -1,0 +1,91 @@
+/** The post representation (snake_case) and how a domain post becomes it. */
+import {
+  PLATFORMS,
+  POST_STATUSES,
+  type PostTarget,
+  type PostWithTargets,
+  TARGET_STATUSES,
+} from '@social-publisher/domain';
+import { type Static, Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from './common.ts';
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export const PostTargetSchema = Type.Object(
+  {
+    id: Uuid(),
+    platform: Type.Enum([...PLATFORMS]),
+    social_account_id: Uuid('The connection published to'),
+    status: Type.Enum([...TARGET_STATUSES], {
+      description: 'pending -> publishing -> published | failed, or cancelled',
+    }),
+    attempts: Type.Integer({ minimum: 0 }),
+    error_code: Nullable(Type.String({ description: "The platform's error code, verbatim" })),
+    error_message: Nullable(Type.String()),
+    retryable: Nullable(Type.Boolean()),
+    platform_post_id: Nullable(Type.String()),
+    platform_url: Nullable(Type.String()),
+    published_at: Nullable(Timestamp()),
+    updated_at: Timestamp(),
+  },
+  { description: 'One destination of a post, with its own status and error details' },
+);
+
+export const PlatformOptionsSchema = Type.Record(
+  Type.String(),
+  Type.Record(Type.String(), Type.Unknown()),
+  { description: 'Per-platform options keyed by platform name' },
+);
+
+export const PostSchema = Type.Object({
+  id: Uuid(),
+  account_id: Uuid('The account (personal or team) that owns the post'),
+  created_by: Uuid('The user who created it'),
+  content: Type.String(),
+  media_urls: Type.Array(Type.String()),
+  platform_options: PlatformOptionsSchema,
+  scheduled_at: Nullable(Timestamp('null for an immediate post')),
+  status: Type.Enum([...POST_STATUSES], {
+    description:
+      'scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled',
+  }),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+  post_targets: Type.Array(PostTargetSchema),
+});
+
+export type PostJson = Static<typeof PostSchema>;
+
+function presentTarget(target: PostTarget): Static<typeof PostTargetSchema> {
+  return {
+    id: target.id,
+    platform: target.platform,
+    social_account_id: target.socialAccountId,
+    status: target.status,
+    attempts: target.attempts,
+    error_code: target.errorCode,
+    error_message: target.errorMessage,
+    retryable: target.retryable,
+    platform_post_id: target.platformPostId,
+    platform_url: target.platformUrl,
+    published_at: iso(target.publishedAt),
+    updated_at: target.updatedAt.toISOString(),
+  };
+}
+
+/** Never includes resume_state or leases: those are the worker's business. */
+export function presentPost(post: PostWithTargets): PostJson {
+  return {
+    id: post.id,
+    account_id: post.accountId,
+    created_by: post.createdBy,
+    content: post.content,
+    media_urls: post.mediaUrls,
+    platform_options: post.platformOptions as Record<string, Record<string, unknown>>,
+    scheduled_at: iso(post.scheduledAt),
+    status: post.status,
+    created_at: post.createdAt.toISOString(),
+    updated_at: post.updatedAt.toISOString(),
+    post_targets: post.targets.map(presentTarget),
+  };
+}

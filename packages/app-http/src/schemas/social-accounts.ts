@@ -1,0 +1,28 @@
+import { CONNECTION_STATUSES, PLATFORMS, type SocialAccount } from '@social-publisher/domain';
+import { type Static, Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from './common.ts';
+
+/** A connection as shown to clients: its tokens are never returned. */
+export const SocialAccountSchema = Type.Object({
+  id: Uuid('Use it in social_account_ids'),
+  platform: Type.Enum([...PLATFORMS]),
+  external_id: Type.String({ description: "The account's id on the platform" }),
+  display_name: Nullable(Type.String()),
+  status: Type.Enum([...CONNECTION_STATUSES]),
+  token_expires_at: Nullable(Timestamp()),
+  created_at: Timestamp(),
+});
+
+export function presentSocialAccount(
+  connection: SocialAccount,
+): Static<typeof SocialAccountSchema> {
+  return {
+    id: connection.id,
+    platform: connection.platform,
+    external_id: connection.externalId,
+    display_name: connection.displayName,
+    status: connection.status,
+    token_expires_at: connection.tokenExpiresAt ? connection.tokenExpiresAt.toISOString() : null,
+    created_at: connection.createdAt.toISOString(),
+  };
+}

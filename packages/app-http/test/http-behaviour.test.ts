@@ -1,0 +1,274 @@
+import { SignJWT } from 'jose';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, expectError, type Harness } from './support.ts';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+describe('authentication', () => {
+  it('missing, wrong or malformed credentials: 401 with WWW-Authenticate: Bearer', async () => {
+    h = await createHarness();
+    const cases: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer sp_wrongwrongwrongwrongwrongwrongwrongwrong' },
+      { authorization: 'Bearer not-a-key' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer' },
+      { 'x-api-key': 'sp_nope' },
+    ];
+    for (const headers of cases) {
+      const response = await h.call({ method: 'GET', url: '/posts', headers });
+      expectError(response, 401, 'unauthorized');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+  });
+
+  it('X-API-Key works like Authorization: Bearer; scheme is case-insensitive', async () => {
+    h = await createHarness();
+    expect(
+      (await h.call({ method: 'GET', url: '/posts', headers: { 'x-api-key': h.alice.rawKey } }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await h.call({
+          method: 'GET',
+          url: '/posts',
+          headers: { authorization: `bearer ${h.alice.rawKey}` },
+        })
+      ).statusCode,
+    ).toBe(200);
+  });
+
+  it('401 comes before body validation and before reading a large body', async () => {
+    h = await createHarness({ config: { bodyLimitBytes: 2048 } });
+    const response = await h.call({
+      method: 'POST',
+      url: '/posts',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ content: 'x'.repeat(10_000) }),
+    });
+    expectError(response, 401);
+  });
+
+  describe('JWT (AUTH_JWT_SECRET, HS256)', () => {
+    const secret = 'a-very-long-test-secret-of-at-least-32-bytes!!';
+    const sign = (claims: Record<string, unknown>, key = secret, expiresIn = '5m') =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .setExpirationTime(expiresIn)
+        .sign(new TextEncoder().encode(key));
+
+    it('a valid token acts as its sub; a first-seen sub becomes a user', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const token = await sign({ sub: 'auth0|12345' });
+      const first = await h.call({
+        method: 'POST',
+        url: '/workspaces',
+        headers: h.as(token),
+        payload: { name: 'jwt team' },
+      });
+      expect(first.statusCode).toBe(201);
+      const list = await h.call({ method: 'GET', url: '/workspaces', headers: h.as(token) });
+      expect(list.json().data).toHaveLength(1);
+      expect(await h.deps.repos.accounts.findUserBySubject('auth0|12345')).not.toBeNull();
+    });
+
+    it('bad signature, expired, missing sub, alg none: 401', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const forged = await sign({ sub: 'x' }, 'another-secret-that-is-also-long-enough!!');
+      const expired = await new SignJWT({ sub: 'x' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt(1_600_000_000)
+        .setExpirationTime(1_600_000_100)
+        .sign(new TextEncoder().encode(secret));
+      const noSub = await sign({ name: 'nobody' });
+      const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.`;
+      for (const token of [forged, expired, noSub, none, 'a.b.c']) {
+        const response = await h.call({ method: 'GET', url: '/posts', headers: h.as(token) });
+        expectError(response, 401, 'unauthorized');
+        expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+      }
+    });
+
+    it('without JWT config a token is just a wrong credential', async () => {
+      h = await createHarness();
+      const token = await sign({ sub: 'x' });
+      expectError(await h.call({ method: 'GET', url: '/posts', headers: h.as(token) }), 401);
+    });
+  });
+});
+
+describe('request errors', () => {
+  it('malformed JSON: 400 invalid_json', async () => {
+    h = await createHarness();
+    for (const payload of ['{', '{"content": }', 'nul', '{"__proto__": {"x": 1}}']) {
+      const response = await h.call({
+        method: 'POST',
+        url: '/posts',
+        headers: { ...h.as(h.alice), 'content-type': 'application/json' },
+        payload,
+      });
+      expectError(response, 400, 'invalid_json');
+    }
+  });
+
+  it('non-JSON content types on a route with a body: 415', async () => {
+    h = await createHarness();
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
+      const response = await h.call({
+        method: 'POST',
+        url: '/posts',
+        headers: { ...h.as(h.alice), 'content-type': type },
+        payload: 'content=hello',
+      });
+      expectError(response, 415, 'unsupported_media_type');
+    }
+    // A body without any content type is not JSON either.
+    const untyped = await h.call({
+      method: 'POST',
+      url: '/api-keys',
+      headers: { ...h.as(h.alice), 'content-length': '2' },
+      payload: Buffer.from('{}'),
+    });
+    expectError(untyped, 415, 'unsupported_media_type');
+  });
+
+  it('a body over the limit: 413 payload_too_large', async () => {
+    h = await createHarness({ config: { bodyLimitBytes: 4096 } });
+    const response = await h.call({
+      method: 'POST',
+      url: '/posts',
+      headers: h.as(h.alice),
+      payload: { content: 'x'.repeat(5000) },
+    });
+    expectError(response, 413, 'payload_too_large');
+  });
+
+  it('unknown routes: 404 route_not_found; known path, wrong method: 405 with Allow', async () => {
+    h = await createHarness();
+    expectError(await h.call({ method: 'GET', url: '/nope' }), 404, 'route_not_found');
+    expectError(
+      await h.call({ method: 'GET', url: '/posts/1/2/3', headers: h.as(h.alice) }),
+      404,
+      'route_not_found',
+    );
+    const wrongMethod = await h.call({ method: 'PUT', url: '/posts/abc' });
+    expectError(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers.allow).toBe('DELETE, GET, HEAD');
+    const patchCollection = await h.call({ method: 'PATCH', url: '/webhooks' });
+    expectError(patchCollection, 405);
+    expect(patchCollection.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  it('a malformed URL escape: 400 bad_request', async () => {
+    h = await createHarness();
+    const response = await h.call({
+      method: 'GET',
+      url: '/posts/%E0%A4%A',
+      headers: h.as(h.alice),
+    });
+    expectError(response, 400, 'bad_request');
+    expect(response.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('wrong query types: 400 with the parameter named', async () => {
+    h = await createHarness();
+    const webhook = await h.call({
+      method: 'POST',
+      url: '/webhooks',
+      headers: h.as(h.alice),
+      payload: { url: 'https://h.example.com', events: ['post.failed'] },
+    });
+    const id = webhook.json().data.id;
+    const response = await h.call({
+      method: 'GET',
+      url: `/webhooks/${id}/deliveries?limit=many`,
+      headers: h.as(h.alice),
+    });
+    expect(expectError(response, 400, 'validation_failed').details?.[0]?.field).toBe('limit');
+  });
+});
+
+describe('request ids', () => {
+  it('every response carries X-Request-Id; a sane incoming one is kept, an odd one replaced', async () => {
+    h = await createHarness();
+    const kept = await h.call({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': 'abc-123_X.y' },
+    });
+    expect(kept.headers['x-request-id']).toBe('abc-123_X.y');
+    const replaced = await h.call({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': 'bad id "with" quotes' },
+    });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const onError = await h.call({ method: 'GET', url: '/posts' });
+    expect(onError.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const notFound = await h.call({ method: 'GET', url: '/missing' });
+    expect(notFound.headers['x-request-id']).toBeTruthy();
+  });
+});
+
+describe('rate limiting', () => {
+  it('per credential: 429 rate_limited with Retry-After past the limit; other credentials unaffected', async () => {
+    h = await createHarness({ config: { rateLimit: { max: 3, windowMs: 60_000 } } });
+    for (let i = 0; i < 3; i++) {
+      const ok = await h.call({ method: 'GET', url: '/posts', headers: h.as(h.alice) });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+    }
+    const limited = await h.call({ method: 'GET', url: '/posts', headers: h.as(h.alice) });
+    expectError(limited, 429, 'rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await h.call({ method: 'GET', url: '/posts', headers: h.as(h.bob) })).statusCode).toBe(
+      200,
+    );
+    // Health is never limited.
+    expect((await h.call({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+  });
+
+  it('failed authentication is limited per client address', async () => {
+    h = await createHarness({ config: { rateLimit: { max: 2, windowMs: 60_000 } } });
+    expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
+    expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
+    const limited = await h.call({ method: 'GET', url: '/posts' });
+    expectError(limited, 429, 'rate_limited');
+    expect(limited.headers['retry-after']).toBeDefined();
+  });
+
+  it('a failing store lets requests through', async () => {
+    h = await createHarness({
+      config: { rateLimit: { max: 1, windowMs: 60_000 } },
+      rateLimitStore: {
+        hit: async () => {
+          throw new Error('redis down');
+        },
+        close: async () => {},
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(
+        (await h.call({ method: 'GET', url: '/posts', headers: h.as(h.alice) })).statusCode,
+      ).toBe(200);
+    }
+  });
+});
+
+describe('unexpected failures', () => {
+  it('a storage failure is a 500 internal_error envelope, logged, without internals', async () => {
+    h = await createHarness();
+    h.deps.store.failNext('posts.listByCreator', new Error('connection reset by peer'));
+    const response = await h.call({ method: 'GET', url: '/posts', headers: h.as(h.alice) });
+    expectError(response, 500, 'internal_error');
+    expect(response.body).not.toContain('connection reset');
+  });
+});
