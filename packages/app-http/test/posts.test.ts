@@ -150,11 +150,14 @@ describe('POST /posts', () => {
       expectInvalid(response, 'media_urls[0]');
     });
 
-    it('scheduled_at is not accepted on POST /posts', async () => {
-      expectInvalid(
-        await createPost({ content: 'x', social_account_ids: [twitter.id], scheduled_at: FUTURE }),
-        'scheduled_at',
-      );
+    it('scheduled_at is not accepted on POST /posts, and the error names the route to use', async () => {
+      const response = await createPost({
+        content: 'x',
+        social_account_ids: [twitter.id],
+        scheduled_at: FUTURE,
+      });
+      expectInvalid(response, 'scheduled_at');
+      expect(response.body).toContain('POST /posts/schedule');
     });
 
     it("another account's connection is refused without telling whether it exists", async () => {

@@ -93,10 +93,19 @@ const postFields = {
   platform_options: Type.Optional(PlatformOptionsInput),
 };
 
-const CreatePostBody = Type.Object(postFields, {
-  additionalProperties: false,
-  description: 'At least one target: social_account_ids or platforms',
-});
+const CreatePostBody = Type.Object(
+  {
+    ...postFields,
+    // Accepted by the schema only so the domain can answer with the route to use instead.
+    scheduled_at: Type.Optional(
+      Type.Unknown({ description: 'Not allowed here: scheduled posts go to POST /posts/schedule' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'At least one target: social_account_ids or platforms',
+  },
+);
 
 const SchedulePostBody = Type.Object(
   {
