@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publisher/domain';
 import { type Dialect, Kysely, type LogEvent, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
@@ -66,9 +67,14 @@ function postgresDialect(databaseUrl: string, poolSize: number, logger?: Logger)
   return new PostgresDialect({ pool });
 }
 
-function pgliteDialect(dataDir: string): Dialect {
+function pgliteDirectory(dataDir: string): string {
   const directory = resolve(join(dataDir, 'pglite'));
   mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+function pgliteDialect(dataDir: string): Dialect {
+  const directory = pgliteDirectory(dataDir);
   // Kysely ships a PGlite dialect (0.29+); its adapter reports a single connection, so Kysely
   // serialises every query and transaction through one mutex.
   return new PGliteDialect({
@@ -112,7 +118,17 @@ export function createKysely(options: OpenDatabaseOptions): {
  * `${dataDir}/pglite`. Same schema, same SQL, same repositories on both.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  const { db, kind } = createKysely(options);
+  const release = options.databaseUrl
+    ? () => {}
+    : lockDataDirectory(pgliteDirectory(options.dataDir));
+  let kysely: ReturnType<typeof createKysely>;
+  try {
+    kysely = createKysely(options);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const { db, kind } = kysely;
   const { repos, uow } = createStorage(db);
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
@@ -122,7 +138,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     uow,
     health: createHealthCheck(db),
     close: () => {
-      closing ??= db.destroy();
+      closing ??= db.destroy().finally(release);
       return closing;
     },
   };
