@@ -153,13 +153,20 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
     async enqueueDelivery(deliveryId, runAt) {
       const delay = delayUntil(runAt);
-      await run('enqueueDelivery', () =>
-        deliveryQueue.add(
+      await run('enqueueDelivery', async () => {
+        await deliveryQueue.add(
           DELIVERY_QUEUE,
           { deliveryId, attempt: 1 },
           { ...JOB_OPTIONS, jobId: deliveryId, delay },
-        ),
-      );
+        );
+        // The add is a no-op when the delivery's job already waits out a retry backoff; a
+        // redeliver (or a reconcile of a due delivery) must not wait for that old time.
+        // Only a due time of now is brought forward: that is what redeliver and the reconciler
+        // ask for, and a delayed job is then always later.
+        if (delay > 0) return;
+        const job = await deliveryQueue.getJob(deliveryId);
+        if (job && (await job.getState()) === 'delayed') await job.promote();
+      });
     },
 
     async ping() {

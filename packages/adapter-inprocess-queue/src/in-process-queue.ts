@@ -157,12 +157,27 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     entry.timer = setTimeout(() => arm(lane, entry), Math.min(remaining, MAX_TIMER_MS));
   }
 
-  function add(lane: Lane, id: string, runAt: Date | null): void {
+  function add(lane: Lane, id: string, runAt: Date | null, bringForward = false): void {
     if (closing) throw new Error('in-process queue is closed');
     if (typeof id !== 'string' || id.length === 0) {
       throw new Error(`in-process queue: invalid ${lane.kind} job id`);
     }
-    if (lane.jobs.has(id)) return;
+    const existing = lane.jobs.get(id);
+    if (existing) {
+      const wanted = runAt ? runAt.getTime() : Date.now();
+      // Same rule as the BullMQ adapter: only "now" brings a delayed delivery forward.
+      if (
+        bringForward &&
+        runAt === null &&
+        existing.state === 'delayed' &&
+        wanted < existing.runAt
+      ) {
+        if (existing.timer) clearTimeout(existing.timer);
+        existing.runAt = wanted;
+        arm(lane, existing);
+      }
+      return;
+    }
     const entry: Entry = {
       id,
       attempt: 1,
@@ -311,7 +326,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       return cancel(lanes.publish, postId);
     },
     async enqueueDelivery(deliveryId, runAt) {
-      add(lanes.deliver, deliveryId, runAt);
+      add(lanes.deliver, deliveryId, runAt, true);
     },
     async ping() {
       return !closing;

@@ -11,7 +11,11 @@ export interface PublishQueue {
   enqueuePublish(postId: string, runAt: Date | null): Promise<void>;
   /** Removes the post's waiting or delayed job. Returns whether one was removed (an active job is left). */
   cancelPublish(postId: string): Promise<boolean>;
-  /** Adds the delivery job of a webhook delivery (job id = delivery id); re-adding is a no-op. */
+  /**
+   * Adds the delivery job of a webhook delivery (job id = delivery id). Re-adding is a no-op,
+   * except that with `runAt` null (now) a delayed job is brought forward to now: a redeliver
+   * must not wait out an old retry backoff.
+   */
   enqueueDelivery(deliveryId: string, runAt: Date | null): Promise<void>;
   /** Whether the queue's backing service answers (GET /health). */
   ping(): Promise<boolean>;

@@ -318,10 +318,11 @@ export function describeQueueContract(
     });
 
     it('routes delivery jobs to the deliver handler, with their own dedupe and delay', async () => {
-      await start();
       const id = newId('delivery');
+      // Enqueued twice while waiting (no consumer yet): one job.
       await queue.enqueueDelivery(id, null);
       await queue.enqueueDelivery(id, null);
+      await start();
       const [call] = await rec.finished(id, 1, 5_000, 'deliver');
       expect(call?.attempt).toBe(1);
       expect(call?.maxAttempts).toBeGreaterThanOrEqual(1);
@@ -335,6 +336,44 @@ export function describeQueueContract(
       await sleep(200);
       expect(rec.calls.filter((c) => c.kind === 'publish')).toHaveLength(0);
       expect(rec.of(id, 'deliver')).toHaveLength(1);
+    });
+
+    it('brings a delayed delivery forward when it is enqueued again for now (redeliver)', async () => {
+      await start();
+      const id = newId('delivery-forward');
+      await queue.enqueueDelivery(id, new Date(Date.now() + 10_000));
+      await sleep(100);
+      const asked = Date.now();
+      await queue.enqueueDelivery(id, null);
+      const [call] = await rec.finished(id, 1, 3_000, 'deliver');
+      expect((call?.startedAt ?? Infinity) - asked).toBeLessThan(1_500);
+      await sleep(200);
+      expect(rec.of(id, 'deliver')).toHaveLength(1);
+    });
+
+    it('brings a delivery waiting out a retry backoff forward when enqueued for now', async () => {
+      rec.deliverBehaviour = async (_id, ctx) =>
+        ctx.attempt === 1 ? { kind: 'retry', delayMs: 10_000, reason: 'receiver down' } : DONE;
+      await start();
+      const id = newId('delivery-backoff');
+      await queue.enqueueDelivery(id, null);
+      await rec.finished(id, 1, 3_000, 'deliver');
+      await sleep(150);
+      const asked = Date.now();
+      await queue.enqueueDelivery(id, null);
+      const calls = await rec.finished(id, 2, 3_000, 'deliver');
+      expect(calls.map((call) => call.attempt)).toEqual([1, 2]);
+      expect((calls[1]?.startedAt ?? Infinity) - asked).toBeLessThan(1_500);
+    });
+
+    it('does not bring a delayed publish job forward (retry backoff is kept)', async () => {
+      await start();
+      const id = newId('publish-kept');
+      const runAt = Date.now() + 800;
+      await queue.enqueuePublish(id, new Date(runAt));
+      await queue.enqueuePublish(id, null);
+      const [call] = await rec.finished(id, 1, 3_000);
+      expect(call?.startedAt).toBeGreaterThanOrEqual(runAt - 5);
     });
 
     it('keeps publish and delivery ids apart (same id in both queues runs twice)', async () => {
