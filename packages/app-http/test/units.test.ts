@@ -164,6 +164,21 @@ describe('idempotency', () => {
     expect(reused).toMatchObject({ statusCode: 409, code: 'idempotency_key_reused' });
   });
 
+  it('after a failed request the key is free at once in another process, even with a fixed body', async () => {
+    const deps = createTestDeps();
+    const one = createIdempotency(deps, { ttlMs: 86_400_000, pollMs: 5, waitMs: 30 });
+    const two = createIdempotency(deps, { ttlMs: 86_400_000, pollMs: 5, waitMs: 30 });
+    const failed = await one.run('s', 'k', { a: 0 }, async () => ({ statusCode: 400, body: {} }));
+    expect(failed).toMatchObject({ statusCode: 400, replayed: false });
+    const fixed = await two.run('s', 'k', { a: 1 }, async () => ({
+      statusCode: 201,
+      body: { data: { id: 'p1' } },
+    }));
+    expect(fixed).toEqual({ statusCode: 201, body: { data: { id: 'p1' } }, replayed: false });
+    const replay = await one.run('s', 'k', { a: 1 }, async () => ({ statusCode: 201, body: {} }));
+    expect(replay).toEqual({ statusCode: 201, body: { data: { id: 'p1' } }, replayed: true });
+  });
+
   it('expired records are swept', async () => {
     const deps = createTestDeps();
     const idempotency = createIdempotency(deps, { ttlMs: 1000 });

@@ -57,6 +57,17 @@ export function createIdempotencyRepository(db: Kysely<Database>): IdempotencyRe
      */
     putIfAbsent,
 
+    async deleteIfOwned(scope, key, requestHash, responseBody): Promise<boolean> {
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('request_hash', '=', requestHash)
+        .where('response_body', '=', responseBody)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
     async deleteExpired(now: Date): Promise<number> {
       const result = await db
         .deleteFrom('idempotency_keys')

@@ -7,9 +7,10 @@
  * - Only successes are stored: a request that failed (validation, auth...) created nothing,
  *   so the client may fix it and retry with the same key.
  * - Concurrent requests with one key: within a process they run one after the other (the
- *   second replays the first). Across processes a short-lived lock record (putIfAbsent on a
- *   `#lock` scope, owned by this process) makes a second process wait for the first's stored
- *   response; if none comes in time, 409 `idempotency_key_in_progress` with Retry-After.
+ *   second replays the first). Across processes a lock record (putIfAbsent on a `#lock`
+ *   scope, owned by this process, released when the request ends, expiring on its own if the
+ *   process dies) makes a second process wait for the first's stored response; if none comes
+ *   in time, 409 `idempotency_key_in_progress` with Retry-After.
  */
 import { randomUUID } from 'node:crypto';
 import type { CoreDeps, IdempotencyRecord } from '@social-publisher/domain';
@@ -119,33 +120,48 @@ export function createIdempotency(
         if (existing) return replay(existing, hash);
         const replayed = await acquire(scope, key, hash);
         if (replayed) return replayed;
-
-        const response = await execute();
-        if (response.statusCode < 200 || response.statusCode >= 300) {
-          return { ...response, replayed: false };
+        try {
+          return await executeAndStore(scope, key, hash, execute);
+        } finally {
+          // Released in every case: after a success the stored response answers retries, after
+          // a failure the client may retry with the same key at once, from any process.
+          await repo
+            .deleteIfOwned(`${scope}${LOCK_SUFFIX}`, key, hash, owner)
+            .catch((error: unknown) =>
+              deps.logger.warn({ scope, err: String(error) }, 'idempotency: lock release failed'),
+            );
         }
-        const now = deps.clock.now();
-        const responseBody = JSON.stringify(response.body);
-        const stored = await repo.putIfAbsent({
-          scope,
-          key,
-          requestHash: hash,
-          statusCode: response.statusCode,
-          responseBody,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + options.ttlMs),
-        });
-        if (stored.responseBody !== responseBody || stored.requestHash !== hash) {
-          // Another process got there first (its lock had expired): answer what it stored.
-          deps.logger.warn(
-            { scope },
-            'idempotency: a concurrent request stored its response first',
-          );
-          return replay(stored, hash);
-        }
-        return { ...response, replayed: false };
       });
     },
     sweep: () => repo.deleteExpired(deps.clock.now()),
   };
+
+  async function executeAndStore(
+    scope: string,
+    key: string,
+    hash: string,
+    execute: () => Promise<StoredResponse>,
+  ): Promise<IdempotentResponse> {
+    const response = await execute();
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      return { ...response, replayed: false };
+    }
+    const now = deps.clock.now();
+    const responseBody = JSON.stringify(response.body);
+    const stored = await repo.putIfAbsent({
+      scope,
+      key,
+      requestHash: hash,
+      statusCode: response.statusCode,
+      responseBody,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + options.ttlMs),
+    });
+    if (stored.responseBody !== responseBody || stored.requestHash !== hash) {
+      // Another process got there first (its lock had expired): answer what it stored.
+      deps.logger.warn({ scope }, 'idempotency: a concurrent request stored its response first');
+      return replay(stored, hash);
+    }
+    return { ...response, replayed: false };
+  }
 }

@@ -19,6 +19,13 @@ export function memoryIdempotencyRepository(store: MemoryStore): IdempotencyRepo
       rows().set(key, copy(record));
       return copy(record);
     },
+    async deleteIfOwned(scope, key, requestHash, responseBody) {
+      const record = rows().get(keyOf(scope, key));
+      if (!record || record.requestHash !== requestHash || record.responseBody !== responseBody) {
+        return false;
+      }
+      return rows().delete(keyOf(scope, key));
+    },
     async deleteExpired(now) {
       let removed = 0;
       for (const [key, record] of rows()) {

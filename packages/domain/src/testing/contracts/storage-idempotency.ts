@@ -97,6 +97,24 @@ export function describeIdempotencyRepositoryContract(name: string, setup: Stora
       expect(await idempotency().find(old.scope, old.key, fresh.createdAt)).toEqual(fresh);
     });
 
+    it('deleteIfOwned removes a record only for the holder of its hash and body', async () => {
+      const record = makeRecord({ statusCode: 102, responseBody: 'lock:owner-a' });
+      await idempotency().putIfAbsent(record);
+      const { scope, key, requestHash, createdAt } = record;
+      expect(await idempotency().deleteIfOwned(scope, key, requestHash, 'lock:owner-b')).toBe(
+        false,
+      );
+      expect(await idempotency().deleteIfOwned(scope, key, 'c'.repeat(64), 'lock:owner-a')).toBe(
+        false,
+      );
+      expect(await idempotency().find(scope, key, createdAt)).toEqual(record);
+      expect(await idempotency().deleteIfOwned(scope, key, requestHash, 'lock:owner-a')).toBe(true);
+      expect(await idempotency().find(scope, key, createdAt)).toBeNull();
+      expect(await idempotency().deleteIfOwned(scope, key, requestHash, 'lock:owner-a')).toBe(
+        false,
+      );
+    });
+
     it('deletes the expired records and counts them', async () => {
       const expiredA = makeRecord({ createdAt: ancient(0), expiresAt: ancient(10) });
       const expiredB = makeRecord({ createdAt: ancient(0), expiresAt: ancient(100) });
