@@ -1,0 +1,300 @@
+/**
+ * create: POST /posts with 2 targets (mocked twitter + linkedin connections), 64 concurrent
+ * connections from autocannon (a child process) for a fixed duration, against the API running
+ * in this process (no worker consuming: only creation is measured; rate limit lifted).
+ * Floor: the same transaction (post + targets insert) plus the queue add, called directly
+ * with the same drivers (the runtime's pool and queue producer) and the same concurrency.
+ */
+import { buildApp } from '@social-publisher/app-http';
+import { createRuntime, type Runtime } from '@social-publisher/app-worker';
+import type { Config } from '@social-publisher/config';
+import { createPost } from '@social-publisher/domain';
+import type { Bench, BenchOptions } from '../lib/bench.ts';
+import { type Child, startChild } from '../lib/child.ts';
+import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
+import {
+  type Backend,
+  benchConfig,
+  benchLogger,
+  createBackend,
+  MODE_LABEL,
+  type Mode,
+  type SeededUser,
+  seedUser,
+} from '../lib/infra.ts';
+import { instrumentDeps } from '../lib/instrument.ts';
+import { startLoopMonitor } from '../lib/loop.ts';
+import { buildPost, insertPost } from '../lib/posts.ts';
+import { profile, profileLines } from '../lib/profile.ts';
+import type { Figure } from '../lib/report.ts';
+import { closedLoop, fmt, fmtRuns, median, percentile } from '../lib/stats.ts';
+
+type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
+const CONNECTIONS = 64;
+
+interface Sizes {
+  runs: number;
+  seconds: number;
+}
+
+const sizes = (smoke: boolean): Sizes =>
+  smoke ? { runs: 1, seconds: 1 } : { runs: 3, seconds: 5 };
+
+interface Setup {
+  backend: Backend;
+  config: Config;
+  runtime: Runtime;
+  app: FastifyInstance;
+  url: string;
+  seeded: SeededUser;
+  body: string;
+  load: Child;
+  teardown(): Promise<void>;
+}
+
+async function setup(mode: Mode): Promise<Setup> {
+  const backend = await createBackend(mode, 'create');
+  const closers: Array<() => Promise<void>> = [() => backend.cleanup()];
+  const log = benchLogger(`create ${mode}`);
+  const teardown = async () => {
+    // Requests autocannon left in the socket buffers get 503 while the app closes: expected.
+    log.mute();
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    const config = benchConfig(backend);
+    const { logger } = log;
+    // `api` in production (producer only); embedded: the in-process queue, never started, so
+    // the jobs wait and nothing is published while creation is measured.
+    const runtime = await createRuntime(config, logger, {
+      role: mode === 'production' ? 'api' : 'embedded',
+    });
+    closers.push(() => runtime.close());
+    const seeded = await seedUser(runtime.deps, ['twitter', 'linkedin']);
+    const app = await buildApp({
+      deps: runtime.deps,
+      checks: runtime.checks,
+      queueKind: runtime.queueKind,
+      config,
+      logger,
+    });
+    closers.push(() => app.close());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    const url = `http://127.0.0.1:${address.port}/posts`;
+    const body = JSON.stringify({
+      content: 'Hello from the create benchmark',
+      social_account_ids: [seeded.connections.twitter, seeded.connections.linkedin],
+    });
+    await postOnce({ url, body, seeded });
+    const load = await startChild(new URL('./create-load.ts', import.meta.url));
+    closers.push(() => load.close());
+    return { backend, config, runtime, app, url, seeded, body, load, teardown };
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+async function apiRun(s: Setup, seconds: number): Promise<LoadResult> {
+  s.load.send({
+    type: 'run',
+    url: s.url,
+    headers: { authorization: `Bearer ${s.seeded.rawKey}`, 'content-type': 'application/json' },
+    body: s.body,
+    connections: CONNECTIONS,
+    durationSeconds: seconds,
+  });
+  const result = await s.load.next<{
+    type: 'result';
+    ok: number;
+    total: number;
+    durationSeconds: number;
+    non2xx: number;
+    errors: number;
+    p50: number;
+    p99: number;
+    statusCodes: string;
+  }>('result', (seconds + 60) * 1000);
+  // autocannon stops at the deadline with requests still in flight; wait until the server has
+  // answered them (one more request queues behind them) so they do not overlap the next run.
+  await postOnce(s);
+  if (result.ok === 0)
+    throw new Error(`no 201 answers (status codes ${result.statusCodes}, errors ${result.errors})`);
+  return {
+    rps: result.ok / result.durationSeconds,
+    p50: result.p50,
+    p99: result.p99,
+    failed: result.non2xx + result.errors,
+  };
+}
+
+async function postOnce(s: Pick<Setup, 'url' | 'body' | 'seeded'>): Promise<void> {
+  const response = await fetch(s.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.seeded.rawKey}`, 'content-type': 'application/json' },
+    body: s.body,
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`POST /posts answered ${response.status}: ${text}`);
+}
+
+/** The floor: transaction + queue add, CONNECTIONS loops in parallel, no HTTP. */
+async function floorRun(s: Setup, seconds: number): Promise<LoadResult> {
+  const { deps } = s.runtime;
+  const result = await closedLoop(CONNECTIONS, seconds * 1000, async () => {
+    const post = buildPost(deps, s.seeded, ['twitter', 'linkedin']);
+    await insertPost(deps, post);
+    await deps.queue.enqueuePublish(post.id, null);
+  });
+  return {
+    rps: result.count / (result.elapsedMs / 1000),
+    p50: percentile(result.latencies, 50),
+    p99: percentile(result.latencies, 99),
+    failed: result.errors,
+  };
+}
+
+/** Between the two: the createPost use case (validation, target lookup, insert, add), no HTTP. */
+async function useCaseRun(s: Setup, seconds: number): Promise<LoadResult> {
+  const { deps } = s.runtime;
+  const input = JSON.parse(s.body) as Record<string, unknown>;
+  const result = await closedLoop(CONNECTIONS, seconds * 1000, async () => {
+    const created = await createPost(deps, s.seeded.ctx, input, 'now');
+    if (!created.ok) throw new Error(created.error.message);
+  });
+  return {
+    rps: result.count / (result.elapsedMs / 1000),
+    p50: percentile(result.latencies, 50),
+    p99: percentile(result.latencies, 99),
+    failed: result.errors,
+  };
+}
+
+const resultText = (r: LoadResult) =>
+  `${fmt(r.rps, 0)} /s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms${r.failed ? `, ${r.failed} failed` : ''}`;
+
+async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
+  const { out } = options;
+  const { runs, seconds } = sizes(options.smoke);
+  const label = MODE_LABEL[mode];
+  const s = await setup(mode);
+  try {
+    out(
+      `create ${label}: POST /posts with 2 targets, ${CONNECTIONS} connections, ${runs} x ${seconds} s (API in this process, load generator in a child)`,
+    );
+    if (!options.smoke) {
+      await apiRun(s, 1); // warm-up: JIT, pool connections
+      await floorRun(s, 1);
+    }
+    const api: LoadResult[] = [];
+    const floor: LoadResult[] = [];
+    for (let run = 1; run <= runs; run++) {
+      const meter = startCpuMeter([
+        ...groupsFor(s.backend.databaseName),
+        { label: 'autocannon', pids: () => [s.load.pid] },
+      ]);
+      const a = await apiRun(s, seconds);
+      api.push(a);
+      out(`create ${label} API run ${run}: ${resultText(a)}; ${cpuLine(meter.stop())}`);
+      const floorMeter = startCpuMeter(groupsFor(s.backend.databaseName));
+      const f = await floorRun(s, seconds);
+      floor.push(f);
+      out(`create ${label} floor run ${run}: ${resultText(f)}; ${cpuLine(floorMeter.stop())}`);
+    }
+    const rps = median(api.map((r) => r.rps));
+    const floorRps = median(floor.map((r) => r.rps));
+    const p50 = median(api.map((r) => r.p50));
+    const p99 = median(api.map((r) => r.p99));
+    out(
+      `create ${label}: API ${fmt(rps, 0)} req/s (runs ${fmtRuns(
+        api.map((r) => r.rps),
+        0,
+      )}), p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms; floor ${fmt(floorRps, 0)} /s (runs ${fmtRuns(
+        floor.map((r) => r.rps),
+        0,
+      )}), p99 ${fmt(median(floor.map((r) => r.p99)), 1)} ms; ratio ${fmt(rps / floorRps, 2)}`,
+    );
+    return [
+      { bench: 'create', name: `create ${label}: API req/s`, value: rps, unit: 'req/s', digits: 0 },
+      {
+        bench: 'create',
+        name: `create ${label}: API p50 latency`,
+        value: p50,
+        unit: 'ms',
+        digits: 1,
+      },
+      {
+        bench: 'create',
+        name: `create ${label}: API p99 latency`,
+        value: p99,
+        unit: 'ms',
+        target: { op: '<=', value: 25 },
+        digits: 1,
+      },
+      {
+        bench: 'create',
+        name: `create ${label}: floor (tx + queue add) /s`,
+        value: floorRps,
+        unit: '/s',
+        digits: 0,
+      },
+      {
+        bench: 'create',
+        name: `create ${label}: ratio API / floor`,
+        value: rps / floorRps,
+        unit: 'x',
+        target: { op: '>=', value: 0.6 },
+        digits: 2,
+      },
+    ];
+  } finally {
+    await s.teardown();
+  }
+}
+
+export const createBench: Bench = {
+  name: 'create',
+  async run(options) {
+    const figures: Figure[] = [];
+    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
+      figures.push(...(await runMode(mode, options)));
+    }
+    return figures;
+  },
+  async diagnose(options, figureName) {
+    const mode: Mode = figureName.includes(MODE_LABEL.embedded) ? 'embedded' : 'production';
+    const { out } = options;
+    const seconds = options.smoke ? 1 : 4;
+    const label = `create ${MODE_LABEL[mode]}`;
+    const s = await setup(mode);
+    try {
+      await apiRun(s, 1);
+      const floor = await floorRun(s, seconds);
+      const useCase = await useCaseRun(s, seconds);
+      out(`${label}: floor (tx + queue add) ${resultText(floor)}`);
+      out(`${label}: createPost use case, no HTTP ${resultText(useCase)}`);
+      const stages = instrumentDeps(s.runtime.deps);
+      const meter = startCpuMeter([
+        ...groupsFor(s.backend.databaseName),
+        { label: 'autocannon', pids: () => [s.load.pid] },
+      ]);
+      const loop = startLoopMonitor();
+      const { result: api, summary } = await profile(() => apiRun(s, seconds));
+      out(`${label}: API under the profiler ${resultText(api)}; ${loop.stop()}`);
+      out(`${label}: ${cpuLine(meter.stop())}`);
+      for (const line of stages.lines(`${label} API`, Math.round(api.rps * seconds))) out(line);
+      for (const line of profileLines(summary, `${label} API`)) out(line);
+    } finally {
+      await s.teardown();
+    }
+  },
+};

@@ -1,0 +1,75 @@
+// Keeps the benchmarks working: each runs at its smoke size (seconds) and must produce its
+// figures. No timing is asserted: on a shared machine the numbers mean nothing here.
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { BENCHES, type Figure } from '../src/index.ts';
+import { serverUrls } from '../src/lib/infra.ts';
+
+async function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname || '127.0.0.1', port: Number(port || defaultPort) });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const urls = serverUrls();
+const servers = (await reachable(urls.databaseUrl, 5432)) && (await reachable(urls.redisUrl, 6379));
+
+const EXPECTED: Record<string, RegExp[]> = {
+  create: [/API req\/s/, /API p99 latency/, /floor \(tx \+ queue add\)/, /ratio API \/ floor/],
+  pipeline: [/targets\/s/, /floor/, /ratio to floor/],
+  schedule: [/single post lateness p99/, /due at once, all started after/, /bulk floor/],
+  list: [/GET \/posts/, /floor \(raw SQL/, /ratio API \/ floor/],
+  upload: [/peak RSS growth/, /throughput/],
+};
+
+describe.skipIf(!servers)(
+  `benchmarks at smoke size${servers ? '' : ' (skipped: PostgreSQL or Redis not reachable)'}`,
+  () => {
+    for (const [name, patterns] of Object.entries(EXPECTED)) {
+      it(`${name} produces its figures`, { timeout: 180_000 }, async () => {
+        const lines: string[] = [];
+        const bench = BENCHES[name];
+        if (!bench) throw new Error(`no benchmark ${name}`);
+        const figures: Figure[] = await bench.run({ smoke: true, out: (line) => lines.push(line) });
+        expect(figures.length).toBeGreaterThan(0);
+        for (const figure of figures) {
+          expect(Number.isFinite(figure.value), `${figure.name} = ${figure.value}`).toBe(true);
+        }
+        for (const pattern of patterns) {
+          expect(
+            figures.some((figure) => pattern.test(figure.name)),
+            `a figure matching ${pattern}`,
+          ).toBe(true);
+        }
+        // Both modes where the benchmark has both.
+        if (name !== 'upload') {
+          expect(figures.some((figure) => figure.name.includes('postgres+redis'))).toBe(true);
+          expect(figures.some((figure) => figure.name.includes('embedded'))).toBe(true);
+        }
+        expect(lines.length).toBeGreaterThan(0);
+      });
+    }
+
+    it('prints where the time goes (profile and per-port timings)', {
+      timeout: 120_000,
+    }, async () => {
+      const lines: string[] = [];
+      await BENCHES.pipeline?.diagnose(
+        { smoke: true, out: (line) => lines.push(line) },
+        'pipeline postgres+redis: targets/s',
+      );
+      expect(lines.some((line) => line.startsWith('profile '))).toBe(true);
+      expect(lines.some((line) => line.startsWith('stages '))).toBe(true);
+    });
+  },
+);
