@@ -9,6 +9,7 @@ import { createHealthCheck } from './health.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 import { createStorage } from './unit-of-work.ts';
+import { YieldToEventLoopPlugin } from './yield-plugin.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -109,7 +110,8 @@ export function createKysely(options: OpenDatabaseOptions): {
     ? postgresDialect(options.databaseUrl, options.poolSize ?? 10, options.logger)
     : pgliteDialect(options.dataDir);
   const log = queryLog(options.logger, options.slowQueryMs ?? 1_000);
-  const db = new Kysely<Database>(log ? { dialect, log } : { dialect });
+  const plugins = kind === 'pglite' ? [new YieldToEventLoopPlugin()] : [];
+  const db = new Kysely<Database>(log ? { dialect, log, plugins } : { dialect, plugins });
   return { db, kind };
 }
 

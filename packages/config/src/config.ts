@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Unset: the in-process queue (API and worker in one process). */
   redisUrl: string | null;
+  /** null: sized from the process role and WORKER_CONCURRENCY (see app-worker runtime). */
+  databasePoolSize: number | null;
   queuePrefix: string;
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
@@ -76,6 +78,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     host: e.string('HOST') ?? '0.0.0.0',
     databaseUrl: e.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: e.url('REDIS_URL', ['redis:', 'rediss:']),
+    databasePoolSize:
+      e.string('DATABASE_POOL_SIZE') === null ? null : e.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,

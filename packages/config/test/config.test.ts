@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
     });
     expect(config.port).toBe(8080);
+    expect(config.databasePoolSize).toBeNull();
     expect(config.platforms.tiktok.baseUrl).toBe('http://127.0.0.1:9999');
     expect(config.encryptionKey?.length).toBe(32);
     expect(unsafeSwitches(config)).toEqual(['WEBHOOK_ALLOW_HTTP']);
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
 
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
