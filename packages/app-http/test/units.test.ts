@@ -201,11 +201,18 @@ describe('rate limit stores', () => {
     await store.close();
   });
 
-  it('redis: one atomic script per hit, prefixed keys', async () => {
-    const calls: unknown[][] = [];
+  it('redis: one atomic script per hit by its hash, the text only when Redis lacks it', async () => {
+    const calls: Array<{ kind: string; args: unknown[] }> = [];
+    let loaded = false;
     const client: RedisEvalClient = {
+      evalsha: async (...args) => {
+        calls.push({ kind: 'evalsha', args });
+        if (!loaded) throw new Error('NOSCRIPT No matching script. Please use EVAL.');
+        return [4, 1400];
+      },
       eval: async (...args) => {
-        calls.push(args);
+        calls.push({ kind: 'eval', args });
+        loaded = true;
         return [3, 1500];
       },
       quit: async () => 'OK',
@@ -213,7 +220,10 @@ describe('rate limit stores', () => {
     };
     const store = createRedisRateLimitStore(client, 'sp:ratelimit:');
     expect(await store.hit('key:1', 60_000)).toEqual({ count: 3, resetInMs: 1500 });
-    expect(calls[0]?.slice(1)).toEqual([1, 'sp:ratelimit:key:1', 60_000]);
+    expect(await store.hit('key:1', 60_000)).toEqual({ count: 4, resetInMs: 1400 });
+    expect(calls.map((call) => call.kind)).toEqual(['evalsha', 'eval', 'evalsha']);
+    expect(calls[1]?.args.slice(1)).toEqual([1, 'sp:ratelimit:key:1', 60_000]);
+    expect(calls[2]?.args.slice(1)).toEqual([1, 'sp:ratelimit:key:1', 60_000]);
     await store.close();
   });
 

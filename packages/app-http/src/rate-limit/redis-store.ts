@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { RateLimitHit, RateLimitStore } from './store.ts';
 
 /** The part of an ioredis client this store uses. */
 export interface RedisEvalClient {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  evalsha(sha: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
   quit(): Promise<unknown>;
   disconnect(): void;
 }
@@ -26,9 +28,19 @@ export function createRedisRateLimitStore(
   client: RedisEvalClient,
   prefix = 'sp:ratelimit:',
 ): RateLimitStore {
+  // Sent by hash on every request (the script text only once per Redis that lacks it).
+  const sha = createHash('sha1').update(HIT_SCRIPT).digest('hex');
+  const run = async (redisKey: string, windowMs: number): Promise<unknown> => {
+    try {
+      return await client.evalsha(sha, 1, redisKey, windowMs);
+    } catch (error) {
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+      return client.eval(HIT_SCRIPT, 1, redisKey, windowMs);
+    }
+  };
   return {
     async hit(key, windowMs): Promise<RateLimitHit> {
-      const reply = await client.eval(HIT_SCRIPT, 1, `${prefix}${key}`, windowMs);
+      const reply = await run(`${prefix}${key}`, windowMs);
       if (!Array.isArray(reply) || reply.length !== 2) {
         throw new Error('unexpected reply from the rate limit script');
       }
