@@ -116,7 +116,8 @@ export function readQueueTuning(
  * request wait 55-75 ms for a connection, four times.
  */
 function defaultPoolSize(config: Config, role: RuntimeRole): number {
-  const worker = role === 'api' ? 0 : 4 * config.worker.concurrency;
+  // Capped: PostgreSQL's default max_connections is 100 for every process together.
+  const worker = role === 'api' ? 0 : Math.min(4 * config.worker.concurrency, 40);
   const api = role === 'worker' ? 0 : 20;
   return Math.max(10, worker + api);
 }

@@ -99,7 +99,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       30 * 24 * 3_600_000,
     ),
     worker: {
-      concurrency: e.int('WORKER_CONCURRENCY', 8, 1, 1000),
+      // Publish jobs mostly wait (on platforms' processing polls, on the database): a job slot
+      // is cheap, and a low count lets a few slow TikTok/Instagram polls hold up every post.
+      concurrency: e.int('WORKER_CONCURRENCY', 32, 1, 1000),
       maxPublishAttempts: e.int('PUBLISH_MAX_ATTEMPTS', 6, 1, 50),
       targetLeaseMs: e.int('TARGET_LEASE_MS', 60_000, 500, 3_600_000),
       reconcileIntervalMs: e.int('RECONCILE_INTERVAL_MS', 5_000, 100, 600_000),
