@@ -135,6 +135,48 @@ if (database.skipReason !== undefined) {
       expect(after.every((target) => target.attempts === 2)).toBe(true);
     }, 120_000);
 
+    it(`${CLAIMERS} parallel claimTargets on the same posts: each target claimed exactly once`, async () => {
+      const ids = await seedTargets();
+      const { db } = handle();
+      const postIds = [
+        ...new Set(
+          (
+            await db.selectFrom('post_targets').select('post_id').where('id', 'in', ids).execute()
+          ).map((row) => row.post_id),
+        ),
+      ];
+      const now = new Date();
+      const race = (at: Date) =>
+        Promise.all(
+          workers.map(async (worker) => {
+            const mine: string[] = [];
+            for (const postId of shuffled(postIds)) {
+              const claims = await worker.handle.repos.posts.claimTargets(
+                postId,
+                plus(at, LEASE_MS),
+                at,
+                true,
+              );
+              mine.push(...claims.map((claim) => claim.target.id));
+            }
+            return mine;
+          }),
+        );
+      const claimed = (await race(now)).flat();
+      expect(claimed).toHaveLength(TARGETS);
+      expect(new Set(claimed)).toEqual(new Set(ids));
+      // The leases run out: every target is taken over exactly once more.
+      const takenOver = (await race(plus(now, LEASE_MS + 1_000))).flat();
+      expect(takenOver).toHaveLength(TARGETS);
+      expect(new Set(takenOver)).toEqual(new Set(ids));
+      const attempts = await db
+        .selectFrom('post_targets')
+        .select('attempts')
+        .where('id', 'in', ids)
+        .execute();
+      expect(attempts.every((row) => row.attempts === 2)).toBe(true);
+    }, 120_000);
+
     it('count-then-insert in concurrent units of work never exceeds the limit', async () => {
       const user = await seedUser(handle().repos);
       const LIMIT = 10;

@@ -349,6 +349,7 @@ describe('processPublishJob: resume', () => {
     const now = deps.clock.now();
     await deps.repos.posts.claimTarget(target.id, new Date(now.getTime() - 1), now, false);
     deps.repos.posts.claimTarget = async () => null;
+    deps.repos.posts.claimTargets = async () => [];
     expect(await processPublishJob(deps, post.id, jobCtx())).toMatchObject({
       kind: 'retry',
       delayMs: 100,

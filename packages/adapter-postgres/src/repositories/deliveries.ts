@@ -2,36 +2,90 @@ import type {
   DeliveryAttempt,
   DeliveryRepository,
   DeliveryWithAttempts,
+  PostTransition,
+  Webhook,
   WebhookDelivery,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
-import { attemptColumns, deliveryColumns } from './columns.ts';
+import { attemptColumns, deliveryColumns, webhookColumns } from './columns.ts';
+
+const toRow = (delivery: WebhookDelivery) => ({
+  id: delivery.id,
+  webhook_id: delivery.webhookId,
+  account_id: delivery.accountId,
+  post_id: delivery.postId,
+  event: delivery.event,
+  payload: delivery.payload,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  last_status_code: delivery.lastStatusCode,
+  last_error: delivery.lastError,
+  next_attempt_at: delivery.nextAttemptAt,
+  delivered_at: delivery.deliveredAt,
+  created_at: delivery.createdAt,
+});
+
+const DELIVERY_FIELDS = deliveryColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
+const WEBHOOK_FIELDS = webhookColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
+/** Webhook columns aliased `w_<field>`, for a delivery joined with its webhook. */
+const joinedWebhookColumns = webhookColumns.map((column) =>
+  column.replace(' as ', ' as w_'),
+) as unknown as readonly ['webhooks.id as w_id'];
+
+function pick(row: Record<string, unknown>, fields: readonly string[], prefix: string) {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) picked[field] = row[`${prefix}${field}`];
+  return picked;
+}
 
 export function createDeliveryRepository(db: Kysely<Database>): DeliveryRepository {
-  return {
-    async insertMany(deliveries: WebhookDelivery[]): Promise<void> {
-      if (deliveries.length === 0) return;
-      await db
-        .insertInto('webhook_deliveries')
-        .values(
-          deliveries.map((delivery) => ({
-            id: delivery.id,
-            webhook_id: delivery.webhookId,
-            account_id: delivery.accountId,
-            post_id: delivery.postId,
-            event: delivery.event,
-            payload: delivery.payload,
-            status: delivery.status,
-            attempts: delivery.attempts,
-            last_status_code: delivery.lastStatusCode,
-            last_error: delivery.lastError,
-            next_attempt_at: delivery.nextAttemptAt,
-            delivered_at: delivery.deliveredAt,
-            created_at: delivery.createdAt,
-          })),
+  /** The conditional transition of a post, and the deliveries only if it applied. */
+  async function insertIf(deliveries: WebhookDelivery[], onlyIf: PostTransition): Promise<boolean> {
+    if (onlyIf.from.length === 0) return false;
+    const moved = db
+      .updateTable('posts')
+      .set({ status: onlyIf.to, updated_at: onlyIf.at })
+      .where('id', '=', onlyIf.postId)
+      .where('status', 'in', onlyIf.from)
+      .returning('id');
+    if (deliveries.length === 0) {
+      return (await moved.execute()).length > 0;
+    }
+    // The rows travel as one JSON parameter typed by the table's row type; the SELECT yields
+    // them only when the post moved. RETURNING the post id (once) tells whether it did.
+    const rows = JSON.stringify(deliveries.map(toRow));
+    const result = await sql<{ id: string }>`
+        with moved as (${moved}),
+        inserted as (
+          insert into webhook_deliveries (id, webhook_id, account_id, post_id, event, payload,
+            status, attempts, last_status_code, last_error, next_attempt_at, delivered_at,
+            created_at)
+          select d.id, d.webhook_id, d.account_id, d.post_id, d.event, d.payload, d.status,
+            d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.delivered_at,
+            d.created_at
+          from json_populate_recordset(null::webhook_deliveries, ${rows}::json) as d
+          where exists (select 1 from moved)
         )
-        .execute();
+        select id from moved`.execute(db);
+    return result.rows.length > 0;
+  }
+
+  return {
+    /**
+     * With `onlyIf`: one statement, `WITH moved AS (UPDATE posts ... RETURNING) INSERT ...
+     * SELECT ... WHERE EXISTS (SELECT 1 FROM moved)`, so the transition and the deliveries are
+     * stored together or not at all, without a transaction around them. Typed `never` because
+     * the port's overloads return void without `onlyIf` and a boolean with it.
+     */
+    async insertMany(deliveries: WebhookDelivery[], onlyIf?: PostTransition): Promise<never> {
+      if (onlyIf === undefined) {
+        if (deliveries.length > 0) {
+          await db.insertInto('webhook_deliveries').values(deliveries.map(toRow)).execute();
+        }
+        return undefined as never;
+      }
+      return (await insertIf(deliveries, onlyIf)) as never;
     },
 
     async findById(id: string): Promise<WebhookDelivery | null> {
@@ -42,6 +96,25 @@ export function createDeliveryRepository(db: Kysely<Database>): DeliveryReposito
           .where('id', '=', id)
           .executeTakeFirst()) ?? null
       );
+    },
+
+    /** One query: the delivery joined with its webhook. */
+    async findWithWebhook(
+      id: string,
+    ): Promise<{ delivery: WebhookDelivery; webhook: Webhook } | null> {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
+        .select(deliveryColumns)
+        .select(joinedWebhookColumns)
+        .where('webhook_deliveries.id', '=', id)
+        .executeTakeFirst();
+      if (row === undefined) return null;
+      const fields = row as unknown as Record<string, unknown>;
+      return {
+        delivery: pick(fields, DELIVERY_FIELDS, '') as unknown as WebhookDelivery,
+        webhook: pick(fields, WEBHOOK_FIELDS, 'w_') as unknown as Webhook,
+      };
     },
 
     /** Two queries: the deliveries, then the attempts of all of them. */

@@ -13,6 +13,32 @@ import { postColumns, targetColumns } from './columns.ts';
 
 const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
+/** Field names of a target (the aliases of `targetColumns`). */
+const TARGET_FIELDS = targetColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
+/** The target columns again, aliased `t_<field>`, for a post LEFT JOIN its targets. */
+const joinedTargetColumns = targetColumns.map((column) =>
+  column.replace(' as ', ' as t_'),
+) as unknown as readonly ['post_targets.id as t_id'];
+
+/** Splits the rows of posts LEFT JOIN post_targets (one post) into the post and its targets. */
+function postFromJoinedRows(rows: ReadonlyArray<Record<string, unknown>>): PostWithTargets | null {
+  const [first] = rows;
+  if (first === undefined) return null;
+  const post: Record<string, unknown> = {};
+  for (const column of postColumns) {
+    const field = column.slice(column.indexOf(' as ') + 4);
+    post[field] = first[field];
+  }
+  const targets: PostTarget[] = [];
+  for (const row of rows) {
+    if (row.t_id === null) continue; // a post without targets: one row of NULLs
+    const target: Record<string, unknown> = {};
+    for (const field of TARGET_FIELDS) target[field] = row[`t_${field}`];
+    targets.push(target as unknown as PostTarget);
+  }
+  return { ...(post as unknown as Post), targets };
+}
+
 export function createPostRepository(db: Kysely<Database>): PostRepository {
   /** Targets of the given posts in one query, grouped by post in their stored order. */
   async function attachTargets(posts: Post[]): Promise<PostWithTargets[]> {
@@ -84,15 +110,17 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
         .execute();
     },
 
+    /** One query: the post LEFT JOIN its targets, one row per target, in stored order. */
     async findById(id: string): Promise<PostWithTargets | null> {
-      const post = await db
+      const rows = await db
         .selectFrom('posts')
+        .leftJoin('post_targets', 'post_targets.post_id', 'posts.id')
         .select(postColumns)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (post === undefined) return null;
-      const [withTargets] = await attachTargets([post]);
-      return withTargets ?? null;
+        .select(joinedTargetColumns)
+        .where('posts.id', '=', id)
+        .orderBy('post_targets.position')
+        .execute();
+      return postFromJoinedRows(rows as unknown as Array<Record<string, unknown>>);
     },
 
     /** Two queries whatever the number of posts: the posts, then all their targets. */
@@ -141,6 +169,50 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
         .returning(targetColumns)
         .executeTakeFirst();
       return claimed ?? null;
+    },
+
+    /**
+     * One statement. The claimable rows are locked first (FOR UPDATE SKIP LOCKED: a row another
+     * claimer is updating is skipped, a row it already claimed no longer matches once it is
+     * re-checked), so of concurrent claimers each target goes to exactly one. `takenOver` comes
+     * from the status the row had before this update.
+     */
+    async claimTargets(postId, leaseExpiresAt, now, allowExpiredLease) {
+      const rows = await db
+        .updateTable('post_targets')
+        .from((eb) =>
+          eb
+            .selectFrom('post_targets as c')
+            .select(['c.id as claimed_id', 'c.status as previous_status'])
+            .where('c.post_id', '=', postId)
+            .where((w) =>
+              allowExpiredLease
+                ? w.or([
+                    w('c.status', '=', 'pending'),
+                    w.and([w('c.status', '=', 'publishing'), w('c.lease_expires_at', '<=', now)]),
+                  ])
+                : w('c.status', '=', 'pending'),
+            )
+            .forUpdate()
+            .skipLocked()
+            .as('claimable'),
+        )
+        .set((eb) => ({
+          status: 'publishing',
+          attempts: eb('post_targets.attempts', '+', 1),
+          lease_expires_at: leaseExpiresAt,
+          updated_at: now,
+        }))
+        .whereRef('post_targets.id', '=', 'claimable.claimed_id')
+        .returning(targetColumns)
+        .returning(['post_targets.position as position', 'claimable.previous_status as previous'])
+        .execute();
+      return rows
+        .sort((a, b) => a.position - b.position)
+        .map(({ position: _position, previous, ...target }) => ({
+          target,
+          takenOver: previous === 'publishing',
+        }));
     },
 
     async renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean> {

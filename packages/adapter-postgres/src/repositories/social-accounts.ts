@@ -4,7 +4,7 @@ import type {
   SocialAccount,
   SocialAccountRepository,
 } from '@social-publisher/domain';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import { socialAccountColumns } from './columns.ts';
 
@@ -38,6 +38,15 @@ export function createSocialAccountRepository(db: Kysely<Database>): SocialAccou
           .where('id', '=', id)
           .executeTakeFirst()) ?? null
       );
+    },
+
+    async findByIds(ids: readonly string[]): Promise<SocialAccount[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('social_accounts')
+        .select(socialAccountColumns)
+        .where('id', '=', sql<string>`any(${[...new Set(ids)]}::uuid[])`)
+        .execute();
     },
 
     async listByAccount(accountId: string): Promise<SocialAccount[]> {

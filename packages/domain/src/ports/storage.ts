@@ -58,6 +58,8 @@ export interface ApiKeyRepository {
 export interface SocialAccountRepository {
   insert(connection: SocialAccount): Promise<void>;
   findById(id: string): Promise<SocialAccount | null>;
+  /** The connections with these ids that exist, in no particular order (one query). */
+  findByIds(ids: readonly string[]): Promise<SocialAccount[]>;
   listByAccount(accountId: string): Promise<SocialAccount[]>;
   /** The account's most recently created active connection for the platform. */
   findActiveByPlatform(accountId: string, platform: Platform): Promise<SocialAccount | null>;
@@ -85,9 +87,27 @@ export type TargetCompletion =
       at: Date;
     };
 
+/** A post's conditional status change, as `PostRepository.transitionStatus` makes it. */
+export interface PostTransition {
+  postId: string;
+  from: readonly PostStatus[];
+  to: PostStatus;
+  at: Date;
+}
+
+/** A target claimed by `claimTargets`; `takenOver` when it was `publishing` under a run-out lease. */
+export interface TargetClaim {
+  target: PostTarget;
+  takenOver: boolean;
+}
+
 export interface PostRepository {
-  /** Inserts the post and its targets (callers run it inside a unit of work). */
+  /**
+   * Inserts the post and its targets, atomically by itself (all or nothing, one statement), so
+   * callers need no unit of work for it.
+   */
   insert(post: PostWithTargets): Promise<void>;
+  /** The post with its targets in their stored order (one query). */
   findById(id: string): Promise<PostWithTargets | null>;
   /** Posts created by the user (optionally only in one account), newest first, with targets. */
   listByCreator(createdBy: string, accountId?: string): Promise<PostWithTargets[]>;
@@ -109,6 +129,17 @@ export interface PostRepository {
     now: Date,
     allowExpiredLease: boolean,
   ): Promise<PostTarget | null>;
+  /**
+   * `claimTarget` for every claimable target of the post at once, in one statement: each
+   * target is claimed by exactly one of any number of concurrent callers. Returns the claimed
+   * targets in their stored order.
+   */
+  claimTargets(
+    postId: string,
+    leaseExpiresAt: Date,
+    now: Date,
+    allowExpiredLease: boolean,
+  ): Promise<TargetClaim[]>;
   /** Extends the lease of a target this worker holds; false if it is no longer `publishing`. */
   renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean>;
   /** Stores platform intermediate ids (and extends the lease) before the publisher waits. */
@@ -150,7 +181,15 @@ export interface WebhookRepository {
 
 export interface DeliveryRepository {
   insertMany(deliveries: WebhookDelivery[]): Promise<void>;
+  /**
+   * With `onlyIf`, the post's conditional status transition and the inserts are one atomic
+   * statement: the deliveries are stored only when the transition applied. Returns whether it
+   * applied (with no deliveries it is just the transition).
+   */
+  insertMany(deliveries: WebhookDelivery[], onlyIf: PostTransition): Promise<boolean>;
   findById(id: string): Promise<WebhookDelivery | null>;
+  /** The delivery with its webhook (one query); null when either is gone. */
+  findWithWebhook(id: string): Promise<{ delivery: WebhookDelivery; webhook: Webhook } | null>;
   /** Deliveries of one webhook, newest first, each with its attempts (oldest attempt first). */
   listByWebhook(webhookId: string, limit: number): Promise<DeliveryWithAttempts[]>;
   /** Appends an attempt and updates the delivery's status/counters in the same call. */

@@ -17,6 +17,23 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
   const newestFirst = (a: Post, b: Post) =>
     b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+  /** The claim rule of `claimTarget`, applied in place (the caller copies). */
+  const claim = (
+    target: PostTarget,
+    leaseExpiresAt: Date,
+    now: Date,
+    allowExpiredLease: boolean,
+  ): { target: PostTarget; takenOver: boolean } | null => {
+    const takenOver =
+      allowExpiredLease && target.status === 'publishing' && leaseRunOut(target, now);
+    if (target.status !== 'pending' && !takenOver) return null;
+    target.status = 'publishing';
+    target.attempts += 1;
+    target.leaseExpiresAt = new Date(leaseExpiresAt);
+    target.updatedAt = new Date(now);
+    return { target, takenOver };
+  };
+
   return {
     async insert(post) {
       const { targets: rows, ...plain } = post;
@@ -49,16 +66,16 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     },
     async claimTarget(targetId, leaseExpiresAt, now, allowExpiredLease) {
       const target = targets().get(targetId);
-      if (!target) return null;
-      const claimable =
-        target.status === 'pending' ||
-        (allowExpiredLease && target.status === 'publishing' && leaseRunOut(target, now));
-      if (!claimable) return null;
-      target.status = 'publishing';
-      target.attempts += 1;
-      target.leaseExpiresAt = new Date(leaseExpiresAt);
-      target.updatedAt = new Date(now);
-      return copy(target);
+      const claimed = target ? claim(target, leaseExpiresAt, now, allowExpiredLease) : null;
+      return claimed ? copy(claimed.target) : null;
+    },
+    async claimTargets(postId, leaseExpiresAt, now, allowExpiredLease) {
+      const claims: Array<{ target: PostTarget; takenOver: boolean }> = [];
+      for (const target of targetsOf(postId)) {
+        const claimed = claim(target, leaseExpiresAt, now, allowExpiredLease);
+        if (claimed) claims.push(copy(claimed));
+      }
+      return claims;
     },
     async renewLease(targetId, leaseExpiresAt, at) {
       const target = targets().get(targetId);

@@ -10,6 +10,10 @@ export function memorySocialAccountRepository(store: MemoryStore): SocialAccount
     async findById(id) {
       return copy(rows().get(id) ?? null);
     },
+    async findByIds(ids) {
+      const wanted = new Set(ids);
+      return copy([...rows().values()].filter((c) => wanted.has(c.id)));
+    },
     async listByAccount(accountId) {
       return copy(
         [...rows().values()]

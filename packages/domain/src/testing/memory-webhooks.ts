@@ -1,5 +1,6 @@
-import type { DeliveryRepository, WebhookRepository } from '../ports/index.ts';
-import { copy, type MemoryStore } from './memory-store.ts';
+import type { WebhookDelivery } from '../model.ts';
+import type { DeliveryRepository, PostTransition, WebhookRepository } from '../ports/index.ts';
+import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
 
 const newestFirst = <T extends { createdAt: Date; id: string }>(a: T, b: T) =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -50,12 +51,32 @@ export function memoryDeliveryRepository(store: MemoryStore): DeliveryRepository
   const rows = () => store.tables.deliveries;
   const attempts = () => store.tables.attempts;
   return {
-    async insertMany(deliveries) {
-      for (const delivery of deliveries)
-        store.insertUnique(rows(), delivery.id, delivery, 'delivery');
+    async insertMany(deliveries: WebhookDelivery[], onlyIf?: PostTransition): Promise<never> {
+      // Checked before any write, so a failure changes nothing (like the one SQL statement).
+      const ids = new Set<string>();
+      for (const delivery of deliveries) {
+        if (rows().has(delivery.id) || ids.has(delivery.id)) {
+          throw new ConstraintError(`duplicate delivery: ${delivery.id}`);
+        }
+        ids.add(delivery.id);
+      }
+      if (onlyIf) {
+        const post = store.tables.posts.get(onlyIf.postId);
+        if (!post || !onlyIf.from.includes(post.status)) return false as never;
+        post.status = onlyIf.to;
+        post.updatedAt = new Date(onlyIf.at);
+      }
+      for (const delivery of deliveries) rows().set(delivery.id, copy(delivery));
+      // `never`: the overloads of the port return void without `onlyIf`, a boolean with it.
+      return (onlyIf ? true : undefined) as never;
     },
     async findById(id) {
       return copy(rows().get(id) ?? null);
+    },
+    async findWithWebhook(id) {
+      const delivery = rows().get(id);
+      const webhook = delivery ? store.tables.webhooks.get(delivery.webhookId) : undefined;
+      return delivery && webhook ? copy({ delivery, webhook }) : null;
     },
     async listByWebhook(webhookId, limit) {
       const log = [...attempts().values()].sort(

@@ -82,13 +82,12 @@ export async function deliverWebhook(
   deliveryId: string,
   _job: JobContext,
 ): Promise<JobResult> {
-  const delivery = await deps.repos.deliveries.findById(deliveryId);
-  if (delivery?.status !== 'pending') return DONE;
+  // Deleting a webhook deletes its deliveries; one seen in between has nobody to go to.
+  const found = await deps.repos.deliveries.findWithWebhook(deliveryId);
+  if (found?.delivery.status !== 'pending') return DONE;
+  const { delivery, webhook } = found;
   const startedAt = deps.clock.now();
   const failed = { status: 'failed' as const, nextAttemptAt: null, deliveredAt: null };
-  const webhook = await deps.repos.webhooks.findById(delivery.webhookId);
-  // Deleting a webhook deletes its deliveries; one seen in between has nobody to go to.
-  if (!webhook) return DONE;
   if (!webhook.active) {
     // Closed without sending, so the reconciler stops offering it.
     const result = { statusCode: null, error: 'webhook disabled', durationMs: 0 };

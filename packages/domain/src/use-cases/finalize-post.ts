@@ -4,45 +4,53 @@ import { buildWebhookPayload, postOutcome } from '../outcome.ts';
 
 /**
  * Once every target is terminal: set the post's outcome and create its webhook deliveries in
- * one unit of work, so a crash never leaves an outcome without deliveries (or the reverse).
- * The transition is conditional, so of two jobs finishing the same post only one notifies.
+ * one atomic storage call (`insertMany` with `onlyIf`: one statement on PostgreSQL), so a crash
+ * never leaves an outcome without deliveries (or the reverse). The transition is conditional,
+ * so of two jobs finishing the same post only one notifies: the deliveries are stored only by
+ * the call whose transition applied. The webhooks are listed just before; one created or
+ * disabled in that instant is treated as if it had changed just after the post finished.
  */
 export async function finalizePost(deps: CoreDeps, post: PostWithTargets): Promise<void> {
   const outcome = postOutcome(post.targets);
   const now = deps.clock.now();
-  const deliveries = await deps.uow.run(async (repos) => {
-    if (!(await repos.posts.transitionStatus(post.id, ['publishing'], outcome.status, now))) {
-      return [];
-    }
-    const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
-    const created = webhooks.map(
-      (webhook): WebhookDelivery => ({
-        id: deps.ids.newId(),
-        webhookId: webhook.id,
+  const { repos } = deps;
+  const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
+  const created = webhooks.map(
+    (webhook): WebhookDelivery => ({
+      id: deps.ids.newId(),
+      webhookId: webhook.id,
+      accountId: post.accountId,
+      postId: post.id,
+      event: outcome.event,
+      payload: buildWebhookPayload({
+        event: outcome.event,
         accountId: post.accountId,
         postId: post.id,
-        event: outcome.event,
-        payload: buildWebhookPayload({
-          event: outcome.event,
-          accountId: post.accountId,
-          postId: post.id,
-          timestamp: deps.clock.now(),
-          published: outcome.published,
-          failed: outcome.failed,
-          total: outcome.total,
-        }),
-        status: 'pending',
-        attempts: 0,
-        lastStatusCode: null,
-        lastError: null,
-        nextAttemptAt: now,
-        deliveredAt: null,
-        createdAt: now,
+        timestamp: deps.clock.now(),
+        published: outcome.published,
+        failed: outcome.failed,
+        total: outcome.total,
       }),
-    );
-    if (created.length > 0) await repos.deliveries.insertMany(created);
-    return created;
-  });
+      status: 'pending',
+      attempts: 0,
+      lastStatusCode: null,
+      lastError: null,
+      nextAttemptAt: now,
+      deliveredAt: null,
+      createdAt: now,
+    }),
+  );
+  const transition = {
+    postId: post.id,
+    from: ['publishing'] as const,
+    to: outcome.status,
+    at: now,
+  };
+  const applied =
+    created.length === 0
+      ? await repos.posts.transitionStatus(post.id, transition.from, transition.to, now)
+      : await repos.deliveries.insertMany(created, transition);
+  const deliveries = applied ? created : [];
   deps.logger.info(
     { postId: post.id, status: outcome.status, deliveries: deliveries.length },
     'post finished',

@@ -30,10 +30,14 @@ export async function resolveTargets(
   };
 
   const ids: unknown[] = Array.isArray(input.social_account_ids) ? input.social_account_ids : [];
+  // One query for every named connection; the checks below run in the order of the request.
+  const named = ids.filter(isUuid);
+  const found = named.length > 0 ? await deps.repos.socialAccounts.findByIds(named) : [];
+  const byId = new Map(found.map((connection) => [connection.id, connection]));
   for (const [index, id] of ids.entries()) {
     if (!isUuid(id) || seen.has(id)) continue;
     const field = `social_account_ids[${index}]`;
-    const connection = await deps.repos.socialAccounts.findById(id);
+    const connection = byId.get(id);
     if (connection?.accountId === ctx.accountId && connection.status === 'active') {
       add(connection, field);
     } else {

@@ -113,7 +113,10 @@ export async function createPost(
     updatedAt: now,
     targets,
   };
-  await deps.uow.run((repos) => repos.posts.insert(post));
+  // No unit of work: `insert` is atomic by itself (the PostgreSQL adapter stores the post and
+  // its targets in one statement, a data-modifying CTE; the in-memory fake checks before it
+  // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
+  await deps.repos.posts.insert(post);
   try {
     await deps.queue.enqueuePublish(post.id, scheduledAt);
   } catch (error) {

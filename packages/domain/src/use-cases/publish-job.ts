@@ -1,6 +1,11 @@
 import type { CoreDeps } from '../deps.ts';
-import { type PostTarget, type PostWithTargets, TERMINAL_POST_STATUSES } from '../model.ts';
-import type { JobContext, JobResult } from '../ports/index.ts';
+import {
+  type PostTarget,
+  type PostWithTargets,
+  type SocialAccount,
+  TERMINAL_POST_STATUSES,
+} from '../model.ts';
+import type { JobContext, JobResult, TargetClaim } from '../ports/index.ts';
 import { DONE, exponentialBackoff, retryAfter } from './backoff.ts';
 import { finalizePost } from './finalize-post.ts';
 import { publishClaimedTarget } from './publish-target.ts';
@@ -13,21 +18,30 @@ const LEASE_GRACE_MS = 100;
 const leaseExpired = (target: PostTarget, now: Date): boolean =>
   target.leaseExpiresAt === null || target.leaseExpiresAt.getTime() <= now.getTime();
 
-/** Claims what this run may work on: pending targets, and stalled ones whose lease ran out. */
-async function claimTargets(
-  deps: CoreDeps,
-  post: PostWithTargets,
-): Promise<Array<{ target: PostTarget; takenOver: boolean }>> {
+/**
+ * Claims what this run may work on: pending targets, and stalled ones whose lease ran out,
+ * all in one statement (skipped when the post, as read, has nothing claimable).
+ */
+async function claimTargets(deps: CoreDeps, post: PostWithTargets): Promise<TargetClaim[]> {
   const now = deps.clock.now();
+  const claimable = post.targets.some(
+    (target) =>
+      target.status === 'pending' || (target.status === 'publishing' && leaseExpired(target, now)),
+  );
+  if (!claimable) return [];
   const lease = new Date(now.getTime() + deps.settings.targetLeaseMs);
-  const claims: Array<{ target: PostTarget; takenOver: boolean }> = [];
-  for (const target of post.targets) {
-    const stalled = target.status === 'publishing' && leaseExpired(target, now);
-    if (target.status !== 'pending' && !stalled) continue;
-    const claimed = await deps.repos.posts.claimTarget(target.id, lease, now, true);
-    if (claimed) claims.push({ target: claimed, takenOver: stalled });
-  }
-  return claims;
+  return deps.repos.posts.claimTargets(post.id, lease, now, true);
+}
+
+/** The connections of the claimed targets, loaded once for the whole run. */
+async function connectionsOf(
+  deps: CoreDeps,
+  claims: TargetClaim[],
+): Promise<Map<string, SocialAccount>> {
+  if (claims.length === 0) return new Map();
+  const ids = [...new Set(claims.map(({ target }) => target.socialAccountId))];
+  const found = await deps.repos.socialAccounts.findByIds(ids);
+  return new Map(found.map((connection) => [connection.id, connection]));
 }
 
 /** What to do once this run's targets are settled: retry, wait for other workers, or finish. */
@@ -81,11 +95,19 @@ export async function processPublishJob(
   const startable = ['scheduled', 'queued', 'publishing'] as const;
   if (!(await posts.transitionStatus(post.id, startable, 'publishing', now))) return DONE;
   const claims = await claimTargets(deps, post);
+  const connections = await connectionsOf(deps, claims);
   const { targets: _targets, ...plainPost } = post;
   const publishing = { ...plainPost, status: 'publishing' as const };
   await Promise.all(
     claims.map(({ target, takenOver }) =>
-      publishClaimedTarget(deps, publishing, target, takenOver, job),
+      publishClaimedTarget(
+        deps,
+        publishing,
+        target,
+        takenOver,
+        job,
+        connections.get(target.socialAccountId) ?? null,
+      ),
     ),
   );
   const current = await posts.findById(post.id);

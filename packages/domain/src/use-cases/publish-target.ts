@@ -119,9 +119,9 @@ async function runTarget(
   target: PostTarget,
   resume: boolean,
   job: JobContext,
+  connection: SocialAccount | null,
 ): Promise<PublisherRun> {
   const settled = (outcome: PublishOutcome): PublisherRun => ({ outcome, leaseLost: false });
-  const connection = await deps.repos.socialAccounts.findById(target.socialAccountId);
   if (!connection) {
     return settled(failed('connection_missing', 'the social account was removed', false));
   }
@@ -189,7 +189,9 @@ async function recordOutcome(
 }
 
 /**
- * Publishes (or resumes) one claimed target and records the result. Resume is chosen when the
+ * Publishes (or resumes) one claimed target and records the result. `connection` is the
+ * target's social account as the caller loaded it (null: it no longer exists); the publish job
+ * loads the connections of all its targets in one query. Resume is chosen when the
  * platform may already hold part of the work: stored intermediate ids, or a claim taken over
  * from a stalled worker whose publisher may have got further than it recorded.
  */
@@ -199,8 +201,9 @@ export async function publishClaimedTarget(
   target: PostTarget,
   takenOver: boolean,
   job: JobContext,
+  connection: SocialAccount | null,
 ): Promise<void> {
   const resume = takenOver || target.resumeState !== null;
-  const run = await runTarget(deps, post, target, resume, job);
+  const run = await runTarget(deps, post, target, resume, job, connection);
   await recordOutcome(deps, target, run, job);
 }

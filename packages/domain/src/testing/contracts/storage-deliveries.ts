@@ -49,6 +49,73 @@ export function describeDeliveryRepositoryContract(name: string, setup: StorageS
       await expect(deliveries().insertMany([])).resolves.toBeUndefined();
     });
 
+    it('with onlyIf, stores the deliveries only when the post transition applies', async () => {
+      const { webhook, postId } = await seedWebhook();
+      const storedPost = await storage().repos.posts.findById(postId);
+      if (!storedPost) throw new Error('no post');
+      const at = plus(storedPost.createdAt, 1_000);
+      const first = makeDelivery(webhook, postId);
+      const second = makeDelivery(webhook, postId);
+      const fromPublishing = {
+        postId,
+        from: ['publishing'] as const,
+        to: 'published' as const,
+        at,
+      };
+      // The post is `queued`: the transition does not apply, nothing is stored.
+      expect(await deliveries().insertMany([first, second], fromPublishing)).toBe(false);
+      expect(await deliveries().findById(first.id)).toBeNull();
+      expect((await storage().repos.posts.findById(postId))?.status).toBe('queued');
+
+      const fromQueued = { ...fromPublishing, from: ['queued', 'scheduled'] as const };
+      expect(await deliveries().insertMany([first, second], fromQueued)).toBe(true);
+      expect(await deliveries().findById(first.id)).toEqual(first);
+      expect(await deliveries().findById(second.id)).toEqual(second);
+      const moved = await storage().repos.posts.findById(postId);
+      expect(moved).toMatchObject({ status: 'published', updatedAt: at });
+
+      // Applied once: a second finisher stores nothing.
+      const third = makeDelivery(webhook, postId);
+      expect(await deliveries().insertMany([third], fromQueued)).toBe(false);
+      expect(await deliveries().findById(third.id)).toBeNull();
+    });
+
+    it('with onlyIf and no deliveries, is just the transition', async () => {
+      const { postId } = await seedWebhook();
+      const at = nextTime();
+      const transition = { postId, from: ['queued'] as const, to: 'cancelled' as const, at };
+      expect(await deliveries().insertMany([], transition)).toBe(true);
+      expect(await deliveries().insertMany([], transition)).toBe(false);
+      expect(await deliveries().insertMany([], { ...transition, from: [] })).toBe(false);
+      expect((await storage().repos.posts.findById(postId))?.status).toBe('cancelled');
+    });
+
+    it('with onlyIf, a failing insert leaves the post unchanged', async () => {
+      const { webhook, postId } = await seedWebhook();
+      const existing = makeDelivery(webhook, postId);
+      await deliveries().insertMany([existing]);
+      const transition = {
+        postId,
+        from: ['queued'] as const,
+        to: 'published' as const,
+        at: nextTime(),
+      };
+      const fresh = makeDelivery(webhook, postId);
+      await expect(deliveries().insertMany([fresh, existing], transition)).rejects.toThrow();
+      expect((await storage().repos.posts.findById(postId))?.status).toBe('queued');
+      expect(await deliveries().findById(fresh.id)).toBeNull();
+    });
+
+    it('finds a delivery with its webhook in one call', async () => {
+      const { webhook, postId } = await seedWebhook();
+      const delivery = makeDelivery(webhook, postId, { payload: '{"a": 1}' });
+      await deliveries().insertMany([delivery]);
+      expect(await deliveries().findWithWebhook(delivery.id)).toEqual({ delivery, webhook });
+      expect(await deliveries().findWithWebhook(newId())).toBeNull();
+      await storage().repos.webhooks.delete(webhook.id);
+      expect(await deliveries().findWithWebhook(delivery.id)).toBeNull();
+    });
+
     it('lists the deliveries of a webhook newest first, at most limit, with attempts oldest first', async () => {
       const { webhook, postId } = await seedWebhook();
       const other = makeWebhook(webhook.accountId, webhook.createdBy);

@@ -237,6 +237,74 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
       });
     });
 
+    describe('claimTargets', () => {
+      it('claims every pending target of the post in stored order, none twice', async () => {
+        const post = await seedPost(storage().repos, {
+          platforms: ['tiktok', 'youtube', 'instagram'],
+        });
+        const other = await seedPost(storage().repos);
+        const now = nextTime();
+        const lease = plus(now, LEASE_MS);
+        const claims = await posts().claimTargets(post.id, lease, now, false);
+        expect(claims).toEqual(
+          post.targets.map((target) => ({
+            target: {
+              ...target,
+              status: 'publishing',
+              attempts: 1,
+              leaseExpiresAt: lease,
+              updatedAt: now,
+            },
+            takenOver: false,
+          })),
+        );
+        expect((await posts().findById(post.id))?.targets).toEqual(claims.map((c) => c.target));
+        expect(await posts().claimTargets(post.id, lease, now, true)).toEqual([]);
+        expect((await posts().findById(other.id))?.targets[0]?.status).toBe('pending');
+        expect(await posts().claimTargets(newId(), lease, now, true)).toEqual([]);
+      });
+
+      it('takes over run-out leases only when allowed, and skips finished targets', async () => {
+        const { post, target, now } = await claimedTarget();
+        const [, second] = post.targets;
+        if (!second) throw new Error('no second target');
+        const firstClaim = await posts().claimTargets(post.id, plus(now, LEASE_MS), now, false);
+        expect(firstClaim.map((c) => [c.target.id, c.takenOver])).toEqual([[second.id, false]]);
+        await posts().completeTarget(second.id, {
+          status: 'failed',
+          errorCode: 'x',
+          errorMessage: 'x',
+          retryable: false,
+          at: now,
+        });
+        const afterExpiry = plus(now, LEASE_MS + 1_000);
+        const newLease = plus(afterExpiry, LEASE_MS);
+        expect(await posts().claimTargets(post.id, newLease, afterExpiry, false)).toEqual([]);
+        expect(await posts().claimTargets(post.id, newLease, afterExpiry, true)).toEqual([
+          {
+            target: { ...target, attempts: 2, leaseExpiresAt: newLease, updatedAt: afterExpiry },
+            takenOver: true,
+          },
+        ]);
+      });
+
+      it('of 20 concurrent claimers on one post each target is claimed exactly once', async () => {
+        const post = await seedPost(storage().repos, {
+          platforms: ['tiktok', 'youtube', 'instagram', 'twitter', 'facebook'],
+        });
+        const now = nextTime();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            posts().claimTargets(post.id, plus(now, LEASE_MS), now, true),
+          ),
+        );
+        const claimed = results.flat().map((claim) => claim.target.id);
+        expect(claimed.sort()).toEqual(post.targets.map((target) => target.id).sort());
+        const stored = (await posts().findById(post.id))?.targets ?? [];
+        expect(stored.map((target) => target.attempts)).toEqual([1, 1, 1, 1, 1]);
+      });
+    });
+
     describe('leases, resume state, release and completion', () => {
       it('renews the lease of a publishing target only', async () => {
         const { post, target, now } = await claimedTarget();

@@ -35,6 +35,25 @@ export function describeSocialAccountRepositoryContract(name: string, setup: Sto
       expect(await connections().findById(newId())).toBeNull();
     });
 
+    it('finds the existing connections among many ids in one call', async () => {
+      const user = await seedUser(storage().repos);
+      const other = await seedUser(storage().repos);
+      const first = makeSocialAccount(user.id, { platform: 'tiktok' });
+      const second = makeSocialAccount(other.id, { platform: 'youtube' });
+      const third = makeSocialAccount(user.id, { platform: 'instagram', status: 'expired' });
+      for (const connection of [first, second, third]) await connections().insert(connection);
+      const found = await connections().findByIds([
+        third.id,
+        newId(),
+        first.id,
+        second.id,
+        first.id,
+      ]);
+      expect(byId(found)).toEqual(byId([first, second, third]));
+      expect(await connections().findByIds([])).toEqual([]);
+      expect(await connections().findByIds([newId()])).toEqual([]);
+    });
+
     it('lists the connections of one account only', async () => {
       const user = await seedUser(storage().repos);
       const other = await seedUser(storage().repos);
