@@ -9,7 +9,7 @@ import { buildApp } from '@social-publisher/app-http';
 import { createRuntime, type Runtime } from '@social-publisher/app-worker';
 import type { Config } from '@social-publisher/config';
 import { createPost } from '@social-publisher/domain';
-import type { Bench, BenchOptions } from '../lib/bench.ts';
+import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
 import {
@@ -263,13 +263,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
 
 export const createBench: Bench = {
   name: 'create',
-  async run(options) {
-    const figures: Figure[] = [];
-    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
-      figures.push(...(await runMode(mode, options)));
-    }
-    return figures;
-  },
+  run: eachMode(runMode),
   async diagnose(options, figureName) {
     const mode: Mode = figureName.includes(MODE_LABEL.embedded) ? 'embedded' : 'production';
     const { out } = options;

@@ -9,7 +9,7 @@ import { createRuntime } from '@social-publisher/app-worker';
 import type { Config } from '@social-publisher/config';
 import { listPosts } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
-import type { Bench, BenchOptions } from '../lib/bench.ts';
+import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
 import {
   benchConfig,
@@ -224,13 +224,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
 
 export const listBench: Bench = {
   name: 'list',
-  async run(options) {
-    const figures: Figure[] = [];
-    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
-      figures.push(...(await runMode(mode, options)));
-    }
-    return figures;
-  },
+  run: eachMode(runMode),
   async diagnose(options, figureName) {
     const mode: Mode = figureName.includes(MODE_LABEL.embedded) ? 'embedded' : 'production';
     const { out } = options;

@@ -21,7 +21,7 @@ import {
 } from '@social-publisher/domain';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Bench, BenchOptions } from '../lib/bench.ts';
+import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
 import {
@@ -289,13 +289,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
 
 export const pipelineBench: Bench = {
   name: 'pipeline',
-  async run(options) {
-    const figures: Figure[] = [];
-    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
-      figures.push(...(await runMode(mode, options)));
-    }
-    return figures;
-  },
+  run: eachMode(runMode),
   async diagnose(options, figureName) {
     const mode: Mode = figureName.includes(MODE_LABEL.embedded) ? 'embedded' : 'production';
     const { out } = options;

@@ -17,7 +17,7 @@ import type { Config } from '@social-publisher/config';
 import { type CoreDeps, createPost, type PlatformPublisher } from '@social-publisher/domain';
 import { sql } from 'kysely';
 import { startBareQueue } from '../lib/bare-queue.ts';
-import type { Bench, BenchOptions } from '../lib/bench.ts';
+import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
 import {
   type Backend,
@@ -431,13 +431,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
 
 export const scheduleBench: Bench = {
   name: 'schedule',
-  async run(options) {
-    const figures: Figure[] = [];
-    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
-      figures.push(...(await runMode(mode, options)));
-    }
-    return figures;
-  },
+  run: eachMode(runMode),
   async diagnose(options, figureName) {
     const mode: Mode = figureName.includes(MODE_LABEL.embedded) ? 'embedded' : 'production';
     const count = options.smoke ? 50 : 3_000;

@@ -20,3 +20,16 @@ export interface Bench {
    */
   diagnose(options: BenchOptions, figureName: string): Promise<void>;
 }
+
+/** `run` for a benchmark measured once per mode (production, then embedded, unless narrowed). */
+export function eachMode(
+  runMode: (mode: Mode, options: BenchOptions) => Promise<Figure[]>,
+): (options: BenchOptions) => Promise<Figure[]> {
+  return async (options) => {
+    const figures: Figure[] = [];
+    for (const mode of options.modes ?? (['production', 'embedded'] as const)) {
+      figures.push(...(await runMode(mode, options)));
+    }
+    return figures;
+  };
+}
