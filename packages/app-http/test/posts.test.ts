@@ -282,6 +282,78 @@ describe('GET /posts and GET /posts/:id', () => {
     expect(Object.keys(posts[0]).sort()).toEqual(POST_KEYS);
   });
 
+  describe('opt-in pagination (limit, before)', () => {
+    const list = (query = '') =>
+      h.call({ method: 'GET', url: `/posts${query}`, headers: h.as(h.alice) });
+
+    /** Five posts, oldest first, one second apart; the listing is newest first. */
+    async function fivePosts(): Promise<string[]> {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push(
+          (await createPost({ content: `p${i}`, social_account_ids: [twitter.id] })).json().data.id,
+        );
+        h.deps.clock.advance(1000);
+      }
+      return ids.reverse();
+    }
+
+    it('without limit: every post and no next_cursor key (unchanged)', async () => {
+      const ids = await fivePosts();
+      const body = (await list()).json();
+      expect(Object.keys(body)).toEqual(['data']);
+      expect(body.data.map((post: { id: string }) => post.id)).toEqual(ids);
+    });
+
+    it('limit=2 pages through 5 posts as 2, 2, 1, the last with next_cursor null', async () => {
+      const ids = await fivePosts();
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = `?limit=2${cursor === null ? '' : `&before=${encodeURIComponent(cursor)}`}`;
+        const response = await list(query);
+        expect(response.statusCode).toBe(200);
+        const body = response.json();
+        expect(Object.keys(body).sort()).toEqual(['data', 'next_cursor']);
+        sizes.push(body.data.length);
+        seen.push(...body.data.map((post: { id: string }) => post.id));
+        expect(Object.keys(body.data[0]).sort()).toEqual(POST_KEYS);
+        cursor = body.next_cursor;
+      } while (cursor !== null && sizes.length < 10);
+      expect(sizes).toEqual([2, 2, 1]);
+      expect(seen).toEqual(ids);
+      // A limit covering every post: one page, nothing after it.
+      expect((await list('?limit=5')).json().next_cursor).toBeNull();
+      expect((await list('?limit=4')).json().next_cursor).toEqual(expect.any(String));
+    });
+
+    it('works with workspace_id; an empty list is { data: [], next_cursor: null }', async () => {
+      expect((await list('?limit=3')).json()).toEqual({ data: [], next_cursor: null });
+      const bobs = await h.call({ method: 'GET', url: '/posts?limit=500', headers: h.as(h.bob) });
+      expect(bobs.json()).toEqual({ data: [], next_cursor: null });
+    });
+
+    it('a malformed cursor: 400 validation_failed on before', async () => {
+      await fivePosts();
+      const valid = Buffer.from(`${new Date().toISOString()}|not-a-uuid`).toString('base64url');
+      for (const before of ['garbage!', 'bm90IGEgY3Vyc29y', valid, '', 'a'.repeat(300)]) {
+        const response = await list(`?limit=2&before=${encodeURIComponent(before)}`);
+        expect(expectError(response, 400, 'validation_failed').details?.[0]?.field).toBe('before');
+      }
+      expect(
+        expectError(await list('?before=abc'), 400, 'validation_failed').details?.[0]?.field,
+      ).toBe('before');
+    });
+
+    it('limit 0, 501, negative or not a number: 400 validation_failed on limit', async () => {
+      for (const limit of ['0', '501', '-1', 'many']) {
+        const response = await list(`?limit=${limit}`);
+        expect(expectError(response, 400, 'validation_failed').details?.[0]?.field).toBe('limit');
+      }
+    });
+  });
+
   it('an empty list is { data: [] }', async () => {
     const response = await h.call({ method: 'GET', url: '/posts', headers: h.as(h.bob) });
     expect(response.json()).toEqual({ data: [] });

@@ -1,5 +1,6 @@
 import type {
   Post,
+  PostPage,
   PostRepository,
   PostStatus,
   PostTarget,
@@ -123,11 +124,27 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
       return postFromJoinedRows(rows as unknown as Array<Record<string, unknown>>);
     },
 
-    /** Two queries whatever the number of posts: the posts, then all their targets. */
-    async listByCreator(createdBy: string, accountId?: string): Promise<PostWithTargets[]> {
+    /**
+     * Two queries whatever the number of posts: the posts, then all their targets. A page is a
+     * row-value comparison `(created_at, id) < (before)` plus LIMIT, served by the
+     * (created_by, created_at desc) index.
+     */
+    async listByCreator(
+      createdBy: string,
+      accountId?: string,
+      page?: PostPage,
+    ): Promise<PostWithTargets[]> {
       let query = db.selectFrom('posts').select(postColumns).where('created_by', '=', createdBy);
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-      const posts = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      const before = page?.before;
+      if (before !== undefined) {
+        query = query.where((eb) =>
+          eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+        );
+      }
+      query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      if (page !== undefined) query = query.limit(page.limit);
+      const posts = await query.execute();
       return attachTargets(posts);
     },
 

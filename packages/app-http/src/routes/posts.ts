@@ -6,21 +6,25 @@ import {
   createPost,
   getPost,
   listPosts,
+  listPostsPage,
+  MAX_POSTS_PAGE,
   PLATFORMS,
   type PostMode,
   TIKTOK_PRIVACY_LEVELS,
+  validationFailed,
   YOUTUBE_PRIVACY_STATUSES,
 } from '@social-publisher/domain';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
-import { unwrap } from '../errors.ts';
+import { fromDomainError, unwrap } from '../errors.ts';
 import {
   AUTH_ERRORS,
   BODY_ERRORS,
   Data,
   errors,
   IdParams,
+  Nullable,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -28,6 +32,20 @@ import { PostSchema, presentPost } from '../schemas/posts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const MAX_TARGETS = 50;
+
+const PostsQuery = Type.Object({
+  ...WorkspaceQuery.properties,
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_POSTS_PAGE,
+      description: `Page size (1-${MAX_POSTS_PAGE}); without it every post is returned`,
+    }),
+  ),
+  before: Type.Optional(
+    Type.String({ description: 'next_cursor of the previous page (requires limit)' }),
+  ),
+});
 
 const TiktokOptions = Type.Object(
   {
@@ -188,24 +206,51 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         tags: ['Posts'],
         summary: 'List your posts',
         description:
-          'Every post you created, newest first, with its targets. No pagination. With workspace_id: only those in that team.',
+          'Every post you created, newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
         security: SECURED,
-        querystring: WorkspaceQuery,
+        querystring: PostsQuery,
         response: {
-          200: Data(Type.Array(PostSchema), 'Your posts, newest first'),
+          200: Type.Object(
+            {
+              data: Type.Array(PostSchema),
+              next_cursor: Type.Optional(
+                Nullable(
+                  Type.String({
+                    description:
+                      'Only with limit: the before of the next page, null when no post follows',
+                  }),
+                ),
+              ),
+            },
+            { description: 'Your posts, newest first' },
+          ),
           ...errors(...AUTH_ERRORS, 400, 403),
         },
       },
     },
     async (request) => {
-      const { workspace_id: workspaceId } = request.query;
+      const { workspace_id: workspaceId, limit, before } = request.query;
       const actor = actorOf(request);
       const accountId =
         workspaceId === undefined || workspaceId === ''
           ? undefined
           : (await contextOf(deps, request, workspaceId)).accountId;
-      const posts = await listPosts(deps, actor, accountId);
-      return { data: posts.map(presentPost) };
+      if (limit === undefined) {
+        if (before !== undefined) {
+          throw fromDomainError(validationFailed([{ field: 'before', message: 'requires limit' }]));
+        }
+        const posts = await listPosts(deps, actor, accountId);
+        return { data: posts.map(presentPost) };
+      }
+      const page = unwrap(
+        await listPostsPage(
+          deps,
+          actor,
+          { limit, ...(before === undefined ? {} : { before }) },
+          accountId,
+        ),
+      );
+      return { data: page.posts.map(presentPost), next_cursor: page.nextCursor };
     },
   );
 

@@ -101,6 +101,12 @@ export interface TargetClaim {
   takenOver: boolean;
 }
 
+/** One page of `PostRepository.listByCreator`: `before` is the last post of the previous page. */
+export interface PostPage {
+  limit: number;
+  before?: { createdAt: Date; id: string };
+}
+
 export interface PostRepository {
   /**
    * Inserts the post and its targets, atomically by itself (all or nothing, one statement), so
@@ -109,8 +115,12 @@ export interface PostRepository {
   insert(post: PostWithTargets): Promise<void>;
   /** The post with its targets in their stored order (one query). */
   findById(id: string): Promise<PostWithTargets | null>;
-  /** Posts created by the user (optionally only in one account), newest first, with targets. */
-  listByCreator(createdBy: string, accountId?: string): Promise<PostWithTargets[]>;
+  /**
+   * Posts created by the user (optionally only in one account), newest first (created_at desc,
+   * id desc), with targets. With `page`: at most `limit` posts, only those strictly after
+   * `before` in that order (keyset pagination).
+   */
+  listByCreator(createdBy: string, accountId?: string, page?: PostPage): Promise<PostWithTargets[]>;
   /** Sets the status only when the current status is one of `from`. Returns whether it applied. */
   transitionStatus(
     id: string,

@@ -48,14 +48,18 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       const post = posts().get(id);
       return post ? withTargets(post) : null;
     },
-    async listByCreator(createdBy, accountId) {
-      return [...posts().values()]
+    async listByCreator(createdBy, accountId, page) {
+      const before = page?.before;
+      const sorted = [...posts().values()]
         .filter(
           (p) =>
-            p.createdBy === createdBy && (accountId === undefined || p.accountId === accountId),
+            p.createdBy === createdBy &&
+            (accountId === undefined || p.accountId === accountId) &&
+            (before === undefined ||
+              newestFirst(p, { ...p, createdAt: before.createdAt, id: before.id }) > 0),
         )
-        .sort(newestFirst)
-        .map(withTargets);
+        .sort(newestFirst);
+      return (page ? sorted.slice(0, page.limit) : sorted).map(withTargets);
     },
     async transitionStatus(id, from, to, at) {
       const post = posts().get(id);

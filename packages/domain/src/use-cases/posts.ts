@@ -139,6 +139,68 @@ export async function listPosts(
   return deps.repos.posts.listByCreator(actor.userId, accountId);
 }
 
+/** Largest page `listPostsPage` serves. */
+export const MAX_POSTS_PAGE = 500;
+
+/** One page of posts; `nextCursor` is null on the last page. */
+export interface PostsPage {
+  posts: PostWithTargets[];
+  nextCursor: string | null;
+}
+
+const CURSOR_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+/** The opaque cursor after `post`: base64url of `${created_at ISO}|${id}`. */
+export function encodePostCursor(post: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${post.createdAt.toISOString()}|${post.id}`, 'utf8').toString('base64url');
+}
+
+/** The position a cursor from `encodePostCursor` names, or null when it is not one. */
+export function decodePostCursor(cursor: string): { createdAt: Date; id: string } | null {
+  if (cursor.length > 200 || !CURSOR_PATTERN.test(cursor)) return null;
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.toString('base64url') !== cursor) return null;
+  const [iso, id, ...rest] = bytes.toString('utf8').split('|');
+  if (iso === undefined || id === undefined || rest.length > 0 || !isUuid(id)) return null;
+  const createdAt = new Date(iso);
+  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;
+  return { createdAt, id };
+}
+
+/**
+ * `listPosts`, one page at a time (keyset pagination on created_at desc, id desc): at most
+ * `limit` posts after the `before` cursor. `nextCursor` (the last post's) is null when no post
+ * follows.
+ */
+export async function listPostsPage(
+  deps: CoreDeps,
+  actor: Actor,
+  page: { limit: number; before?: string },
+  accountId?: string,
+): Promise<Result<PostsPage, DomainError>> {
+  const problems: Problem[] = [];
+  const { limit } = page;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_POSTS_PAGE)
+    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_POSTS_PAGE}` });
+  const before = page.before === undefined ? undefined : decodePostCursor(page.before);
+  if (before === null) problems.push({ field: 'before', message: 'is not a valid cursor' });
+  if (problems.length > 0 || before === null) return err(validationFailed(problems));
+  let creatorAccount = accountId;
+  if (isTeamKey(actor)) {
+    if (accountId !== undefined && accountId !== actor.keyAccountId)
+      return ok({ posts: [], nextCursor: null });
+    creatorAccount = actor.keyAccountId;
+  }
+  // One extra row tells whether another page follows, so the last page says so itself.
+  const found = await deps.repos.posts.listByCreator(actor.userId, creatorAccount, {
+    limit: limit + 1,
+    ...(before ? { before } : {}),
+  });
+  const posts = found.slice(0, limit);
+  const last = posts.at(-1);
+  return ok({ posts, nextCursor: found.length > limit && last ? encodePostCursor(last) : null });
+}
+
 export async function getPost(
   deps: CoreDeps,
   actor: Actor,

@@ -109,6 +109,92 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         expect(await posts().listByCreator(member.id, team.id)).toEqual([byMember]);
       });
 
+      describe('pages (keyset on created_at desc, id desc)', () => {
+        /** Every page of `limit` posts, each page starting after the last post of the one before. */
+        async function allPages(createdBy: string, limit: number, accountId?: string) {
+          const pages: PostWithTargets[][] = [];
+          let before: { createdAt: Date; id: string } | undefined;
+          for (;;) {
+            const page = await posts().listByCreator(createdBy, accountId, {
+              limit,
+              ...(before ? { before } : {}),
+            });
+            pages.push(page);
+            const last = page.at(-1);
+            if (page.length < limit || !last) return pages;
+            before = { createdAt: last.createdAt, id: last.id };
+          }
+        }
+
+        it('cover every post exactly once, in order, with targets; limit respected', async () => {
+          const user = await seedUser(storage().repos);
+          const other = await seedUser(storage().repos);
+          const made = Array.from({ length: 5 }, () =>
+            makePost(user.id, user.id, { platforms: ['tiktok', 'youtube'] }),
+          );
+          for (const post of [...made].reverse()) await posts().insert(post);
+          await seedPost(storage().repos, { userId: other.id });
+          const expected = [...made].reverse();
+
+          const pages = await allPages(user.id, 2);
+          expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+          expect(pages.flat()).toEqual(expected);
+          expect(await posts().listByCreator(user.id, undefined, { limit: 10 })).toEqual(expected);
+          expect(await posts().listByCreator(user.id, undefined, { limit: 1 })).toEqual(
+            expected.slice(0, 1),
+          );
+          // Exactly one page's worth: the page after it is empty.
+          expect((await allPages(user.id, 5)).map((page) => page.length)).toEqual([5, 0]);
+        });
+
+        it('split posts that share created_at by id, none lost or repeated', async () => {
+          const user = await seedUser(storage().repos);
+          const at = nextTime();
+          const tied = Array.from({ length: 5 }, () =>
+            makePost(user.id, user.id, { post: { createdAt: at } }),
+          );
+          const older = makePost(user.id, user.id, { post: { createdAt: plus(at, -1_000) } });
+          const newer = makePost(user.id, user.id, { post: { createdAt: plus(at, 1_000) } });
+          for (const post of [...tied, older, newer]) await posts().insert(post);
+          const expected = [
+            newer,
+            ...[...tied].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)),
+            older,
+          ];
+          expect(await posts().listByCreator(user.id)).toEqual(expected);
+          for (const limit of [1, 2, 3])
+            expect((await allPages(user.id, limit)).flat()).toEqual(expected);
+          const middle = expected[3];
+          if (!middle) throw new Error('no middle post');
+          expect(
+            await posts().listByCreator(user.id, undefined, {
+              limit: 10,
+              before: { createdAt: middle.createdAt, id: middle.id },
+            }),
+          ).toEqual(expected.slice(4));
+        });
+
+        it('page within one account, and after a position no post holds', async () => {
+          const user = await seedUser(storage().repos);
+          const team = await seedTeam(storage().repos, user.id);
+          const personal = await seedPost(storage().repos, { userId: user.id });
+          const inTeam = [
+            await seedPost(storage().repos, { userId: user.id, accountId: team.id }),
+            await seedPost(storage().repos, { userId: user.id, accountId: team.id }),
+          ].reverse();
+          expect((await allPages(user.id, 1, team.id)).flat()).toEqual(inTeam);
+          expect((await allPages(user.id, 1, user.id)).flat()).toEqual([personal]);
+          const between = inTeam[0];
+          if (!between) throw new Error('no post');
+          expect(
+            await posts().listByCreator(user.id, undefined, {
+              limit: 10,
+              before: { createdAt: plus(between.createdAt, -1), id: newId() },
+            }),
+          ).toEqual([inTeam[1], personal]);
+        });
+      });
+
       it('returns copies', async () => {
         const post = await seedPost(storage().repos);
         const stored = structuredClone(post);
