@@ -9,14 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '@social-publisher/config';
-import {
-  type AccountContext,
-  type Actor,
-  type CoreDeps,
-  connectSocialAccount,
-  createUser,
-  type Platform,
-} from '@social-publisher/domain';
+import type { AccountContext, Actor, CoreDeps, Platform } from '@social-publisher/domain';
+import { seedUserWithConnections } from '@social-publisher/domain/testing';
 import { createTestDatabase } from '@social-publisher/testkit';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -218,29 +212,10 @@ export interface SeededUser {
 
 /** A user (createUser: personal account + API key) with one active connection per platform. */
 export async function seedUser(deps: CoreDeps, platforms: Platform[]): Promise<SeededUser> {
-  const created = await createUser(deps, {
-    email: `${randomBytes(6).toString('hex')}@bench.test`,
-  });
-  if (!created.ok) throw new Error(`createUser: ${created.error.message}`);
-  const { user, apiKey, rawKey } = created.value;
-  const ctx: AccountContext = {
-    accountId: user.id,
-    userId: user.id,
-    role: 'owner',
-    apiKeyId: apiKey.id,
-  };
-  const actor: Actor = { userId: user.id, apiKeyId: apiKey.id, keyAccountId: user.id };
-  const connections: Partial<Record<Platform, string>> = {};
-  for (const platform of platforms) {
-    const connected = await connectSocialAccount(deps, ctx, {
-      platform,
-      externalId: `${platform}-${randomBytes(4).toString('hex')}`,
-      accessToken: `token-${platform}`,
-    });
-    if (!connected.ok) throw new Error(`connectSocialAccount: ${connected.error.message}`);
-    connections[platform] = connected.value.id;
-  }
-  return { ctx, actor, userId: user.id, rawKey, connections };
+  const email = `${randomBytes(6).toString('hex')}@bench.test`;
+  const seeded = await seedUserWithConnections(deps, platforms, email);
+  const { ctx, actor, rawKey, connections } = seeded;
+  return { ctx, actor, userId: seeded.user.id, rawKey, connections };
 }
 
 export function connectionIds(seeded: SeededUser, platforms: Platform[]): string[] {

@@ -5,16 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '@social-publisher/config';
-import {
-  type AccountContext,
-  type Actor,
-  type CoreDeps,
-  connectSocialAccount,
-  createUser,
-  type Platform,
-  type PostWithTargets,
-  type Repositories,
+import type {
+  AccountContext,
+  Actor,
+  CoreDeps,
+  Platform,
+  PostWithTargets,
+  Repositories,
 } from '@social-publisher/domain';
+import { seedUserWithConnections } from '@social-publisher/domain/testing';
 import pino from 'pino';
 
 /** The same key for every runtime of a test file: connections stay readable across restarts. */
@@ -76,28 +75,8 @@ export interface Seeded {
 
 /** A user (createUser) with one connection per platform (connectSocialAccount). */
 export async function seedAccount(deps: CoreDeps, platforms: Platform[]): Promise<Seeded> {
-  const created = await createUser(deps, {
-    email: `${randomBytes(6).toString('hex')}@worker.test`,
-  });
-  if (!created.ok) throw new Error(`createUser: ${created.error.message}`);
-  const { user, apiKey } = created.value;
-  const ctx: AccountContext = {
-    accountId: user.id,
-    userId: user.id,
-    role: 'owner',
-    apiKeyId: apiKey.id,
-  };
-  const actor: Actor = { userId: user.id, apiKeyId: apiKey.id, keyAccountId: user.id };
-  const connections: Partial<Record<Platform, string>> = {};
-  for (const platform of platforms) {
-    const connected = await connectSocialAccount(deps, ctx, {
-      platform,
-      externalId: `${platform}-${randomBytes(4).toString('hex')}`,
-      accessToken: `token-${platform}`,
-    });
-    if (!connected.ok) throw new Error(`connectSocialAccount: ${connected.error.message}`);
-    connections[platform] = connected.value.id;
-  }
+  const email = `${randomBytes(6).toString('hex')}@worker.test`;
+  const { ctx, actor, connections } = await seedUserWithConnections(deps, platforms, email);
   return { ctx, actor, connections };
 }
 

@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import type { AccountContext, Actor, ApiKey, Platform, SocialAccount, User } from '../model.ts';
 import { createApiKey } from '../use-cases/api-keys.ts';
+import { connectSocialAccount } from '../use-cases/social-accounts.ts';
 import { createUser } from '../use-cases/users.ts';
 import { createWorkspace } from '../use-cases/workspaces.ts';
 
@@ -68,4 +69,28 @@ export async function seedConnection(
   };
   await deps.repos.socialAccounts.insert(connection);
   return connection;
+}
+
+/**
+ * A user (seedUser) with one active connection per platform, each made through the real
+ * connectSocialAccount use case (tokens `token-<platform>`). Connection ids by platform.
+ */
+export async function seedUserWithConnections(
+  deps: CoreDeps,
+  platforms: readonly Platform[],
+  email?: string,
+): Promise<SeededUser & { connections: Partial<Record<Platform, string>> }> {
+  const seeded = await seedUser(deps, email);
+  const connections: Partial<Record<Platform, string>> = {};
+  for (const platform of platforms) {
+    const connection = unwrap(
+      await connectSocialAccount(deps, seeded.ctx, {
+        platform,
+        externalId: `${platform}-${deps.ids.newId()}`,
+        accessToken: `token-${platform}`,
+      }),
+    );
+    connections[platform] = connection.id;
+  }
+  return { ...seeded, connections };
 }
