@@ -18,6 +18,13 @@ export interface CoreSettings {
   /** First retry delay of a publish job with transient failures; doubles each attempt, with jitter. */
   publishRetryBaseMs: number;
   publishRetryMaxMs: number;
+  /**
+   * How many times one publish job may wait out a platform's rate limit without spending an
+   * attempt; past it, a rate limit counts as a transient failure (so nothing waits forever).
+   */
+  publishMaxWaits: number;
+  /** The longest wait a platform may ask for; a longer one fails the target (retryable). */
+  publishMaxWaitMs: number;
   /** Delay before attempt 2, 3, ... of a webhook delivery; its length + 1 is the attempt count. */
   deliveryRetryScheduleMs: number[];
   /** How many due posts / expired leases / due deliveries one reconcile pass looks at. */
@@ -26,6 +33,14 @@ export interface CoreSettings {
   webhookAllowHttp?: boolean;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: accept private/internal webhook hosts (development and tests only). */
   webhookAllowPrivateNetworks?: boolean;
+  /** PUBLIC_BASE_URL: how browsers reach the API (OAuth callbacks). */
+  publicBaseUrl: string;
+  /** CONNECT_RETURN_ORIGINS: the only origins a connect flow may send the browser back to. */
+  connectReturnOrigins: string[];
+  /** Tokens expiring within this are renewed by the worker's refresh pass. */
+  tokenRefreshMarginMs: number;
+  /** How long one worker holds a connection it is renewing. */
+  tokenRefreshLeaseMs: number;
 }
 
 export const DEFAULT_SETTINGS: CoreSettings = {
@@ -33,11 +48,18 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   maxApiKeysPerAccount: 10,
   publishRetryBaseMs: 2_000,
   publishRetryMaxMs: 5 * 60_000,
+  publishMaxWaits: 200,
+  // Instagram's publishing quota is a rolling 24 hours.
+  publishMaxWaitMs: 25 * 3_600_000,
   // now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts over about a day
   deliveryRetryScheduleMs: [
     5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
   ],
   reconcileBatchSize: 500,
+  publicBaseUrl: 'http://127.0.0.1:3000',
+  connectReturnOrigins: [],
+  tokenRefreshMarginMs: 15 * 60_000,
+  tokenRefreshLeaseMs: 2 * 60_000,
   webhookAllowHttp: false,
   webhookAllowPrivateNetworks: false,
 };

@@ -3,7 +3,7 @@
  * the worker maps them to retry decisions. Nothing else invents error codes.
  */
 
-/** One failed rule: the field path (e.g. `platform_options.tiktok.tiktokPrivacy`) and what is wrong. */
+/** One failed rule: the field path (e.g. `platform_options.<platform>.<option>`) and what is wrong. */
 export interface Problem {
   field: string;
   message: string;
@@ -15,7 +15,9 @@ export type DomainError =
   | { code: 'forbidden'; message: string }
   | { code: 'conflict'; message: string }
   | { code: 'limit_exceeded'; message: string }
-  | { code: 'unauthorized'; message: string };
+  | { code: 'unauthorized'; message: string }
+  /** A platform whose OAuth client is not configured: the message names the variables. */
+  | { code: 'platform_not_configured'; message: string };
 
 export const validationFailed = (details: Problem[]): DomainError => ({
   code: 'validation_failed',

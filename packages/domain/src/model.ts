@@ -3,17 +3,12 @@
  * decide how they change. Times are Date objects; ids are UUID strings (v7 from IdGenerator).
  */
 
-export const PLATFORMS = [
-  'tiktok',
-  'instagram',
-  'youtube',
-  'twitter',
-  'linkedin',
-  'facebook',
-] as const;
-export type Platform = (typeof PLATFORMS)[number];
-export const isPlatform = (value: unknown): value is Platform =>
-  typeof value === 'string' && (PLATFORMS as readonly string[]).includes(value);
+/**
+ * A platform's name, e.g. the `name` of a platform descriptor. The names a deployment serves are not fixed
+ * here: each platform is described once in its own folder of adapter-platforms, and the
+ * domain learns the list through the PlatformCatalog port (`deps.platforms.names`).
+ */
+export type Platform = string;
 
 // ---------------------------------------------------------------- accounts
 
@@ -76,9 +71,34 @@ export interface SocialAccount {
   accessTokenCiphertext: string;
   refreshTokenCiphertext: string | null;
   tokenExpiresAt: Date | null;
+  /** The scopes granted on the platform (empty when unknown, e.g. a brought token). */
+  scopes: string[];
   status: ConnectionStatus;
+  /** A sandbox connection never calls its platform (CONNECT.md section 3). */
+  sandbox: boolean;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** `platform_options.<platform>.sandbox_outcome`: how a sandbox target ends. */
+export const SANDBOX_OUTCOMES = ['published', 'failed', 'transient'] as const;
+export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
+
+/**
+ * A connect flow in progress: what the single-use OAuth `state` stands for. Only the state's
+ * SHA-256 is stored; the PKCE verifier is encrypted like tokens.
+ */
+export interface OAuthState {
+  id: string;
+  stateHash: string;
+  accountId: string;
+  userId: string;
+  platform: Platform;
+  codeVerifierCiphertext: string;
+  /** Validated against CONNECT_RETURN_ORIGINS when the flow started. */
+  returnUrl: string | null;
+  expiresAt: Date;
+  createdAt: Date;
 }
 
 // ---------------------------------------------------------------- posts
@@ -133,15 +153,27 @@ export interface Post {
 
 /**
  * Intermediate platform ids stored before waiting on the platform, so that a retry resumes
- * instead of posting again (TikTok publish_id, Instagram container id, YouTube session URL...).
+ * instead of posting again (a publish id, a container id, an upload session URL...).
  */
 export type ResumeState = Record<string, unknown>;
+
+/**
+ * Recorded right before a platform call that creates something and cannot be repeated safely:
+ * which step, and when. Until the answer is recorded, a resumed target must look for the
+ * result instead of sending again (or end `outcome_unknown`).
+ */
+export interface PublishIntent {
+  step: string;
+  at: Date;
+}
 
 export interface PostTarget {
   id: string;
   postId: string;
   platform: Platform;
   socialAccountId: string;
+  /** Copied from the connection at creation: a sandbox target never calls its platform. */
+  sandbox: boolean;
   status: TargetStatus;
   attempts: number;
   errorCode: string | null;
@@ -162,7 +194,12 @@ export interface PostWithTargets extends Post {
 
 // ---------------------------------------------------------------- webhooks
 
-export const WEBHOOK_EVENTS = ['post.published', 'post.failed', 'post.partial'] as const;
+export const WEBHOOK_EVENTS = [
+  'post.published',
+  'post.failed',
+  'post.partial',
+  'social_account.expired',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface Webhook {
@@ -184,7 +221,8 @@ export interface WebhookDelivery {
   id: string;
   webhookId: string;
   accountId: string;
-  postId: string;
+  /** null for events about something else than a post (social_account.expired). */
+  postId: string | null;
   event: WebhookEvent;
   /** The exact JSON bytes (as a UTF-8 string) that are signed and sent on every attempt. */
   payload: string;

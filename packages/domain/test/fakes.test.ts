@@ -6,6 +6,7 @@ import {
   FakeClock,
   FakeQueue,
   MemoryLogger,
+  memoryStorageTesting,
   ScriptedPublisher,
   SequentialIds,
   seedUser,
@@ -198,10 +199,11 @@ describe('memory repositories', () => {
       { accessTokenCiphertext: 'x', refreshTokenCiphertext: null, tokenExpiresAt: null },
       now,
     );
-    await deps.repos.socialAccounts.setStatus('missing', 'expired', now);
+    await memoryStorageTesting(deps.store).setConnectionStatus('missing', 'expired', now);
     await deps.repos.posts.saveResumeState('missing', {}, now, now);
     await deps.repos.posts.releaseTarget('missing', null, now);
-    expect(await deps.repos.posts.claimTarget('missing', now, now, true)).toBeNull();
+    expect(await deps.repos.posts.claimTargets('missing', now, now, true)).toEqual([]);
+    expect(await deps.repos.socialAccounts.markExpired('missing', now)).toBe(false);
     expect(await deps.repos.posts.renewLease('missing', now, now)).toBe(false);
     await expect(
       deps.repos.posts.insert({
@@ -221,6 +223,7 @@ describe('memory repositories', () => {
             postId: 'other',
             platform: 'twitter',
             socialAccountId: 's',
+            sandbox: false,
             status: 'pending',
             attempts: 0,
             errorCode: null,

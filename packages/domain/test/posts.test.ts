@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { type CreatePostInput, cancelPost, createPost, getPost, listPosts } from '../src/index.ts';
-import { createTestDeps, seedConnection, seedUser, seedWorkspace } from '../src/testing/index.ts';
-import { errorOf, UNKNOWN_ID, unwrap } from './support.ts';
+import {
+  createTestDeps,
+  ScriptedPlatformRegistry,
+  seedConnection,
+  seedUser,
+  seedWorkspace,
+} from '../src/testing/index.ts';
+import { errorOf, testRules, UNKNOWN_ID, unwrap } from './support.ts';
 
 const VIDEO = 'https://cdn.example.com/clip.mp4';
 
 async function setup() {
-  const deps = createTestDeps();
+  const deps = createTestDeps({ platforms: new ScriptedPlatformRegistry(testRules()) });
   const alice = await seedUser(deps, 'alice@example.com');
   const tiktok = await seedConnection(deps, alice.user.id, 'tiktok');
   const youtube = await seedConnection(deps, alice.user.id, 'youtube');

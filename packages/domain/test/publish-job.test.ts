@@ -11,6 +11,7 @@ import {
 import {
   createTestDeps,
   failedOutcome,
+  memoryStorageTesting,
   published,
   seedConnection,
   seedUser,
@@ -327,7 +328,7 @@ describe('processPublishJob: resume', () => {
     const target = post.targets[0];
     if (!target) throw new Error('no target');
     const now = deps.clock.now();
-    await deps.repos.posts.claimTarget(target.id, new Date(now.getTime() + 60_000), now, false);
+    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() + 60_000), now, false);
     await deps.repos.posts.transitionStatus(post.id, ['queued'], 'publishing', now);
     deps.clock.advance(10_000);
     expect(await processPublishJob(deps, post.id, jobCtx())).toEqual({
@@ -347,8 +348,7 @@ describe('processPublishJob: resume', () => {
     const target = post.targets[0];
     if (!target) throw new Error('no target');
     const now = deps.clock.now();
-    await deps.repos.posts.claimTarget(target.id, new Date(now.getTime() - 1), now, false);
-    deps.repos.posts.claimTarget = async () => null;
+    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() - 1), now, false);
     deps.repos.posts.claimTargets = async () => [];
     expect(await processPublishJob(deps, post.id, jobCtx())).toMatchObject({
       kind: 'retry',
@@ -378,7 +378,7 @@ describe('processPublishJob: connections and platforms', () => {
 
   it('a connection no longer active fails with connection_expired without calling the publisher', async () => {
     const { deps, post, connections } = await setup(['tiktok']);
-    await deps.repos.socialAccounts.setStatus(
+    await memoryStorageTesting(deps.store).setConnectionStatus(
       connections[0]?.id ?? '',
       'revoked',
       deps.clock.now(),
@@ -605,5 +605,108 @@ describe('processPublishJob: leases', () => {
     });
     await processPublishJob(deps, post.id, jobCtx());
     expect((await targetsOf(deps, post.id))[0]?.resumeState).toEqual({ containerId: 'c1' });
+  });
+});
+
+describe('processPublishJob: platform rate limits', () => {
+  const throttledFor = (deps: TestDeps, ms: number) => ({
+    kind: 'throttled' as const,
+    code: 'rate_limit_exceeded',
+    message: 'Too many requests',
+    retryAt: new Date(deps.clock.now().getTime() + ms),
+  });
+
+  it('a throttled target waits until the named time without spending an attempt, even on the last one', async () => {
+    const { deps, post } = await setup(['tiktok']);
+    deps.platforms.publisher('tiktok').script(throttledFor(deps, 60_000));
+    expect(await processPublishJob(deps, post.id, jobCtx(5, 5))).toEqual({
+      kind: 'retry',
+      delayMs: 60_000,
+      reason: expect.stringContaining('rate-limited'),
+      spendsAttempt: false,
+    });
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({
+      status: 'pending',
+      errorCode: 'rate_limit_exceeded',
+      errorMessage: expect.stringContaining('waiting until'),
+    });
+    deps.platforms.publisher('tiktok').script(published('p1'));
+    expect(await processPublishJob(deps, post.id, jobCtx(5, 5))).toEqual({ kind: 'done' });
+    expect(await statusOf(deps, post.id)).toBe('published');
+  });
+
+  it('with a transient failure beside it, the retry spends an attempt and still waits long enough', async () => {
+    const { deps, post } = await setup(['tiktok', 'youtube']);
+    deps.platforms.publisher('tiktok').script(throttledFor(deps, 90_000));
+    deps.platforms.publisher('youtube').script(failedOutcome('backendError', 'later', true));
+    const result = await processPublishJob(deps, post.id, jobCtx(1));
+    expect(result).toMatchObject({ kind: 'retry', delayMs: 90_000 });
+    expect(result.kind === 'retry' && result.spendsAttempt).toBeUndefined();
+  });
+
+  it('past the wait budget a rate limit counts as a transient failure', async () => {
+    const { deps, post } = await setup(['tiktok'], { publishMaxWaits: 3 });
+    deps.platforms.publisher('tiktok').script(throttledFor(deps, 1_000));
+    const result = await processPublishJob(deps, post.id, { ...jobCtx(5, 5), waits: 3 });
+    expect(result).toEqual({ kind: 'done' });
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({
+      status: 'failed',
+      errorCode: 'rate_limit_exceeded',
+      errorMessage: expect.stringContaining('rate limited 3 times'),
+      retryable: true,
+    });
+  });
+
+  it('a wait longer than the service allows fails the target, saying until when the platform asked', async () => {
+    const { deps, post } = await setup(['tiktok'], { publishMaxWaitMs: 60_000 });
+    deps.platforms.publisher('tiktok').script(throttledFor(deps, 120_000));
+    expect((await processPublishJob(deps, post.id, jobCtx(1))).kind).toBe('retry');
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({
+      status: 'pending',
+      errorMessage: expect.stringContaining('longer than this service waits'),
+    });
+  });
+});
+
+describe('processPublishJob: publish intents', () => {
+  it('an intent left by a run that stopped mid-call comes back to the resume, apart from the own state', async () => {
+    const { deps, post } = await setup(['tiktok']);
+    const seen: Array<[string, unknown, unknown]> = [];
+    deps.platforms.publisher('tiktok').script(
+      async (request: PublishRequest) => {
+        await request.saveProgress({ creator: 'alice' });
+        await request.recordIntent('init');
+        throw new Error('worker killed mid-request');
+      },
+      async (request, mode) => {
+        seen.push([mode, request.intent?.step, request.target.resumeState]);
+        return failedOutcome('outcome_unknown', 'check the account', false);
+      },
+    );
+    expect((await processPublishJob(deps, post.id, jobCtx(1))).kind).toBe('retry');
+    await processPublishJob(deps, post.id, jobCtx(2));
+    expect(seen).toEqual([['resume', 'init', { creator: 'alice' }]]);
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({
+      status: 'failed',
+      errorCode: 'outcome_unknown',
+      retryable: false,
+    });
+  });
+
+  it('saveProgress (the answer recorded) and clearIntent (a refusal) end the intent', async () => {
+    const { deps, post } = await setup(['tiktok', 'youtube']);
+    deps.platforms.publisher('tiktok').script(async (request: PublishRequest) => {
+      await request.recordIntent('init');
+      await request.saveProgress({ publishId: 'p-1' });
+      return failedOutcome('internal_error', 'poll failed', true);
+    });
+    deps.platforms.publisher('youtube').script(async (request: PublishRequest) => {
+      await request.recordIntent('insert');
+      await request.clearIntent();
+      return failedOutcome('backendError', 'refused', true);
+    });
+    await processPublishJob(deps, post.id, jobCtx(1));
+    const states = (await targetsOf(deps, post.id)).map((target) => target.resumeState);
+    expect(states).toEqual([{ publishId: 'p-1' }, {}]);
   });
 });

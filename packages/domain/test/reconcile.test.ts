@@ -53,9 +53,7 @@ describe('reconcile', () => {
     );
     const now = deps.clock.now();
     await deps.repos.posts.transitionStatus(post.id, ['queued'], 'publishing', now);
-    for (const target of post.targets) {
-      await deps.repos.posts.claimTarget(target.id, new Date(now.getTime() + 1000), now, false);
-    }
+    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() + 1000), now, false);
     deps.clock.advance(5_000);
     deps.queue.enqueued.length = 0;
     const report = await reconcile(deps);

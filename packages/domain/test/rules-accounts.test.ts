@@ -8,6 +8,9 @@ import {
   validateName,
   validateWorkspaceName,
 } from '../src/index.ts';
+import { testCatalog } from './support.ts';
+
+const catalog = testCatalog();
 
 describe('names', () => {
   it('accepts 1-100 characters after trimming', () => {
@@ -41,27 +44,46 @@ describe('connection input', () => {
   const valid = { platform: 'tiktok', externalId: 'open-id', accessToken: 'act' };
 
   it('accepts a minimal and a full connection', () => {
-    expect(validateConnectInput(valid)).toEqual([]);
+    expect(validateConnectInput(valid, catalog)).toEqual([]);
     expect(
-      validateConnectInput({
-        ...valid,
-        displayName: 'Me',
-        refreshToken: 'rft',
-        tokenExpiresAt: '2026-06-01T00:00:00Z',
-      }),
+      validateConnectInput(
+        {
+          ...valid,
+          displayName: 'Me',
+          refreshToken: 'rft',
+          tokenExpiresAt: '2026-06-01T00:00:00Z',
+        },
+        catalog,
+      ),
     ).toEqual([]);
+  });
+
+  it('a sandbox connection takes no token, and a given one is refused', () => {
+    expect(validateConnectInput({ platform: 'twitter', sandbox: true }, catalog)).toEqual([]);
+    expect(
+      validateConnectInput(
+        { platform: 'twitter', sandbox: true, accessToken: 'x', tokenExpiresAt: 'soon' },
+        catalog,
+      ).map((p) => p.field),
+    ).toEqual(['access_token', 'token_expires_at']);
+    expect(
+      validateConnectInput({ platform: 'twitter', sandbox: 'yes' }, catalog).map((p) => p.field),
+    ).toContain('sandbox');
   });
 
   it('reports every problem with snake_case fields', () => {
     expect(
-      validateConnectInput({
-        platform: 'myspace',
-        externalId: ' ',
-        accessToken: '',
-        displayName: 4,
-        refreshToken: 5,
-        tokenExpiresAt: 'soon',
-      }).map((p) => p.field),
+      validateConnectInput(
+        {
+          platform: 'myspace',
+          externalId: ' ',
+          accessToken: '',
+          displayName: 4,
+          refreshToken: 5,
+          tokenExpiresAt: 'soon',
+        },
+        catalog,
+      ).map((p) => p.field),
     ).toEqual([
       'platform',
       'external_id',
@@ -70,7 +92,7 @@ describe('connection input', () => {
       'refresh_token',
       'token_expires_at',
     ]);
-    expect(validateConnectInput({ ...valid, externalId: 'x'.repeat(201) })).toEqual([
+    expect(validateConnectInput({ ...valid, externalId: 'x'.repeat(201) }, catalog)).toEqual([
       { field: 'external_id', message: 'must be at most 200 characters' },
     ]);
   });

@@ -2,20 +2,31 @@ import { describe, expect, it } from 'vitest';
 import {
   type CreatePostInput,
   classifyMedia,
+  isKnownPlatform,
   parseIsoInstant,
+  platformChoices,
+  platformsOf,
   validateContent,
   validateCreatePost,
   validateMediaUrls,
+  validatePlatformContent,
   validatePlatformMedia,
   validatePlatformOptions,
   validateScheduledAt,
   validateTargets,
-  validateTiktokOptions,
 } from '../src/index.ts';
+import { testCatalog } from './support.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const ID = '0190a5d2-7a3b-7c4d-8e5f-0123456789ab';
 const fields = (problems: Array<{ field: string }>) => problems.map((p) => p.field);
+const catalog = testCatalog();
+const rulesOf = (...names: string[]) =>
+  names.map((name) => {
+    const rules = catalog.rules(name);
+    if (!rules) throw new Error(`no test rules for ${name}`);
+    return rules;
+  });
 
 describe('content', () => {
   it('is optional and may be empty', () => {
@@ -37,19 +48,38 @@ describe('content', () => {
       { field: 'content', message: 'must be a string, got number' },
     ]);
   });
+
+  it("applies each target platform's own limit, counted as code points", () => {
+    expect(validatePlatformContent('a'.repeat(280), rulesOf('twitter', 'linkedin'))).toEqual([]);
+    expect(validatePlatformContent('😀'.repeat(280), rulesOf('twitter'))).toEqual([]);
+    expect(validatePlatformContent('a'.repeat(281), rulesOf('twitter', 'linkedin'))).toEqual([
+      { field: 'content', message: 'twitter posts are limited to 280 characters' },
+    ]);
+    expect(validatePlatformContent('a'.repeat(3001), rulesOf('linkedin', 'twitter'))).toEqual([
+      { field: 'content', message: 'linkedin posts are limited to 3000 characters' },
+      { field: 'content', message: 'twitter posts are limited to 280 characters' },
+    ]);
+    // A platform without a limit of its own, and content that is not a string, add nothing.
+    expect(validatePlatformContent('a'.repeat(5000), rulesOf('facebook', 'tiktok'))).toEqual([]);
+    expect(validatePlatformContent(42, rulesOf('twitter'))).toEqual([]);
+  });
 });
 
 describe('targets', () => {
   it('accepts social_account_ids, platforms, or both', () => {
-    expect(validateTargets({ social_account_ids: [ID] })).toEqual([]);
-    expect(validateTargets({ platforms: ['tiktok'] })).toEqual([]);
-    expect(validateTargets({ social_account_ids: [ID], platforms: ['youtube'] })).toEqual([]);
-    expect(validateTargets({ social_account_ids: [], platforms: ['youtube'] })).toEqual([]);
+    expect(validateTargets({ social_account_ids: [ID] }, catalog)).toEqual([]);
+    expect(validateTargets({ platforms: ['tiktok'] }, catalog)).toEqual([]);
+    expect(validateTargets({ social_account_ids: [ID], platforms: ['youtube'] }, catalog)).toEqual(
+      [],
+    );
+    expect(validateTargets({ social_account_ids: [], platforms: ['youtube'] }, catalog)).toEqual(
+      [],
+    );
   });
 
   it('requires at least one target', () => {
     for (const input of [{}, { social_account_ids: [] }, { platforms: [] }, { platforms: null }]) {
-      expect(validateTargets(input)).toEqual([
+      expect(validateTargets(input, catalog)).toEqual([
         {
           field: 'social_account_ids',
           message: 'at least one target is required: give social_account_ids or platforms',
@@ -59,24 +89,47 @@ describe('targets', () => {
   });
 
   it('names each bad id and platform', () => {
-    const problems = validateTargets({
-      social_account_ids: [ID, 'nope', 7],
-      platforms: ['tiktok', 'myspace'],
-    });
+    const problems = validateTargets(
+      {
+        social_account_ids: [ID, 'nope', 7],
+        platforms: ['tiktok', 'myspace'],
+      },
+      catalog,
+    );
     expect(fields(problems)).toEqual([
       'social_account_ids[1]',
       'social_account_ids[2]',
       'platforms[1]',
     ]);
     expect(problems[0]?.message).toBe('must be a UUID');
-    expect(problems[2]?.message).toMatch(/^must be one of tiktok, instagram/);
+    expect(problems[2]?.message).toBe(`must be one of ${catalog.names.join(', ')}`);
   });
 
   it('rejects non-array values', () => {
-    expect(fields(validateTargets({ social_account_ids: ID, platforms: 'tiktok' }))).toEqual([
-      'social_account_ids',
-      'platforms',
+    expect(
+      fields(validateTargets({ social_account_ids: ID, platforms: 'tiktok' }, catalog)),
+    ).toEqual(['social_account_ids', 'platforms']);
+  });
+
+  it("knows exactly the catalog's platforms and lists them in its order", () => {
+    for (const name of catalog.names) expect(isKnownPlatform(catalog, name)).toBe(true);
+    for (const value of ['myspace', 'TikTok', '', 7, null, undefined, {}]) {
+      expect(isKnownPlatform(catalog, value)).toBe(false);
+    }
+    expect(platformChoices(catalog)).toBe(
+      'must be one of tiktok, instagram, youtube, twitter, linkedin, facebook',
+    );
+    const small = { names: ['b', 'a'], rules: catalog.rules };
+    expect(platformChoices(small)).toBe('must be one of b, a');
+  });
+
+  it('platformsOf keeps the known platforms once each, in order', () => {
+    expect(platformsOf(['youtube', 'myspace', 'tiktok', 'youtube', 7, 'tiktok'], catalog)).toEqual([
+      'youtube',
+      'tiktok',
     ]);
+    expect(platformsOf('tiktok', catalog)).toEqual([]);
+    expect(platformsOf(undefined, catalog)).toEqual([]);
   });
 });
 
@@ -196,106 +249,50 @@ describe('media', () => {
   });
 
   it('enforces what each platform needs', () => {
-    expect(validatePlatformMedia(['twitter', 'linkedin', 'facebook'], [])).toEqual([]);
-    expect(validatePlatformMedia(['tiktok'], [])).toEqual([
+    expect(validatePlatformMedia(rulesOf('twitter', 'linkedin', 'facebook'), [])).toEqual([]);
+    expect(validatePlatformMedia(rulesOf('tiktok'), [])).toEqual([
       { field: 'media_urls', message: 'tiktok requires a video or photo URL' },
     ]);
-    expect(validatePlatformMedia(['instagram'], [])).toEqual([
+    expect(validatePlatformMedia(rulesOf('instagram'), [])).toEqual([
       { field: 'media_urls', message: 'instagram requires at least one media URL' },
     ]);
-    expect(validatePlatformMedia(['youtube'], [])).toEqual([
+    expect(validatePlatformMedia(rulesOf('youtube'), [])).toEqual([
       { field: 'media_urls', message: 'youtube requires a video URL' },
     ]);
-    expect(validatePlatformMedia(['tiktok', 'instagram'], ['https://a.example/p.png'])).toEqual([]);
+    expect(
+      validatePlatformMedia(rulesOf('tiktok', 'instagram'), ['https://a.example/p.png']),
+    ).toEqual([]);
+    expect(validatePlatformMedia(rulesOf('tiktok', 'youtube', 'tiktok'), [])).toEqual([
+      { field: 'media_urls', message: 'tiktok requires a video or photo URL' },
+      { field: 'media_urls', message: 'youtube requires a video URL' },
+    ]);
   });
 
   it('youtube rejects photos but accepts videos and unknown media', () => {
-    expect(validatePlatformMedia(['youtube'], ['https://a.example/v.mov'])).toEqual([]);
-    expect(validatePlatformMedia(['youtube'], ['https://a.example/media/42'])).toEqual([]);
+    expect(validatePlatformMedia(rulesOf('youtube'), ['https://a.example/v.mov'])).toEqual([]);
+    expect(validatePlatformMedia(rulesOf('youtube'), ['https://a.example/media/42'])).toEqual([]);
     expect(
-      validatePlatformMedia(['youtube'], ['https://a.example/v.mp4', 'https://a.example/p.png']),
+      validatePlatformMedia(rulesOf('youtube'), [
+        'https://a.example/v.mp4',
+        'https://a.example/p.png',
+      ]),
     ).toEqual([
       { field: 'media_urls[1]', message: 'youtube does not accept photos; give a video URL' },
     ]);
   });
 });
 
-describe('tiktok options', () => {
-  const video = ['https://a.example/v.mp4'];
-  const photos = ['https://a.example/1.jpg', 'https://a.example/2.png'];
-
-  it('accepts every documented option with the right type', () => {
-    expect(
-      validateTiktokOptions(
-        {
-          tiktokPrivacy: 'SELF_ONLY',
-          tiktokIsDraft: false,
-          tiktokAllowComments: true,
-          tiktokAllowDuet: true,
-          tiktokAllowStitch: true,
-          tiktokBrandOrganic: false,
-          tiktokBrandContent: false,
-          tiktokAutoAddMusic: true,
-          tiktokIsAigc: true,
-        },
-        video,
-      ),
-    ).toEqual([]);
-    expect(validateTiktokOptions(undefined)).toEqual([]);
-    expect(validateTiktokOptions({})).toEqual([]);
-  });
-
-  it('rejects unknown keys, bad privacy and non-booleans, all at once', () => {
-    const problems = validateTiktokOptions({
-      tiktokPrivacy: 'FRIENDS',
-      tiktokIsDraft: 'yes',
-      tiktokAutoAddMusic: 1,
-      privacy: 'x',
-    });
-    expect(problems).toEqual([
-      { field: 'platform_options.tiktok.privacy', message: 'is not a known TikTok option' },
-      {
-        field: 'platform_options.tiktok.tiktokPrivacy',
-        message:
-          'must be one of PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY',
-      },
-      { field: 'platform_options.tiktok.tiktokIsDraft', message: 'must be a boolean, got string' },
-      {
-        field: 'platform_options.tiktok.tiktokAutoAddMusic',
-        message: 'must be a boolean, got number',
-      },
-    ]);
-    expect(validateTiktokOptions([])).toEqual([
-      { field: 'platform_options.tiktok', message: 'must be an object, got array' },
-    ]);
-  });
-
-  it('turning on duet, stitch or AIGC is rejected when all media are photos', () => {
-    const options = { tiktokAllowDuet: true, tiktokAllowStitch: true, tiktokIsAigc: true };
-    expect(fields(validateTiktokOptions(options, photos))).toEqual([
-      'platform_options.tiktok.tiktokAllowDuet',
-      'platform_options.tiktok.tiktokAllowStitch',
-      'platform_options.tiktok.tiktokIsAigc',
-    ]);
-    expect(validateTiktokOptions({ tiktokAllowDuet: false, tiktokIsAigc: false }, photos)).toEqual(
-      [],
-    );
-    expect(validateTiktokOptions(options, [...photos, ...video])).toEqual([]);
-    expect(validateTiktokOptions(options, ['https://a.example/media/1'])).toEqual([]);
-  });
-});
-
 describe('platform_options', () => {
   it('must be an object keyed by known platforms holding objects', () => {
-    expect(validatePlatformOptions(undefined, [])).toEqual([]);
-    expect(validatePlatformOptions({ twitter: { anything: 1 } }, [])).toEqual([]);
-    expect(validatePlatformOptions('x', [])).toEqual([
+    expect(validatePlatformOptions(undefined, [], catalog)).toEqual([]);
+    expect(validatePlatformOptions({ twitter: { anything: 1 } }, [], catalog)).toEqual([]);
+    expect(validatePlatformOptions('x', [], catalog)).toEqual([
       {
         field: 'platform_options',
         message: 'must be an object keyed by platform name, got string',
       },
     ]);
-    expect(validatePlatformOptions({ myspace: {}, tiktok: 'x' }, [])).toEqual([
+    expect(validatePlatformOptions({ myspace: {}, tiktok: 'x' }, [], catalog)).toEqual([
       {
         field: 'platform_options.myspace',
         message:
@@ -305,11 +302,11 @@ describe('platform_options', () => {
     ]);
   });
 
-  it('checks youtube privacyStatus', () => {
+  it("applies each platform's own options rule", () => {
     for (const privacyStatus of ['private', 'public', 'unlisted']) {
-      expect(validatePlatformOptions({ youtube: { privacyStatus } }, [])).toEqual([]);
+      expect(validatePlatformOptions({ youtube: { privacyStatus } }, [], catalog)).toEqual([]);
     }
-    expect(validatePlatformOptions({ youtube: { privacyStatus: 'secret' } }, [])).toEqual([
+    expect(validatePlatformOptions({ youtube: { privacyStatus: 'secret' } }, [], catalog)).toEqual([
       {
         field: 'platform_options.youtube.privacyStatus',
         message: 'must be one of private, public, unlisted',
@@ -317,10 +314,12 @@ describe('platform_options', () => {
     ]);
   });
 
-  it('checks tiktok options against the media', () => {
-    const problems = validatePlatformOptions({ tiktok: { tiktokIsAigc: true } }, [
-      'https://a.example/p.png',
-    ]);
+  it("gives a platform's options rule the post's media", () => {
+    const problems = validatePlatformOptions(
+      { tiktok: { tiktokIsAigc: true } },
+      ['https://a.example/p.png'],
+      catalog,
+    );
     expect(fields(problems)).toEqual(['platform_options.tiktok.tiktokIsAigc']);
   });
 });
@@ -333,11 +332,11 @@ describe('validateCreatePost', () => {
       media_urls: ['https://a.example/v.mp4'],
       platform_options: { tiktok: { tiktokPrivacy: 'PUBLIC_TO_EVERYONE' } },
     };
-    expect(validateCreatePost(input, { mode: 'now', now: NOW })).toEqual([]);
+    expect(validateCreatePost(input, { mode: 'now', now: NOW, platforms: catalog })).toEqual([]);
     expect(
       validateCreatePost(
         { ...input, scheduled_at: '2026-02-01T00:00:00Z' },
-        { mode: 'scheduled', now: NOW },
+        { mode: 'scheduled', now: NOW, platforms: catalog },
       ),
     ).toEqual([]);
   });
@@ -351,7 +350,7 @@ describe('validateCreatePost', () => {
         platform_options: { tiktok: { tiktokAllowDuet: 'yes' } },
         scheduled_at: '2020-01-01T00:00:00Z',
       },
-      { mode: 'scheduled', now: NOW },
+      { mode: 'scheduled', now: NOW, platforms: catalog },
     );
     expect(fields(problems)).toEqual([
       'content',
@@ -363,11 +362,52 @@ describe('validateCreatePost', () => {
     ]);
   });
 
+  it("applies a target platform's rules once, however often it is named", () => {
+    expect(
+      validateCreatePost(
+        { platforms: ['youtube', 'youtube'], media_urls: ['https://a.example/p.png'] },
+        { mode: 'now', now: NOW, platforms: catalog },
+      ),
+    ).toEqual([
+      { field: 'media_urls[0]', message: 'youtube does not accept photos; give a video URL' },
+    ]);
+    expect(
+      validateCreatePost(
+        { content: 'a'.repeat(281), platforms: ['tiktok'] },
+        {
+          mode: 'now',
+          now: NOW,
+          platforms: catalog,
+          targetPlatforms: ['twitter', 'tiktok', 'tiktok', 'twitter'],
+        },
+      ),
+    ).toEqual([
+      { field: 'content', message: 'twitter posts are limited to 280 characters' },
+      { field: 'media_urls', message: 'tiktok requires a video or photo URL' },
+    ]);
+  });
+
+  it('ignores target platforms the catalog does not know', () => {
+    expect(
+      validateCreatePost(
+        { social_account_ids: [ID] },
+        { mode: 'now', now: NOW, platforms: catalog, targetPlatforms: ['myspace'] },
+      ),
+    ).toEqual([]);
+  });
+
   it('uses the resolved target platforms when given', () => {
     const input = { social_account_ids: [ID] };
-    expect(validateCreatePost(input, { mode: 'now', now: NOW })).toEqual([]);
+    expect(validateCreatePost(input, { mode: 'now', now: NOW, platforms: catalog })).toEqual([]);
     expect(
-      fields(validateCreatePost(input, { mode: 'now', now: NOW, targetPlatforms: ['instagram'] })),
+      fields(
+        validateCreatePost(input, {
+          mode: 'now',
+          now: NOW,
+          platforms: catalog,
+          targetPlatforms: ['instagram'],
+        }),
+      ),
     ).toEqual(['media_urls']);
   });
 
@@ -380,6 +420,8 @@ describe('validateCreatePost', () => {
       platform_options: [],
       scheduled_at: {},
     };
-    expect(validateCreatePost(odd, { mode: 'scheduled', now: NOW }).length).toBeGreaterThan(0);
+    expect(
+      validateCreatePost(odd, { mode: 'scheduled', now: NOW, platforms: catalog }).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,13 @@
 import type { Problem } from '../errors.ts';
-import type { Platform, PlatformOptions, Post, PostTarget, ResumeState } from '../model.ts';
+import type {
+  Platform,
+  PlatformOptions,
+  Post,
+  PostTarget,
+  PublishIntent,
+  ResumeState,
+} from '../model.ts';
+import type { PlatformOAuth } from './oauth.ts';
 
 /** A connection's credentials, decrypted for the duration of one publish. */
 export interface PublishConnection {
@@ -21,8 +29,21 @@ export interface PublishRequest {
   post: Post;
   target: PostTarget;
   connection: PublishConnection;
-  /** Persists intermediate platform ids BEFORE waiting on the platform (resume relies on it). */
+  /**
+   * Persists intermediate platform ids BEFORE waiting on the platform (resume relies on it).
+   * Replaces the stored state, and ends a recorded intent (its answer is now known).
+   */
   saveProgress(state: ResumeState): Promise<void>;
+  /**
+   * Left by an earlier run that recorded `recordIntent` and stopped before recording the answer:
+   * that step may have reached the platform. The publisher must look for its result (or end
+   * `outcome_unknown`), never send it blindly again.
+   */
+  intent: PublishIntent | null;
+  /** Durably records that `step` is about to be sent (a call that creates something). */
+  recordIntent(step: string): Promise<void>;
+  /** The step was answered and created nothing (a refusal, a refused connection): forget it. */
+  clearIntent(): Promise<void>;
   /** Persists tokens obtained by a refresh (the use case encrypts them). */
   saveTokens(tokens: RefreshedTokens): Promise<void>;
   /** Aborted on shutdown or when the lease is lost. */
@@ -34,7 +55,13 @@ export type PublishOutcome =
   /** `code` and `message` are the platform's own, verbatim where it gave them. */
   | { kind: 'failed'; code: string; message: string; retryable: boolean }
   /** The token is expired or revoked and could not be refreshed: the connection is marked expired. */
-  | { kind: 'connection_expired'; message: string };
+  | { kind: 'connection_expired'; message: string }
+  /**
+   * The platform asked to slow down (a 429, an exhausted rate-limit or publishing quota) and
+   * said until when: the target waits until `retryAt` without spending an attempt. `code` and
+   * `message` are the platform's own.
+   */
+  | { kind: 'throttled'; code: string; message: string; retryAt: Date };
 
 export interface PostDraft {
   content: string;
@@ -55,6 +82,44 @@ export interface PlatformPublisher {
   resume(request: PublishRequest): Promise<PublishOutcome>;
 }
 
-export interface PlatformRegistry {
+/** What a platform demands of a post's media (kinds are guessed from the URL extension). */
+export interface PlatformMediaRules {
+  /** Set when a post without media is refused: the message says what to give. */
+  readonly requiredMessage?: string;
+  /** A media kind the platform refuses, with the message for each such URL. */
+  readonly refuses?: { readonly photo?: string; readonly video?: string };
+}
+
+/**
+ * The rules of one platform, declared once in that platform's descriptor. The shared post
+ * rules apply them to every post that targets the platform.
+ */
+export interface PlatformRules {
+  readonly name: Platform;
+  readonly media: PlatformMediaRules;
+  /** Longest content in characters (code points); absent: only the shared limit applies. */
+  readonly contentMaxLength?: number;
+  /**
+   * JSON Schema of `platform_options.<name>` (the HTTP schema and OpenAPI show it). The
+   * domain never interprets it: `validateOptions` is the rule.
+   */
+  readonly optionsSchema: Readonly<Record<string, unknown>>;
+  /**
+   * Checks `platform_options.<name>` (already known to be an object); field paths
+   * `platform_options.<name>.<option>`. `mediaUrls` are the post's valid media URLs.
+   */
+  validateOptions(options: Record<string, unknown>, mediaUrls: readonly string[]): Problem[];
+}
+
+/** The platforms this deployment serves and their rules. */
+export interface PlatformCatalog {
+  /** Every platform name, in a stable order (error messages and schemas list them so). */
+  readonly names: readonly Platform[];
+  rules(platform: string): PlatformRules | undefined;
+}
+
+export interface PlatformRegistry extends PlatformCatalog {
   get(platform: Platform): PlatformPublisher | undefined;
+  /** How accounts of the platform are connected (absent: only bring-your-own tokens). */
+  oauth(platform: Platform): PlatformOAuth | undefined;
 }

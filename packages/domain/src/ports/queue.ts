@@ -3,7 +3,14 @@
  * accelerates, and the reconciler re-adds whatever the queue lost. Job data carries ids only,
  * never secrets or tokens.
  */
+/**
+ * What carries the jobs: `redis` (shared by every process; /health reports it as
+ * `checks.redis`, as SPEC.md says) or `inprocess` (this process only).
+ */
+export type QueueKind = 'redis' | 'inprocess';
+
 export interface PublishQueue {
+  readonly kind: QueueKind;
   /**
    * Adds the publish job of a post (job id = post id) to run at `runAt` (null or past = now).
    * Re-adding while a job for the post is waiting, delayed or active is a no-op.
@@ -27,12 +34,23 @@ export interface JobContext {
   attempt: number;
   /** After this attempt the queue gives up on the job: the handler must finish it for good. */
   maxAttempts: number;
+  /**
+   * How many times the job waited without spending an attempt (`spendsAttempt: false`, e.g. a
+   * platform's rate limit). The handler bounds it: a wait is not a reason to run forever.
+   */
+  waits: number;
   /** Aborted on shutdown: the handler should hand its work back quickly. */
   signal: AbortSignal;
 }
 
-/** What a handler tells the queue: finished, or run the same job again after a delay. */
-export type JobResult = { kind: 'done' } | { kind: 'retry'; delayMs: number; reason: string };
+/**
+ * What a handler tells the queue: finished, or run the same job again after a delay. A retry
+ * spends an attempt unless `spendsAttempt` is false (waiting out a platform's rate limit is not
+ * a failure); such a wait counts in `JobContext.waits` instead.
+ */
+export type JobResult =
+  | { kind: 'done' }
+  | { kind: 'retry'; delayMs: number; reason: string; spendsAttempt?: boolean };
 
 export interface JobHandlers {
   publish(postId: string, ctx: JobContext): Promise<JobResult>;

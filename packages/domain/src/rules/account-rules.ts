@@ -1,6 +1,8 @@
 import type { Problem } from '../errors.ts';
-import { isPlatform, PLATFORMS, ROLES } from '../model.ts';
+import { ROLES } from '../model.ts';
+import type { PlatformCatalog } from '../ports/platform.ts';
 import { parseIsoInstant } from './iso-time.ts';
+import { isKnownPlatform, platformChoices } from './platform-options.ts';
 import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
 
 export const MAX_EXTERNAL_ID_LENGTH = 200;
@@ -14,6 +16,8 @@ export interface ConnectSocialAccountInput {
   accessToken?: unknown;
   refreshToken?: unknown;
   tokenExpiresAt?: unknown;
+  /** true: a sandbox connection (no token; never calls the platform). */
+  sandbox?: unknown;
 }
 
 function optionalString(value: unknown, field: string, max: number): Problem[] {
@@ -23,11 +27,21 @@ function optionalString(value: unknown, field: string, max: number): Problem[] {
   return charLength(value) > max ? [{ field, message: `must be at most ${max} characters` }] : [];
 }
 
-export function validateConnectInput(input: ConnectSocialAccountInput): Problem[] {
+export function validateConnectInput(
+  input: ConnectSocialAccountInput,
+  catalog: PlatformCatalog,
+): Problem[] {
   const problems: Problem[] = [];
-  if (!isPlatform(input.platform)) {
-    problems.push({ field: 'platform', message: `must be one of ${PLATFORMS.join(', ')}` });
+  if (!isKnownPlatform(catalog, input.platform)) {
+    problems.push({ field: 'platform', message: platformChoices(catalog) });
   }
+  if (!isAbsent(input.sandbox) && typeof input.sandbox !== 'boolean') {
+    problems.push({
+      field: 'sandbox',
+      message: `must be a boolean, got ${typeName(input.sandbox)}`,
+    });
+  }
+  if (input.sandbox === true) return [...problems, ...validateSandboxInput(input)];
   const externalId = input.externalId;
   if (typeof externalId !== 'string' || externalId.trim() === '') {
     problems.push({ field: 'external_id', message: 'is required (a non-empty string)' });
@@ -46,6 +60,23 @@ export function validateConnectInput(input: ConnectSocialAccountInput): Problem[
       message: 'must be an ISO 8601 date-time with a timezone',
     });
   }
+  return problems;
+}
+
+/** A sandbox connection takes no token: one given is refused rather than silently kept. */
+function validateSandboxInput(input: ConnectSocialAccountInput): Problem[] {
+  const problems: Problem[] = [];
+  for (const [field, value] of [
+    ['access_token', input.accessToken],
+    ['refresh_token', input.refreshToken],
+    ['token_expires_at', input.tokenExpiresAt],
+  ] as const) {
+    if (!isAbsent(value)) {
+      problems.push({ field, message: 'is not taken by a sandbox connection' });
+    }
+  }
+  problems.push(...optionalString(input.externalId, 'external_id', MAX_EXTERNAL_ID_LENGTH));
+  problems.push(...optionalString(input.displayName, 'display_name', MAX_EXTERNAL_ID_LENGTH));
   return problems;
 }
 

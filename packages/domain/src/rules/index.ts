@@ -6,5 +6,4 @@ export * from './network.ts';
 export * from './platform-options.ts';
 export * from './post-rules.ts';
 export * from './shape.ts';
-export * from './tiktok-options.ts';
 export * from './webhook-rules.ts';

@@ -1,5 +1,5 @@
 import type { Problem } from '../errors.ts';
-import type { Platform } from '../model.ts';
+import type { PlatformRules } from '../ports/platform.ts';
 import { typeName } from './shape.ts';
 
 export type MediaKind = 'video' | 'photo' | 'unknown';
@@ -65,30 +65,22 @@ export function validateMediaUrls(value: unknown): Problem[] {
   return problems;
 }
 
-/** What each target platform demands of the media (SPEC section 4, platform-specific behaviour). */
+/** What each target platform demands of the media, as its descriptor declares it. */
 export function validatePlatformMedia(
-  platforms: readonly Platform[],
+  platforms: readonly PlatformRules[],
   mediaUrls: readonly string[],
 ): Problem[] {
   const problems: Problem[] = [];
-  const targets = new Set(platforms);
-  if (targets.has('tiktok') && mediaUrls.length === 0) {
-    problems.push({ field: 'media_urls', message: 'tiktok requires a video or photo URL' });
-  }
-  if (targets.has('instagram') && mediaUrls.length === 0) {
-    problems.push({ field: 'media_urls', message: 'instagram requires at least one media URL' });
-  }
-  if (targets.has('youtube')) {
-    if (mediaUrls.length === 0) {
-      problems.push({ field: 'media_urls', message: 'youtube requires a video URL' });
+  for (const { media } of new Set(platforms)) {
+    if (media.requiredMessage !== undefined && mediaUrls.length === 0) {
+      problems.push({ field: 'media_urls', message: media.requiredMessage });
     }
+    const refuses = media.refuses;
+    if (!refuses) continue;
     mediaUrls.forEach((url, index) => {
-      if (classifyMedia(url) === 'photo') {
-        problems.push({
-          field: `media_urls[${index}]`,
-          message: 'youtube does not accept photos; give a video URL',
-        });
-      }
+      const kind = classifyMedia(url);
+      const message = kind === 'unknown' ? undefined : refuses[kind];
+      if (message !== undefined) problems.push({ field: `media_urls[${index}]`, message });
     });
   }
   return problems;

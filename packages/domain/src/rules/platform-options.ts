@@ -1,27 +1,24 @@
 import type { Problem } from '../errors.ts';
-import { isPlatform, PLATFORMS } from '../model.ts';
-import { isRecord, typeName } from './shape.ts';
-import { validateTiktokOptions } from './tiktok-options.ts';
+import { type Platform, SANDBOX_OUTCOMES } from '../model.ts';
+import type { PlatformCatalog } from '../ports/platform.ts';
+import { charLength, isRecord, typeName } from './shape.ts';
 
-export const YOUTUBE_PRIVACY_STATUSES = ['private', 'public', 'unlisted'] as const;
-export type YoutubePrivacyStatus = (typeof YOUTUBE_PRIVACY_STATUSES)[number];
-
-/** `platform_options.youtube`: only `privacyStatus` is checked; other keys are the publisher's. */
-export function validateYoutubeOptions(value: Record<string, unknown>): Problem[] {
-  const privacy = value.privacyStatus;
-  if (privacy === undefined || (YOUTUBE_PRIVACY_STATUSES as readonly unknown[]).includes(privacy)) {
-    return [];
-  }
-  return [
-    {
-      field: 'platform_options.youtube.privacyStatus',
-      message: `must be one of ${YOUTUBE_PRIVACY_STATUSES.join(', ')}`,
-    },
-  ];
+/** Whether `value` names a platform of the catalog. */
+export function isKnownPlatform(catalog: PlatformCatalog, value: unknown): value is Platform {
+  return typeof value === 'string' && catalog.rules(value) !== undefined;
 }
 
-/** `platform_options`: an object keyed by platform name, each value an object of options. */
-export function validatePlatformOptions(value: unknown, mediaUrls: readonly string[]): Problem[] {
+/** `must be one of a, b, c` for the catalog's platforms. */
+export function platformChoices(catalog: PlatformCatalog): string {
+  return `must be one of ${catalog.names.join(', ')}`;
+}
+
+/** `platform_options`: an object keyed by platform name, each value that platform's options. */
+export function validatePlatformOptions(
+  value: unknown,
+  mediaUrls: readonly string[],
+  catalog: PlatformCatalog,
+): Problem[] {
   if (value === undefined || value === null) return [];
   if (!isRecord(value)) {
     return [
@@ -34,16 +31,44 @@ export function validatePlatformOptions(value: unknown, mediaUrls: readonly stri
   const problems: Problem[] = [];
   for (const [key, options] of Object.entries(value)) {
     const field = `platform_options.${key}`;
-    if (!isPlatform(key)) {
-      problems.push({ field, message: `is not a known platform (${PLATFORMS.join(', ')})` });
+    const rules = catalog.rules(key);
+    if (!rules) {
+      problems.push({ field, message: `is not a known platform (${catalog.names.join(', ')})` });
       continue;
     }
     if (!isRecord(options)) {
       problems.push({ field, message: `must be an object, got ${typeName(options)}` });
       continue;
     }
-    if (key === 'tiktok') problems.push(...validateTiktokOptions(options, mediaUrls));
-    if (key === 'youtube') problems.push(...validateYoutubeOptions(options));
+    const { sandbox_outcome: sandboxOutcome, ...own } = options;
+    if (
+      sandboxOutcome !== undefined &&
+      !(SANDBOX_OUTCOMES as readonly unknown[]).includes(sandboxOutcome)
+    ) {
+      problems.push({
+        field: `${field}.sandbox_outcome`,
+        message: `must be one of ${SANDBOX_OUTCOMES.join(', ')} (sandbox connections only)`,
+      });
+    }
+    problems.push(...rules.validateOptions(own, mediaUrls));
+  }
+  return problems;
+}
+
+/** Each target platform's own content limit (the shared limit is checked apart). */
+export function validatePlatformContent(
+  content: unknown,
+  platforms: readonly { name: Platform; contentMaxLength?: number }[],
+): Problem[] {
+  if (typeof content !== 'string') return [];
+  const problems: Problem[] = [];
+  for (const { name, contentMaxLength } of new Set(platforms)) {
+    if (contentMaxLength !== undefined && charLength(content) > contentMaxLength) {
+      problems.push({
+        field: 'content',
+        message: `${name} posts are limited to ${contentMaxLength} characters`,
+      });
+    }
   }
   return problems;
 }

@@ -1,8 +1,14 @@
 import type { Problem } from '../errors.ts';
-import { isPlatform, PLATFORMS, type Platform } from '../model.ts';
+import type { Platform } from '../model.ts';
+import type { PlatformCatalog, PlatformRules } from '../ports/platform.ts';
 import { parseIsoInstant } from './iso-time.ts';
 import { mediaUrlsOf, validateMediaUrls, validatePlatformMedia } from './media.ts';
-import { validatePlatformOptions } from './platform-options.ts';
+import {
+  isKnownPlatform,
+  platformChoices,
+  validatePlatformContent,
+  validatePlatformOptions,
+} from './platform-options.ts';
 import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
 
 export const MAX_CONTENT_LENGTH = 5000;
@@ -50,7 +56,11 @@ function validateIdList(value: unknown, problems: Problem[]): boolean {
   return value.length > 0;
 }
 
-function validatePlatformList(value: unknown, problems: Problem[]): boolean {
+function validatePlatformList(
+  value: unknown,
+  catalog: PlatformCatalog,
+  problems: Problem[],
+): boolean {
   if (isAbsent(value)) return false;
   if (!Array.isArray(value)) {
     problems.push({
@@ -60,11 +70,8 @@ function validatePlatformList(value: unknown, problems: Problem[]): boolean {
     return false;
   }
   value.forEach((name, index) => {
-    if (!isPlatform(name)) {
-      problems.push({
-        field: `platforms[${index}]`,
-        message: `must be one of ${PLATFORMS.join(', ')}`,
-      });
+    if (!isKnownPlatform(catalog, name)) {
+      problems.push({ field: `platforms[${index}]`, message: platformChoices(catalog) });
     }
   });
   return value.length > 0;
@@ -73,10 +80,11 @@ function validatePlatformList(value: unknown, problems: Problem[]): boolean {
 /** At least one target: `social_account_ids` (preferred) or `platforms` (legacy), or both. */
 export function validateTargets(
   input: Pick<CreatePostInput, 'social_account_ids' | 'platforms'>,
+  catalog: PlatformCatalog,
 ): Problem[] {
   const problems: Problem[] = [];
   const hasIds = validateIdList(input.social_account_ids, problems);
-  const hasPlatforms = validatePlatformList(input.platforms, problems);
+  const hasPlatforms = validatePlatformList(input.platforms, catalog, problems);
   if (!hasIds && !hasPlatforms && problems.length === 0) {
     problems.push({
       field: 'social_account_ids',
@@ -112,13 +120,17 @@ export function validateScheduledAt(value: unknown, mode: PostMode, now: Date): 
 }
 
 /** The valid, de-duplicated entries of a `platforms` value. */
-export function platformsOf(value: unknown): Platform[] {
-  return Array.isArray(value) ? [...new Set(value.filter(isPlatform))] : [];
+export function platformsOf(value: unknown, catalog: PlatformCatalog): Platform[] {
+  return Array.isArray(value)
+    ? [...new Set(value.filter((name) => isKnownPlatform(catalog, name)))]
+    : [];
 }
 
 export interface CreatePostRuleContext {
   mode: PostMode;
   now: Date;
+  /** The platforms this deployment serves and their rules. */
+  platforms: PlatformCatalog;
   /**
    * The platforms the post will go to once `social_account_ids` are resolved. Defaults to the
    * valid entries of `platforms`, which is all that is known before looking connections up.
@@ -131,13 +143,18 @@ export function validateCreatePost(
   input: CreatePostInput,
   context: CreatePostRuleContext,
 ): Problem[] {
+  const catalog = context.platforms;
   const media = mediaUrlsOf(input.media_urls);
+  const targets = (context.targetPlatforms ?? platformsOf(input.platforms, catalog))
+    .map((name) => catalog.rules(name))
+    .filter((rules): rules is PlatformRules => rules !== undefined);
   return [
     ...validateContent(input.content),
-    ...validateTargets(input),
+    ...validatePlatformContent(input.content, targets),
+    ...validateTargets(input, catalog),
     ...validateMediaUrls(input.media_urls),
-    ...validatePlatformMedia(context.targetPlatforms ?? platformsOf(input.platforms), media),
-    ...validatePlatformOptions(input.platform_options, media),
+    ...validatePlatformMedia(targets, media),
+    ...validatePlatformOptions(input.platform_options, media, catalog),
     ...validateScheduledAt(input.scheduled_at, context.mode, context.now),
   ];
 }

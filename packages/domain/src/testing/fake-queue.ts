@@ -9,6 +9,8 @@ export interface FakeJob {
   id: string;
   runAt: Date;
   attempt: number;
+  /** Retries that did not spend an attempt. */
+  waits: number;
   active: boolean;
 }
 
@@ -26,6 +28,7 @@ export const FAKE_QUEUE_ERROR_BACKOFF_MS = 1_000;
  * enqueue and cancel call; `failEnqueues` makes enqueue calls throw, as an unreachable Redis would.
  */
 export class FakeQueue implements PublishQueue {
+  readonly kind = 'inprocess';
   readonly jobs = new Map<string, FakeJob>();
   readonly enqueued: EnqueueCall[] = [];
   readonly cancelled: string[] = [];
@@ -58,7 +61,7 @@ export class FakeQueue implements PublishQueue {
     if (this.jobs.has(key)) return;
     const now = this.#clock.now();
     const at = runAt && runAt.getTime() > now.getTime() ? runAt : now;
-    this.jobs.set(key, { kind, id, runAt: new Date(at), attempt: 1, active: false });
+    this.jobs.set(key, { kind, id, runAt: new Date(at), attempt: 1, waits: 0, active: false });
   }
 
   async enqueuePublish(postId: string, runAt: Date | null): Promise<void> {
@@ -99,7 +102,12 @@ export class FakeQueue implements PublishQueue {
 
   async #run(job: FakeJob, handlers: JobHandlers, signal: AbortSignal): Promise<void> {
     job.active = true;
-    const ctx: JobContext = { attempt: job.attempt, maxAttempts: this.maxAttempts, signal };
+    const ctx: JobContext = {
+      attempt: job.attempt,
+      maxAttempts: this.maxAttempts,
+      waits: job.waits,
+      signal,
+    };
     let result: JobResult | Error;
     try {
       result =
@@ -116,13 +124,15 @@ export class FakeQueue implements PublishQueue {
       this.jobs.delete(key);
       return;
     }
-    if (job.attempt >= this.maxAttempts) {
+    const spends = result instanceof Error || result.spendsAttempt !== false;
+    if (spends && job.attempt >= this.maxAttempts) {
       this.jobs.delete(key);
       this.dropped.push(job);
       return;
     }
     const delay = result instanceof Error ? FAKE_QUEUE_ERROR_BACKOFF_MS : result.delayMs;
-    job.attempt += 1;
+    if (spends) job.attempt += 1;
+    else job.waits += 1;
     job.runAt = new Date(this.#clock.now().getTime() + delay);
   }
 

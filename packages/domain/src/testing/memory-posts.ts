@@ -8,6 +8,39 @@ const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_I
 const leaseRunOut = (target: PostTarget, now: Date): boolean =>
   target.leaseExpiresAt === null || target.leaseExpiresAt.getTime() <= now.getTime();
 
+/**
+ * The claim rule (pending -> publishing, or a run-out lease taken over), applied in place (the
+ * caller copies).
+ */
+function claim(
+  target: PostTarget,
+  leaseExpiresAt: Date,
+  now: Date,
+  allowExpiredLease: boolean,
+): { target: PostTarget; takenOver: boolean } | null {
+  const takenOver = allowExpiredLease && target.status === 'publishing' && leaseRunOut(target, now);
+  if (target.status !== 'pending' && !takenOver) return null;
+  target.status = 'publishing';
+  target.attempts += 1;
+  target.leaseExpiresAt = new Date(leaseExpiresAt);
+  target.updatedAt = new Date(now);
+  return { target, takenOver };
+}
+
+/** The claim of one target, for tests (see StorageTesting.claimTarget). */
+export function memoryClaimTarget(store: MemoryStore) {
+  return async (
+    targetId: string,
+    leaseExpiresAt: Date,
+    now: Date,
+    allowExpiredLease: boolean,
+  ): Promise<PostTarget | null> => {
+    const target = store.tables.targets.get(targetId);
+    const claimed = target ? claim(target, leaseExpiresAt, now, allowExpiredLease) : null;
+    return claimed ? copy(claimed.target) : null;
+  };
+}
+
 export function memoryPostRepository(store: MemoryStore): PostRepository {
   const posts = () => store.tables.posts;
   const targets = () => store.tables.targets;
@@ -16,23 +49,6 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     copy({ ...post, targets: targetsOf(post.id) });
   const newestFirst = (a: Post, b: Post) =>
     b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-
-  /** The claim rule of `claimTarget`, applied in place (the caller copies). */
-  const claim = (
-    target: PostTarget,
-    leaseExpiresAt: Date,
-    now: Date,
-    allowExpiredLease: boolean,
-  ): { target: PostTarget; takenOver: boolean } | null => {
-    const takenOver =
-      allowExpiredLease && target.status === 'publishing' && leaseRunOut(target, now);
-    if (target.status !== 'pending' && !takenOver) return null;
-    target.status = 'publishing';
-    target.attempts += 1;
-    target.leaseExpiresAt = new Date(leaseExpiresAt);
-    target.updatedAt = new Date(now);
-    return { target, takenOver };
-  };
 
   return {
     async insert(post) {
@@ -67,11 +83,6 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       post.status = to;
       post.updatedAt = new Date(at);
       return true;
-    },
-    async claimTarget(targetId, leaseExpiresAt, now, allowExpiredLease) {
-      const target = targets().get(targetId);
-      const claimed = target ? claim(target, leaseExpiresAt, now, allowExpiredLease) : null;
-      return claimed ? copy(claimed.target) : null;
     },
     async claimTargets(postId, leaseExpiresAt, now, allowExpiredLease) {
       const claims: Array<{ target: PostTarget; takenOver: boolean }> = [];

@@ -1,6 +1,7 @@
 import type { Repositories, UnitOfWork } from '../ports/index.ts';
 import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accounts.ts';
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
+import { memoryOAuthStateRepository } from './memory-oauth-states.ts';
 import { memoryPostRepository } from './memory-posts.ts';
 import { memorySocialAccountRepository } from './memory-social-accounts.ts';
 import type { MemoryStore } from './memory-store.ts';
@@ -28,6 +29,7 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     webhooks: withFaults(store, 'webhooks', memoryWebhookRepository(store)),
     deliveries: withFaults(store, 'deliveries', memoryDeliveryRepository(store)),
     idempotency: withFaults(store, 'idempotency', memoryIdempotencyRepository(store)),
+    oauthStates: withFaults(store, 'oauthStates', memoryOAuthStateRepository(store)),
   };
 }
 

@@ -3,6 +3,7 @@ import type {
   ApiKey,
   DeliveryAttempt,
   Membership,
+  OAuthState,
   Post,
   PostTarget,
   SocialAccount,
@@ -27,6 +28,10 @@ export interface MemoryTables {
   attempts: Map<string, DeliveryAttempt>;
   /** Keyed `${scope}/${key}`. */
   idempotency: Map<string, IdempotencyRecord>;
+  /** Keyed by state hash. */
+  oauthStates: Map<string, OAuthState>;
+  /** Token refresh leases by connection id (a column of social_accounts in PostgreSQL). */
+  refreshLeases: Map<string, Date>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -41,6 +46,8 @@ const emptyTables = (): MemoryTables => ({
   deliveries: new Map(),
   attempts: new Map(),
   idempotency: new Map(),
+  oauthStates: new Map(),
+  refreshLeases: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

@@ -1,8 +1,10 @@
 import type { Problem } from '../errors.ts';
-import { PLATFORMS, type Platform, type ResumeState } from '../model.ts';
+import type { Platform, ResumeState } from '../model.ts';
 import type {
+  PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
+  PlatformRules,
   PostDraft,
   PublishOutcome,
   PublishRequest,
@@ -102,13 +104,59 @@ export const failedOutcome = (
   retryable,
 });
 
-/** A ScriptedPublisher for every platform (or the given ones). */
+/** The platform names domain tests use by default (test data: the real list is the catalog's). */
+export const TEST_PLATFORMS: readonly Platform[] = [
+  'tiktok',
+  'instagram',
+  'youtube',
+  'twitter',
+  'linkedin',
+  'facebook',
+];
+
+/** Rules that accept anything: a platform whose own rules a test does not exercise. */
+export function permissiveRules(name: Platform): PlatformRules {
+  return {
+    name,
+    media: {},
+    optionsSchema: { type: 'object', additionalProperties: true },
+    validateOptions: () => [],
+  };
+}
+
+/**
+ * A ScriptedPublisher for every platform (TEST_PLATFORMS by default). A platform given by name
+ * gets permissive rules; give a PlatformRules (e.g. a real descriptor's) to test its rules.
+ */
 export class ScriptedPlatformRegistry implements PlatformRegistry {
   readonly #publishers = new Map<Platform, ScriptedPublisher>();
+  readonly #rules = new Map<Platform, PlatformRules>();
+  readonly #oauth = new Map<Platform, PlatformOAuth>();
 
-  constructor(platforms: readonly Platform[] = PLATFORMS) {
-    for (const platform of platforms)
-      this.#publishers.set(platform, new ScriptedPublisher(platform));
+  constructor(platforms: readonly (Platform | PlatformRules)[] = TEST_PLATFORMS) {
+    for (const entry of platforms) {
+      const rules = typeof entry === 'string' ? permissiveRules(entry) : entry;
+      this.#rules.set(rules.name, rules);
+      this.#publishers.set(rules.name, new ScriptedPublisher(rules.name));
+    }
+  }
+
+  get names(): Platform[] {
+    return [...this.#rules.keys()];
+  }
+
+  rules(platform: string): PlatformRules | undefined {
+    return this.#rules.get(platform);
+  }
+
+  oauth(platform: Platform): PlatformOAuth | undefined {
+    return this.#oauth.get(platform);
+  }
+
+  /** Makes a platform connectable through `connector` (e.g. a ScriptedOAuth). */
+  withOAuth(connector: PlatformOAuth): this {
+    this.#oauth.set(connector.platform, connector);
+    return this;
   }
 
   get(platform: Platform): ScriptedPublisher | undefined {

@@ -62,7 +62,9 @@ export async function seedConnection(
     accessTokenCiphertext: deps.cipher.encrypt(accessToken ?? `token-${platform}`),
     refreshTokenCiphertext: refreshToken ? deps.cipher.encrypt(refreshToken) : null,
     tokenExpiresAt: null,
+    scopes: [],
     status: 'active',
+    sandbox: false,
     createdAt: now,
     updatedAt: now,
     ...fields,
@@ -73,22 +75,31 @@ export async function seedConnection(
 
 /**
  * A user (seedUser) with one active connection per platform, each made through the real
- * connectSocialAccount use case (tokens `token-<platform>`). Connection ids by platform.
+ * connectSocialAccount use case (tokens `token-<platform>`), or a sandbox connection for the
+ * platforms in `options.sandbox`. Connection ids by platform.
  */
 export async function seedUserWithConnections(
   deps: CoreDeps,
   platforms: readonly Platform[],
   email?: string,
+  options: { sandbox?: readonly Platform[] } = {},
 ): Promise<SeededUser & { connections: Partial<Record<Platform, string>> }> {
   const seeded = await seedUser(deps, email);
   const connections: Partial<Record<Platform, string>> = {};
+  const sandbox = new Set(options.sandbox ?? []);
   for (const platform of platforms) {
     const connection = unwrap(
-      await connectSocialAccount(deps, seeded.ctx, {
-        platform,
-        externalId: `${platform}-${deps.ids.newId()}`,
-        accessToken: `token-${platform}`,
-      }),
+      await connectSocialAccount(
+        deps,
+        seeded.ctx,
+        sandbox.has(platform)
+          ? { platform, sandbox: true }
+          : {
+              platform,
+              externalId: `${platform}-${deps.ids.newId()}`,
+              accessToken: `token-${platform}`,
+            },
+      ),
     );
     connections[platform] = connection.id;
   }

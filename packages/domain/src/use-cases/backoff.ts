@@ -8,6 +8,14 @@ export const retryAfter = (delayMs: number, reason: string): JobResult => ({
   reason,
 });
 
+/** Runs the job again after `delayMs` without spending an attempt (a platform's rate limit). */
+export const waitFor = (delayMs: number, reason: string): JobResult => ({
+  kind: 'retry',
+  delayMs: Math.max(0, Math.round(delayMs)),
+  reason,
+  spendsAttempt: false,
+});
+
 /**
  * Exponential backoff with full jitter (so failed jobs of many posts do not come back in
  * step), never below half the base so a retry is not an immediate hammering.

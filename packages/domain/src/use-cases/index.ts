@@ -1,10 +1,13 @@
 export * from './access.ts';
 export * from './api-keys.ts';
-export { DONE, exponentialBackoff, retryAfter, withJitter } from './backoff.ts';
+export { DONE, exponentialBackoff, retryAfter, waitFor, withJitter } from './backoff.ts';
+export * from './connect-account.ts';
+export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
 export * from './posts.ts';
 export * from './publish-job.ts';
 export * from './reconcile.ts';
+export * from './sandbox.ts';
 export * from './social-accounts.ts';
 export * from './users.ts';
 export * from './webhooks.ts';

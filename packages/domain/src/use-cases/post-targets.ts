@@ -1,7 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import type { Problem } from '../errors.ts';
 import type { AccountContext, Platform, SocialAccount } from '../model.ts';
-import { isPlatform } from '../model.ts';
+import { isKnownPlatform } from '../rules/platform-options.ts';
 import type { CreatePostInput } from '../rules/post-rules.ts';
 import { isUuid } from '../rules/shape.ts';
 
@@ -48,7 +48,7 @@ export async function resolveTargets(
   const platforms: unknown[] = Array.isArray(input.platforms) ? input.platforms : [];
   const seenPlatforms = new Set<Platform>();
   for (const [index, platform] of platforms.entries()) {
-    if (!isPlatform(platform) || seenPlatforms.has(platform)) continue;
+    if (!isKnownPlatform(deps.platforms, platform) || seenPlatforms.has(platform)) continue;
     seenPlatforms.add(platform);
     const field = `platforms[${index}]`;
     const connection = await deps.repos.socialAccounts.findActiveByPlatform(

@@ -74,6 +74,7 @@ export async function createPost(
     ...validateCreatePost(input, {
       mode,
       now,
+      platforms: deps.platforms,
       targetPlatforms: resolved.targets.map((target) => target.connection.platform),
     }),
     ...resolved.problems,
@@ -88,6 +89,7 @@ export async function createPost(
     postId,
     platform: connection.platform,
     socialAccountId: connection.id,
+    sandbox: connection.sandbox,
     status: 'pending',
     attempts: 0,
     errorCode: null,

@@ -6,9 +6,9 @@ import {
   TERMINAL_POST_STATUSES,
 } from '../model.ts';
 import type { JobContext, JobResult, TargetClaim } from '../ports/index.ts';
-import { DONE, exponentialBackoff, retryAfter } from './backoff.ts';
+import { DONE, exponentialBackoff, retryAfter, waitFor } from './backoff.ts';
 import { finalizePost } from './finalize-post.ts';
-import { publishClaimedTarget } from './publish-target.ts';
+import { publishClaimedTarget, type TargetRun } from './publish-target.ts';
 
 /** A job that runs this much before its post's time is early on purpose only by clock skew. */
 const EARLY_TOLERANCE_MS = 50;
@@ -44,21 +44,38 @@ async function connectionsOf(
   return new Map(found.map((connection) => [connection.id, connection]));
 }
 
+/**
+ * When pending targets run again: after the backoff if any failed transiently (an attempt
+ * spent), else (all of them wait out a rate limit) at the latest time the platforms named.
+ */
+function retryPending(deps: CoreDeps, runs: TargetRun[], job: JobContext, now: Date): JobResult {
+  const { settings } = deps;
+  const waits = runs.flatMap((run) => (run.kind === 'wait' ? [run.until.getTime()] : []));
+  const waitMs = waits.length > 0 ? Math.max(...waits) - now.getTime() : 0;
+  if (waits.length > 0 && !runs.some((run) => run.kind === 'retry')) {
+    return waitFor(
+      waitMs,
+      'the platform rate-limited the account: waiting until the time it named',
+    );
+  }
+  const backoff = exponentialBackoff(
+    job.attempt,
+    settings.publishRetryBaseMs,
+    settings.publishRetryMaxMs,
+  );
+  return retryAfter(Math.max(backoff, waitMs), 'targets failed transiently and will be retried');
+}
+
 /** What to do once this run's targets are settled: retry, wait for other workers, or finish. */
 async function afterRun(
   deps: CoreDeps,
   post: PostWithTargets,
+  runs: TargetRun[],
   job: JobContext,
 ): Promise<JobResult> {
-  const { settings } = deps;
   const now = deps.clock.now();
   if (post.targets.some((target) => target.status === 'pending')) {
-    const delay = exponentialBackoff(
-      job.attempt,
-      settings.publishRetryBaseMs,
-      settings.publishRetryMaxMs,
-    );
-    return retryAfter(delay, 'targets failed transiently and will be retried');
+    return retryPending(deps, runs, job, now);
   }
   const held = post.targets.filter((target) => target.status === 'publishing');
   if (held.length > 0) {
@@ -98,7 +115,7 @@ export async function processPublishJob(
   const connections = await connectionsOf(deps, claims);
   const { targets: _targets, ...plainPost } = post;
   const publishing = { ...plainPost, status: 'publishing' as const };
-  await Promise.all(
+  const runs = await Promise.all(
     claims.map(({ target, takenOver }) =>
       publishClaimedTarget(
         deps,
@@ -112,5 +129,5 @@ export async function processPublishJob(
   );
   const current = await posts.findById(post.id);
   if (current?.status !== 'publishing') return DONE;
-  return afterRun(deps, current, job);
+  return afterRun(deps, current, runs, job);
 }

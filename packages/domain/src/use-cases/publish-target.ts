@@ -1,11 +1,14 @@
 import type { CoreDeps } from '../deps.ts';
-import type { Post, PostTarget, SocialAccount } from '../model.ts';
+import type { Post, PostTarget, ResumeState, SocialAccount } from '../model.ts';
 import type {
   JobContext,
   PlatformPublisher,
   PublishOutcome,
   PublishRequest,
 } from '../ports/index.ts';
+import { expireConnection } from './connection-tokens.ts';
+import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
+import { sandboxOutcome } from './sandbox.ts';
 
 const leaseUntil = (deps: CoreDeps): Date =>
   new Date(deps.clock.now().getTime() + deps.settings.targetLeaseMs);
@@ -48,9 +51,17 @@ function buildRequest(
   signal: AbortSignal,
 ): PublishRequest {
   const { cipher } = deps;
+  const save = (state: ResumeState) =>
+    deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now());
+  // The publisher's own state as last saved: an intent is recorded beside it.
+  let own = withoutIntent(target.resumeState);
   return {
     post,
-    target,
+    // Publishers see their own ids only; the intent comes as `intent`.
+    target: { ...target, resumeState: own },
+    intent: intentOf(target.resumeState),
+    recordIntent: (step) => save(withIntent(own, { step, at: deps.clock.now() })),
+    clearIntent: () => save(own ?? {}),
     connection: {
       id: connection.id,
       platform: connection.platform,
@@ -62,14 +73,16 @@ function buildRequest(
           : cipher.decrypt(connection.refreshTokenCiphertext),
       tokenExpiresAt: connection.tokenExpiresAt,
     },
-    saveProgress: (state) =>
-      deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now()),
+    saveProgress: (state) => {
+      own = state;
+      return save(state);
+    },
     saveTokens: (tokens) =>
       deps.repos.socialAccounts.updateTokens(
         connection.id,
         {
           accessTokenCiphertext: cipher.encrypt(tokens.accessToken),
-          // Platforms that do not rotate refresh tokens (YouTube) return none: keep the old one.
+          // Platforms that do not rotate refresh tokens return none: keep the old one.
           refreshTokenCiphertext:
             tokens.refreshToken === null
               ? connection.refreshTokenCiphertext
@@ -122,6 +135,8 @@ async function runTarget(
   connection: SocialAccount | null,
 ): Promise<PublisherRun> {
   const settled = (outcome: PublishOutcome): PublisherRun => ({ outcome, leaseLost: false });
+  // Decided by the target, not the connection: what was promised at creation holds.
+  if (target.sandbox) return settled(sandboxOutcome(post, target));
   if (!connection) {
     return settled(failed('connection_missing', 'the social account was removed', false));
   }
@@ -139,20 +154,64 @@ async function runTarget(
   return callPublisher(deps, publisher, post, target, connection, resume, job);
 }
 
+/**
+ * What became of a claimed target in this run: settled (or no longer ours), handed back for a
+ * retry that spends an attempt, or handed back to wait until the platform's named time.
+ */
+export type TargetRun = { kind: 'settled' } | { kind: 'retry' } | { kind: 'wait'; until: Date };
+
+/**
+ * A platform's "slow down" as this job may honour it: a wait until the time it named, or, when
+ * the job has waited too often or the time is too far, a transient failure like any other.
+ */
+function throttleAsFailure(
+  deps: CoreDeps,
+  outcome: Extract<PublishOutcome, { kind: 'throttled' }>,
+  job: JobContext,
+  at: Date,
+): Extract<PublishOutcome, { kind: 'failed' }> | null {
+  const { publishMaxWaits, publishMaxWaitMs } = deps.settings;
+  const until = outcome.retryAt.toISOString();
+  if (outcome.retryAt.getTime() - at.getTime() > publishMaxWaitMs) {
+    const message = `${outcome.message} (the platform asks to wait until ${until}, longer than this service waits)`;
+    return { kind: 'failed', code: outcome.code, message, retryable: true };
+  }
+  if (job.waits >= publishMaxWaits) {
+    const message = `${outcome.message} (rate limited ${job.waits} times; counted as a failed attempt)`;
+    return { kind: 'failed', code: outcome.code, message, retryable: true };
+  }
+  return null;
+}
+
 /** Records a publisher's outcome on the target: complete it, or hand it back for a retry. */
 async function recordOutcome(
   deps: CoreDeps,
   target: PostTarget,
+  connection: SocialAccount | null,
   run: PublisherRun,
   job: JobContext,
-): Promise<void> {
+): Promise<TargetRun> {
   const { posts } = deps.repos;
-  const { outcome } = run;
   const at = deps.clock.now();
+  let outcome = run.outcome;
+  if (outcome.kind === 'throttled' && !run.leaseLost && !job.signal.aborted) {
+    const asFailure = throttleAsFailure(deps, outcome, job, at);
+    if (asFailure === null) {
+      const until = outcome.retryAt.toISOString();
+      const error = {
+        errorCode: outcome.code,
+        errorMessage: `${outcome.message} (waiting until ${until}, as the platform asks)`,
+      };
+      await posts.releaseTarget(target.id, error, at);
+      return { kind: 'wait', until: outcome.retryAt };
+    }
+    outcome = asFailure;
+  }
   const fail = (errorCode: string, errorMessage: string, retryable: boolean) =>
     posts.completeTarget(target.id, { status: 'failed', errorCode, errorMessage, retryable, at });
 
   let applied = true;
+  let result: TargetRun = { kind: 'settled' };
   if (outcome.kind === 'published') {
     // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
     const { platformPostId, platformUrl } = outcome;
@@ -166,19 +225,21 @@ async function recordOutcome(
     // The target belongs to another worker now; touching it would break that worker's claim.
     applied = false;
   } else if (outcome.kind === 'connection_expired') {
-    await deps.repos.socialAccounts.setStatus(target.socialAccountId, 'expired', at);
+    if (connection) await expireConnection(deps, connection, outcome.message);
     applied = await fail('connection_expired', outcome.message, false);
-  } else if (!outcome.retryable) {
+  } else if (outcome.kind === 'failed' && !outcome.retryable) {
     applied = await fail(outcome.code, outcome.message, false);
   } else if (job.signal.aborted) {
     // Shutting down: hand the target back; the job's next run resumes it.
     await posts.releaseTarget(target.id, null, at);
+    result = { kind: 'retry' };
   } else if (job.attempt >= job.maxAttempts) {
     const message = `${outcome.message} (gave up after ${job.attempt} attempts)`;
     applied = await fail(outcome.code, message, true);
   } else {
     const error = { errorCode: outcome.code, errorMessage: outcome.message };
     await posts.releaseTarget(target.id, error, at);
+    result = { kind: 'retry' };
   }
   if (!applied) {
     deps.logger.warn(
@@ -186,6 +247,7 @@ async function recordOutcome(
       'publish outcome not recorded: the target was no longer held by this job',
     );
   }
+  return result;
 }
 
 /**
@@ -202,8 +264,8 @@ export async function publishClaimedTarget(
   takenOver: boolean,
   job: JobContext,
   connection: SocialAccount | null,
-): Promise<void> {
+): Promise<TargetRun> {
   const resume = takenOver || target.resumeState !== null;
   const run = await runTarget(deps, post, target, resume, job, connection);
-  await recordOutcome(deps, target, run, job);
+  return recordOutcome(deps, target, connection, run, job);
 }

@@ -13,8 +13,9 @@ export async function connectSocialAccount(
   ctx: AccountContext,
   input: ConnectSocialAccountInput,
 ): Promise<Result<SocialAccount, DomainError>> {
-  const problems = validateConnectInput(input);
+  const problems = validateConnectInput(input, deps.platforms);
   if (problems.length > 0) return err(validationFailed(problems));
+  if (input.sandbox === true) return ok(await createSandboxConnection(deps, ctx, input));
   const now = deps.clock.now();
   const refreshToken =
     typeof input.refreshToken === 'string' && input.refreshToken !== '' ? input.refreshToken : null;
@@ -28,12 +29,47 @@ export async function connectSocialAccount(
     refreshTokenCiphertext: refreshToken === null ? null : deps.cipher.encrypt(refreshToken),
     tokenExpiresAt:
       typeof input.tokenExpiresAt === 'string' ? parseIsoInstant(input.tokenExpiresAt) : null,
+    scopes: [],
     status: 'active',
+    sandbox: false,
     createdAt: now,
     updatedAt: now,
   };
   await deps.repos.socialAccounts.insert(connection);
   return ok(connection);
+}
+
+/**
+ * A sandbox connection (CONNECT.md section 3): no token, never calls the platform. Its token
+ * column holds an encrypted placeholder that no publisher ever receives.
+ */
+async function createSandboxConnection(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: ConnectSocialAccountInput,
+): Promise<SocialAccount> {
+  const now = deps.clock.now();
+  const id = deps.ids.newId();
+  const connection: SocialAccount = {
+    id,
+    accountId: ctx.accountId,
+    platform: input.platform as Platform,
+    externalId:
+      typeof input.externalId === 'string' && input.externalId.trim() !== ''
+        ? input.externalId.trim()
+        : `sandbox-${id}`,
+    displayName: typeof input.displayName === 'string' ? input.displayName : null,
+    accessTokenCiphertext: deps.cipher.encrypt('sandbox'),
+    refreshTokenCiphertext: null,
+    tokenExpiresAt: null,
+    scopes: [],
+    status: 'active',
+    sandbox: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.repos.socialAccounts.insert(connection);
+  return connection;
 }
 
 export function listSocialAccounts(deps: CoreDeps, ctx: AccountContext): Promise<SocialAccount[]> {

@@ -39,6 +39,7 @@ interface Call {
   id: string;
   attempt: number;
   maxAttempts: number;
+  waits: number;
   signal: AbortSignal;
   startedAt: number;
   finishedAt?: number;
@@ -315,6 +316,28 @@ export function describeQueueContract(
       expect(rec.of(id).map((call) => call.attempt)).toEqual(
         Array.from({ length: maxAttempts }, (_, index) => index + 1),
       );
+    });
+
+    it('a wait (spendsAttempt: false) keeps the attempt, counts waits, and is honoured on the last attempt', async () => {
+      rec.publishBehaviour = async (_id, ctx) => {
+        if (ctx.attempt < ctx.maxAttempts) return { kind: 'retry', delayMs: 5, reason: 'fail' };
+        if (ctx.waits < 2) {
+          return { kind: 'retry', delayMs: 5, reason: 'rate limited', spendsAttempt: false };
+        }
+        return DONE;
+      };
+      await start();
+      const id = newId('waits');
+      await queue.enqueuePublish(id, null);
+      await waitFor('the first attempt', () => rec.of(id).length >= 1);
+      const maxAttempts = rec.of(id)[0]?.maxAttempts ?? 0;
+      await rec.finished(id, maxAttempts + 2, 10_000);
+      const tail = rec.of(id).slice(-3);
+      expect(tail.map((call) => [call.attempt, call.waits])).toEqual([
+        [maxAttempts, 0],
+        [maxAttempts, 1],
+        [maxAttempts, 2],
+      ]);
     });
 
     it('routes delivery jobs to the deliver handler, with their own dedupe and delay', async () => {

@@ -9,6 +9,7 @@ import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
+import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
@@ -24,5 +25,6 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
+  describeOAuthStateRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }

@@ -45,6 +45,17 @@ export function describeDeliveryRepositoryContract(name: string, setup: StorageS
       expect(await deliveries().findById(newId())).toBeNull();
     });
 
+    it('stores a delivery about a connection (social_account.expired): no post', async () => {
+      const { webhook } = await seedWebhook();
+      const delivery = makeDelivery(webhook, '', {
+        postId: null,
+        event: 'social_account.expired',
+        payload: '{"event":"social_account.expired","data":{"reason":"revoked"}}',
+      });
+      await deliveries().insertMany([delivery]);
+      expect(await deliveries().findById(delivery.id)).toEqual(delivery);
+    });
+
     it('accepts an empty batch', async () => {
       await expect(deliveries().insertMany([])).resolves.toBeUndefined();
     });

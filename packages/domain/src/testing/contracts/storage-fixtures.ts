@@ -23,10 +23,13 @@ import type {
   WebhookDelivery,
 } from '../../model.ts';
 import type { Repositories, UnitOfWork } from '../../ports/storage.ts';
+import type { StorageTesting } from '../storage-testing.ts';
 
 export interface StorageUnderTest {
   repos: Repositories;
   uow: UnitOfWork;
+  /** The test-only operations the suites use to put a row in a known state. */
+  testing: StorageTesting;
   teardown(): Promise<void>;
 }
 
@@ -142,7 +145,9 @@ export function makeSocialAccount(
     accessTokenCiphertext: `v1.${randomBytes(12).toString('base64url')}.access`,
     refreshTokenCiphertext: `v1.${randomBytes(12).toString('base64url')}.refresh`,
     tokenExpiresAt: plus(createdAt, 3_600_000),
+    scopes: ['video.publish'],
     status: 'active',
+    sandbox: false,
     createdAt,
     updatedAt: createdAt,
     ...overrides,
@@ -159,6 +164,7 @@ export function makeTarget(
     postId,
     platform: 'tiktok',
     socialAccountId,
+    sandbox: false,
     status: 'pending',
     attempts: 0,
     errorCode: null,

@@ -34,7 +34,7 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
     }> {
       const post = await seedPost(storage().repos, { platforms: ['tiktok', 'youtube'] });
       const id = post.targets[0]?.id ?? '';
-      const target = await posts().claimTarget(id, plus(now, LEASE_MS), now, false);
+      const target = await storage().testing.claimTarget(id, plus(now, LEASE_MS), now, false);
       if (!target) throw new Error('claim failed');
       return { post, target, now };
     }
@@ -252,13 +252,13 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
       });
     });
 
-    describe('claimTarget', () => {
+    describe('claimTarget (one target, test kit)', () => {
       it('claims a pending target: publishing, attempts + 1, lease set', async () => {
         const post = await seedPost(storage().repos, { platforms: ['tiktok', 'youtube'] });
         const [first, second] = post.targets;
         const now = nextTime();
         const lease = plus(now, LEASE_MS);
-        const claimed = await posts().claimTarget(first?.id ?? '', lease, now, false);
+        const claimed = await storage().testing.claimTarget(first?.id ?? '', lease, now, false);
         const expected = {
           ...first,
           status: 'publishing',
@@ -274,17 +274,21 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const { target, now } = await claimedTarget();
         const later = plus(now, 1_000);
         expect(
-          await posts().claimTarget(target.id, plus(later, LEASE_MS), later, false),
+          await storage().testing.claimTarget(target.id, plus(later, LEASE_MS), later, false),
         ).toBeNull();
-        expect(await posts().claimTarget(target.id, plus(later, LEASE_MS), later, true)).toBeNull();
+        expect(
+          await storage().testing.claimTarget(target.id, plus(later, LEASE_MS), later, true),
+        ).toBeNull();
       });
 
       it('an expired lease is taken over only when allowed', async () => {
         const { post, target, now } = await claimedTarget();
         const afterExpiry = plus(now, LEASE_MS + 1_000);
         const newLease = plus(afterExpiry, LEASE_MS);
-        expect(await posts().claimTarget(target.id, newLease, afterExpiry, false)).toBeNull();
-        const taken = await posts().claimTarget(target.id, newLease, afterExpiry, true);
+        expect(
+          await storage().testing.claimTarget(target.id, newLease, afterExpiry, false),
+        ).toBeNull();
+        const taken = await storage().testing.claimTarget(target.id, newLease, afterExpiry, true);
         expect(taken).toEqual({
           ...target,
           attempts: 2,
@@ -303,12 +307,18 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
           at: plus(now, 10),
         });
         const later = plus(now, LEASE_MS * 10);
-        expect(await posts().claimTarget(target.id, plus(later, LEASE_MS), later, true)).toBeNull();
+        expect(
+          await storage().testing.claimTarget(target.id, plus(later, LEASE_MS), later, true),
+        ).toBeNull();
 
         await posts().cancelPendingTargets(post.id, later);
         const cancelled = post.targets[1]?.id ?? '';
-        expect(await posts().claimTarget(cancelled, plus(later, LEASE_MS), later, true)).toBeNull();
-        expect(await posts().claimTarget(newId(), plus(later, LEASE_MS), later, true)).toBeNull();
+        expect(
+          await storage().testing.claimTarget(cancelled, plus(later, LEASE_MS), later, true),
+        ).toBeNull();
+        expect(
+          await storage().testing.claimTarget(newId(), plus(later, LEASE_MS), later, true),
+        ).toBeNull();
       });
 
       it('of concurrent claims on one target exactly one wins', async () => {
@@ -316,7 +326,9 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const id = post.targets[0]?.id ?? '';
         const now = nextTime();
         const claims = await Promise.all(
-          Array.from({ length: 10 }, () => posts().claimTarget(id, plus(now, LEASE_MS), now, true)),
+          Array.from({ length: 10 }, () =>
+            storage().testing.claimTarget(id, plus(now, LEASE_MS), now, true),
+          ),
         );
         expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
         expect((await targetOf(post.id, id))?.attempts).toBe(1);
@@ -425,7 +437,12 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         await posts().saveResumeState(target.id, state, plus(now, LEASE_MS), plus(now, 1));
         await posts().releaseTarget(target.id, null, plus(now, 2));
         const again = plus(now, 3);
-        const claimed = await posts().claimTarget(target.id, plus(again, LEASE_MS), again, false);
+        const claimed = await storage().testing.claimTarget(
+          target.id,
+          plus(again, LEASE_MS),
+          again,
+          false,
+        );
         expect(claimed?.resumeState).toEqual(state);
         expect(claimed?.attempts).toBe(2);
         expect((await targetOf(post.id, target.id))?.resumeState).toEqual(state);
@@ -450,7 +467,8 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         });
         const again = plus(at, 1_000);
         expect(
-          (await posts().claimTarget(target.id, plus(again, LEASE_MS), again, false))?.attempts,
+          (await storage().testing.claimTarget(target.id, plus(again, LEASE_MS), again, false))
+            ?.attempts,
         ).toBe(2);
       });
 
@@ -541,8 +559,8 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const other = await seedPost(storage().repos);
         const [publishing, published, pending] = post.targets;
         const now = nextTime();
-        await posts().claimTarget(publishing?.id ?? '', plus(now, LEASE_MS), now, false);
-        await posts().claimTarget(published?.id ?? '', plus(now, LEASE_MS), now, false);
+        await storage().testing.claimTarget(publishing?.id ?? '', plus(now, LEASE_MS), now, false);
+        await storage().testing.claimTarget(published?.id ?? '', plus(now, LEASE_MS), now, false);
         await posts().completeTarget(published?.id ?? '', {
           status: 'published',
           platformPostId: 'yt-1',
@@ -594,7 +612,7 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const claimAt = async (seconds: number, leaseSeconds: number) => {
           const post = await seedPost(storage().repos);
           const id = post.targets[0]?.id ?? '';
-          const claimed = await posts().claimTarget(
+          const claimed = await storage().testing.claimTarget(
             id,
             ancient(seconds + leaseSeconds),
             ancient(seconds),

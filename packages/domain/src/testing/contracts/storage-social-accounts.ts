@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ancient,
   byId,
   makeSocialAccount,
   newId,
@@ -117,12 +118,12 @@ export function describeSocialAccountRepositoryContract(name: string, setup: Sto
       });
     });
 
-    it('changes the status; an expired connection is no longer found as active', async () => {
+    it('an expired connection (status set by the test kit) is no longer found as active', async () => {
       const user = await seedUser(storage().repos);
       const connection = makeSocialAccount(user.id, { platform: 'linkedin' });
       await connections().insert(connection);
       const at = nextTime();
-      await connections().setStatus(connection.id, 'expired', at);
+      await storage().testing.setConnectionStatus(connection.id, 'expired', at);
       expect(await connections().findById(connection.id)).toEqual({
         ...connection,
         status: 'expired',
@@ -152,6 +153,132 @@ export function describeSocialAccountRepositoryContract(name: string, setup: Sto
       const kept = await storage().repos.posts.findById(post.id);
       expect(kept).toEqual(post);
       expect(kept?.targets[0]?.socialAccountId).toBe(connection.id);
+    });
+
+    it('stores scopes and the sandbox flag', async () => {
+      const user = await seedUser(storage().repos);
+      const sandbox = makeSocialAccount(user.id, { sandbox: true, scopes: [] });
+      const scoped = makeSocialAccount(user.id, { scopes: ['a.read', 'b.write'] });
+      for (const connection of [sandbox, scoped]) await connections().insert(connection);
+      expect(await connections().findById(sandbox.id)).toEqual(sandbox);
+      expect(await connections().findById(scoped.id)).toEqual(scoped);
+    });
+
+    it('finds a connection by its platform account, for reconnects, and renews it', async () => {
+      const user = await seedUser(storage().repos);
+      const other = await seedUser(storage().repos);
+      const connection = makeSocialAccount(user.id, { externalId: 'same', status: 'expired' });
+      const elsewhere = makeSocialAccount(other.id, { externalId: 'same' });
+      for (const c of [connection, elsewhere]) await connections().insert(c);
+      expect(await connections().findByExternalId(user.id, 'tiktok', 'same')).toEqual(connection);
+      expect(await connections().findByExternalId(user.id, 'youtube', 'same')).toBeNull();
+      expect(await connections().findByExternalId(user.id, 'tiktok', 'other')).toBeNull();
+      const at = nextTime();
+      const fields = {
+        displayName: 'Renewed',
+        accessTokenCiphertext: 'new-access',
+        refreshTokenCiphertext: null,
+        tokenExpiresAt: plus(at, 3_600_000),
+        scopes: ['x'],
+      };
+      await connections().reconnect(connection.id, fields, at);
+      expect(await connections().findById(connection.id)).toEqual({
+        ...connection,
+        ...fields,
+        status: 'active',
+        updatedAt: at,
+      });
+      expect(await connections().findById(elsewhere.id)).toEqual(elsewhere);
+    });
+
+    it('markExpired: active -> expired once', async () => {
+      const user = await seedUser(storage().repos);
+      const connection = makeSocialAccount(user.id);
+      await connections().insert(connection);
+      const at = nextTime();
+      expect(await connections().markExpired(connection.id, at)).toBe(true);
+      expect(await connections().markExpired(connection.id, at)).toBe(false);
+      expect(await connections().markExpired(newId(), at)).toBe(false);
+      expect(await connections().findById(connection.id)).toMatchObject({
+        status: 'expired',
+        updatedAt: at,
+      });
+    });
+
+    it('claimExpiring: due, active, real connections once per lease, soonest first', async () => {
+      const user = await seedUser(storage().repos);
+      // 1971 times: no other test's connection expires that early.
+      const make = (seconds: number, overrides = {}) =>
+        makeSocialAccount(user.id, { tokenExpiresAt: ancient(seconds), ...overrides });
+      const later = make(30);
+      const sooner = make(20);
+      const notDue = make(500);
+      const sandbox = make(10, { sandbox: true });
+      const expired = make(10, { status: 'expired' });
+      const noExpiry = makeSocialAccount(user.id, { tokenExpiresAt: null });
+      for (const c of [later, sooner, notDue, sandbox, expired, noExpiry]) {
+        await connections().insert(c);
+      }
+      const mine = (claimed: Array<{ id: string }>) =>
+        claimed
+          .map((c) => c.id)
+          .filter((id) => [later, sooner, notDue].some((c) => c.id === id))
+          .sort();
+      const cutoff = ancient(100);
+      // At 0, a limit of 1 takes the soonest expiry, held until 60.
+      const one = await connections().claimExpiring(cutoff, ancient(60), ancient(0), 1);
+      expect(one.map((c) => c.id)).toEqual([sooner.id]);
+      expect(one[0]).toEqual(sooner);
+      // At 10: sooner is held; later is claimed, held until 70.
+      expect(
+        mine(await connections().claimExpiring(cutoff, ancient(70), ancient(10), 1_000)),
+      ).toEqual([later.id]);
+      // At 65: sooner's lease ran out, later's did not.
+      expect(
+        mine(await connections().claimExpiring(cutoff, ancient(90), ancient(65), 1_000)),
+      ).toEqual([sooner.id]);
+      // At 95 both are free again; notDue never is (after the cutoff).
+      expect(
+        mine(await connections().claimExpiring(cutoff, ancient(120), ancient(95), 1_000)),
+      ).toEqual([sooner.id, later.id].sort());
+    });
+
+    it('claimExpiring: renewed tokens end the lease', async () => {
+      const user = await seedUser(storage().repos);
+      const due = makeSocialAccount(user.id, { tokenExpiresAt: ancient(3_000) });
+      await connections().insert(due);
+      const claim = (now: number) =>
+        connections()
+          .claimExpiring(ancient(3_100), ancient(now + 60), ancient(now), 1_000)
+          .then((claimed) => claimed.filter((c) => c.id === due.id).length);
+      expect(await claim(2_900)).toBe(1);
+      expect(await claim(2_901)).toBe(0);
+      await connections().updateTokens(
+        due.id,
+        {
+          accessTokenCiphertext: 'a2',
+          refreshTokenCiphertext: null,
+          tokenExpiresAt: ancient(3_050),
+        },
+        nextTime(),
+      );
+      expect(await claim(2_902)).toBe(1);
+    });
+
+    it('claimExpiring: concurrent claimers never get the same connection', async () => {
+      const user = await seedUser(storage().repos);
+      const due = Array.from({ length: 6 }, (_, i) =>
+        makeSocialAccount(user.id, { tokenExpiresAt: ancient(1_000 + i) }),
+      );
+      for (const c of due) await connections().insert(c);
+      const ids = new Set(due.map((c) => c.id));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          connections().claimExpiring(ancient(2_000), ancient(1_500), ancient(900), 1_000),
+        ),
+      );
+      const claimed = results.flatMap((r) => r.map((c) => c.id).filter((id) => ids.has(id)));
+      expect(claimed.sort()).toEqual([...ids].sort());
     });
 
     it('returns copies', async () => {

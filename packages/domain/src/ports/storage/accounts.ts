@@ -1,0 +1,20 @@
+import type { Account, Membership, Role, User } from '../../model.ts';
+
+export interface AccountRepository {
+  createUser(user: User): Promise<void>;
+  findUserById(id: string): Promise<User | null>;
+  findUserByEmail(email: string): Promise<User | null>;
+  findUserBySubject(subject: string): Promise<User | null>;
+  createAccount(account: Account): Promise<void>;
+  findAccountById(id: string): Promise<Account | null>;
+  addMembership(membership: Membership): Promise<void>;
+  /** Inserts or changes the role of an existing membership. */
+  upsertMembership(membership: Membership): Promise<void>;
+  removeMembership(accountId: string, userId: string): Promise<boolean>;
+  findMembership(accountId: string, userId: string): Promise<Membership | null>;
+  /** Every membership of a team account, oldest first (owner checks, member listings). */
+  listMemberships(accountId: string): Promise<Membership[]>;
+  /** Team accounts the user belongs to, with the user's role. */
+  listTeamsOfUser(userId: string): Promise<Array<{ account: Account; role: Role }>>;
+  countUsers(): Promise<number>;
+}

@@ -1,0 +1,262 @@
+/**
+ * Connecting a real account (CONNECT.md section 1): the API hands out the platform's consent
+ * URL; the platform sends the browser back to the callback with a code; the service exchanges
+ * it, reads who consented and creates or updates the connection(s).
+ *
+ * The state is the callback's only credential: 32 random bytes, stored as a SHA-256 hash,
+ * single-use (taken and deleted in one statement), valid 10 minutes, for one platform and one
+ * account. The PKCE verifier never leaves the server (stored encrypted with the state).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { CoreDeps } from '../deps.ts';
+import { type DomainError, type Problem, validationFailed } from '../errors.ts';
+import type { AccountContext, OAuthState, Platform, SocialAccount } from '../model.ts';
+import type { ConnectedIdentity, PlatformOAuth } from '../ports/index.ts';
+import { err, ok, type Result } from '../result.ts';
+import { isKnownPlatform, platformChoices } from '../rules/platform-options.ts';
+import { isAbsent, typeName } from '../rules/shape.ts';
+
+export const CONNECT_STATE_TTL_MS = 10 * 60_000;
+
+export interface StartConnectInput {
+  platform?: unknown;
+  return_url?: unknown;
+}
+
+export interface ConnectStart {
+  authorizationUrl: string;
+  state: string;
+  expiresAt: Date;
+}
+
+const base64url = (bytes: Buffer): string => bytes.toString('base64url');
+export const hashState = (state: string): string =>
+  createHash('sha256').update(state, 'utf8').digest('hex');
+
+/** Where the platform sends the browser back: PUBLIC_BASE_URL + /oauth/callback/<platform>. */
+export const callbackUrl = (deps: CoreDeps, platform: Platform): string =>
+  `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}/oauth/callback/${platform}`;
+
+/** `return_url` must be an absolute URL under one of CONNECT_RETURN_ORIGINS: never an open redirect. */
+function returnUrlProblems(deps: CoreDeps, value: unknown): Problem[] {
+  if (isAbsent(value)) return [];
+  const field = 'return_url';
+  if (typeof value !== 'string') {
+    return [{ field, message: `must be a string, got ${typeName(value)}` }];
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [{ field, message: 'must be an absolute URL' }];
+  }
+  const allowed = deps.settings.connectReturnOrigins;
+  if (allowed.length === 0) {
+    return [{ field, message: 'is not allowed: CONNECT_RETURN_ORIGINS is empty' }];
+  }
+  if (!allowed.includes(url.origin) || url.username !== '' || url.password !== '') {
+    return [{ field, message: `must be under one of ${allowed.join(', ')}` }];
+  }
+  return [];
+}
+
+export const platformNotConfigured = (platform: Platform, missing: readonly string[]) =>
+  ({
+    code: 'platform_not_configured',
+    message:
+      missing.length > 0
+        ? `${platform} accounts cannot be connected: set ${missing.join(' and ')}`
+        : `${platform} accounts cannot be connected by this service`,
+  }) as const satisfies DomainError;
+
+function connectorOf(deps: CoreDeps, platform: Platform): PlatformOAuth | DomainError {
+  const connector = deps.platforms.oauth(platform);
+  if (!connector) return platformNotConfigured(platform, []);
+  if (connector.missingSettings.length > 0) {
+    return platformNotConfigured(platform, connector.missingSettings);
+  }
+  return connector;
+}
+
+/** POST /social-accounts/connect: the consent URL for the account in `ctx`. */
+export async function startConnect(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: StartConnectInput,
+): Promise<Result<ConnectStart, DomainError>> {
+  const problems: Problem[] = [];
+  if (!isKnownPlatform(deps.platforms, input.platform)) {
+    problems.push({ field: 'platform', message: platformChoices(deps.platforms) });
+  }
+  problems.push(...returnUrlProblems(deps, input.return_url));
+  if (problems.length > 0) return err(validationFailed(problems));
+  const platform = input.platform as Platform;
+  const connector = connectorOf(deps, platform);
+  if ('code' in connector) return err(connector);
+
+  const state = base64url(randomBytes(32));
+  const verifier = base64url(randomBytes(32));
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + CONNECT_STATE_TTL_MS);
+  const record: OAuthState = {
+    id: deps.ids.newId(),
+    stateHash: hashState(state),
+    accountId: ctx.accountId,
+    userId: ctx.userId,
+    platform,
+    codeVerifierCiphertext: deps.cipher.encrypt(verifier),
+    returnUrl: typeof input.return_url === 'string' ? input.return_url : null,
+    expiresAt,
+    createdAt: now,
+  };
+  await deps.repos.oauthStates.insert(record);
+  const authorizationUrl = connector.authorizationUrl({
+    state,
+    redirectUri: callbackUrl(deps, platform),
+    codeChallenge: base64url(createHash('sha256').update(verifier).digest()),
+  });
+  return ok({ authorizationUrl, state, expiresAt });
+}
+
+/** What the platform put on the callback URL. */
+export interface CallbackQuery {
+  code?: string | undefined;
+  state?: string | undefined;
+  error?: string | undefined;
+  error_description?: string | undefined;
+}
+
+export type ConnectResult =
+  | {
+      ok: true;
+      platform: Platform;
+      connections: SocialAccount[];
+      /** Where to send the browser (validated when the flow started); null: show a page. */
+      returnUrl: string | null;
+    }
+  | { ok: false; platform: Platform; code: string; message: string; returnUrl: string | null };
+
+const refused = (
+  platform: Platform,
+  code: string,
+  message: string,
+  returnUrl: string | null = null,
+): ConnectResult => ({ ok: false, platform, code, message, returnUrl });
+
+/** Creates the connection, or renews it when the account already has it (same id). */
+async function saveIdentity(
+  deps: CoreDeps,
+  state: OAuthState,
+  identity: ConnectedIdentity,
+): Promise<SocialAccount> {
+  const { cipher } = deps;
+  const now = deps.clock.now();
+  const tokens = identity.tokens;
+  const fields = {
+    displayName: identity.displayName,
+    accessTokenCiphertext: cipher.encrypt(tokens.accessToken),
+    refreshTokenCiphertext:
+      tokens.refreshToken === null ? null : cipher.encrypt(tokens.refreshToken),
+    tokenExpiresAt: tokens.expiresAt,
+    scopes: tokens.scopes,
+  };
+  const existing = await deps.repos.socialAccounts.findByExternalId(
+    state.accountId,
+    state.platform,
+    identity.externalId,
+  );
+  if (existing && !existing.sandbox) {
+    await deps.repos.socialAccounts.reconnect(existing.id, fields, now);
+    return { ...existing, ...fields, status: 'active', updatedAt: now };
+  }
+  const connection: SocialAccount = {
+    id: deps.ids.newId(),
+    accountId: state.accountId,
+    platform: state.platform,
+    externalId: identity.externalId,
+    ...fields,
+    status: 'active',
+    sandbox: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.repos.socialAccounts.insert(connection);
+  return connection;
+}
+
+/**
+ * GET /oauth/callback/:platform. Never throws for bad input: every refusal (unknown, replayed,
+ * expired or foreign state, denied consent, failed exchange) creates nothing and says why.
+ */
+export async function completeConnect(
+  deps: CoreDeps,
+  platform: Platform,
+  query: CallbackQuery,
+  signal?: AbortSignal,
+): Promise<ConnectResult> {
+  if (!query.state) return refused(platform, 'invalid_state', 'the callback carries no state');
+  // Taken (deleted) whatever happens next: a state is good for one callback only.
+  const state = await deps.repos.oauthStates.take(hashState(query.state));
+  if (!state) {
+    return refused(
+      platform,
+      'invalid_state',
+      'unknown or already used state: start the connection again',
+    );
+  }
+  if (state.platform !== platform) {
+    return refused(platform, 'invalid_state', `this state was made for ${state.platform}`);
+  }
+  const back = state.returnUrl;
+  if (state.expiresAt.getTime() <= deps.clock.now().getTime()) {
+    return refused(
+      platform,
+      'state_expired',
+      'the connection was not completed within 10 minutes: start it again',
+      back,
+    );
+  }
+  if (query.error) {
+    const description = query.error_description?.slice(0, 300);
+    const message =
+      query.error === 'access_denied'
+        ? 'access was not granted on the consent page'
+        : `the platform answered ${query.error}`;
+    return refused(
+      platform,
+      query.error.slice(0, 100),
+      description ? `${message}: ${description}` : message,
+      back,
+    );
+  }
+  if (!query.code) return refused(platform, 'invalid_request', 'the platform sent no code', back);
+  const connector = connectorOf(deps, platform);
+  if ('code' in connector) return refused(platform, connector.code, connector.message, back);
+
+  const outcome = await connector.connect(
+    {
+      code: query.code,
+      codeVerifier: deps.cipher.decrypt(state.codeVerifierCiphertext),
+      redirectUri: callbackUrl(deps, platform),
+    },
+    signal,
+  );
+  if (!outcome.ok) return refused(platform, outcome.error.code, outcome.error.message, back);
+  if (outcome.identities.length === 0) {
+    return refused(
+      platform,
+      'nothing_granted',
+      'the consent granted no account to publish to',
+      back,
+    );
+  }
+  const connections: SocialAccount[] = [];
+  for (const identity of outcome.identities) {
+    connections.push(await saveIdentity(deps, state, identity));
+  }
+  deps.logger.info(
+    { platform, accountId: state.accountId, connections: connections.map((c) => c.id) },
+    'accounts connected',
+  );
+  return { ok: true, platform, connections, returnUrl: back };
+}

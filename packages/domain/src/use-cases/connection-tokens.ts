@@ -1,0 +1,141 @@
+/**
+ * Keeping connections usable: tokens are renewed before they expire (a worker pass, not only
+ * when a publish needs one), and a connection whose renewal the platform refuses is marked
+ * `expired` and announced with the `social_account.expired` webhook event.
+ */
+import type { CoreDeps } from '../deps.ts';
+import type { SocialAccount, WebhookDelivery } from '../model.ts';
+
+/** The `social_account.expired` payload (CONNECT.md section 1.4), serialized once. */
+export function buildExpiredPayload(connection: SocialAccount, reason: string, at: Date): string {
+  return JSON.stringify({
+    event: 'social_account.expired',
+    account_id: connection.accountId,
+    social_account_id: connection.id,
+    platform: connection.platform,
+    timestamp: at.toISOString(),
+    data: { reason },
+  });
+}
+
+/**
+ * Marks the connection expired and, when it was not already, creates one delivery per webhook
+ * subscribed to `social_account.expired`. Safe to call twice: only the call that changed the
+ * status notifies.
+ */
+export async function expireConnection(
+  deps: CoreDeps,
+  connection: SocialAccount,
+  reason: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  const changed = await deps.repos.socialAccounts.markExpired(connection.id, now);
+  if (!changed) return;
+  deps.logger.warn(
+    { socialAccountId: connection.id, platform: connection.platform, reason },
+    'connection expired',
+  );
+  const webhooks = await deps.repos.webhooks.listActiveForEvent(
+    connection.accountId,
+    'social_account.expired',
+  );
+  if (webhooks.length === 0) return;
+  const payload = buildExpiredPayload(connection, reason, now);
+  const deliveries = webhooks.map(
+    (webhook): WebhookDelivery => ({
+      id: deps.ids.newId(),
+      webhookId: webhook.id,
+      accountId: connection.accountId,
+      postId: null,
+      event: 'social_account.expired',
+      payload,
+      status: 'pending',
+      attempts: 0,
+      lastStatusCode: null,
+      lastError: null,
+      nextAttemptAt: now,
+      deliveredAt: null,
+      createdAt: now,
+    }),
+  );
+  await deps.repos.deliveries.insertMany(deliveries);
+  for (const delivery of deliveries) {
+    // Stored as pending and due: if the queue is down the reconciler enqueues it.
+    await deps.queue.enqueueDelivery(delivery.id, null).catch((error: unknown) => {
+      deps.logger.warn(
+        { deliveryId: delivery.id, err: String(error) },
+        'enqueue of delivery failed',
+      );
+    });
+  }
+}
+
+export interface RefreshPassResult {
+  refreshed: number;
+  expired: number;
+  /** Transient failures: tried again on a later pass. */
+  failed: number;
+}
+
+/**
+ * One pass: claims active connections whose token expires within the margin (a lease keeps
+ * two workers from renewing the same rotating refresh token), renews each through its
+ * platform, and stores the new tokens at once (a rotated refresh token is single-use).
+ */
+export async function refreshExpiringTokens(
+  deps: CoreDeps,
+  signal?: AbortSignal,
+): Promise<RefreshPassResult> {
+  const now = deps.clock.now();
+  const { tokenRefreshMarginMs, tokenRefreshLeaseMs, reconcileBatchSize } = deps.settings;
+  const claimed = await deps.repos.socialAccounts.claimExpiring(
+    new Date(now.getTime() + tokenRefreshMarginMs),
+    new Date(now.getTime() + tokenRefreshLeaseMs),
+    now,
+    reconcileBatchSize,
+  );
+  const result: RefreshPassResult = { refreshed: 0, expired: 0, failed: 0 };
+  for (const connection of claimed) {
+    if (signal?.aborted) break;
+    const connector = deps.platforms.oauth(connection.platform);
+    if (!connector?.refresh) continue;
+    const outcome = await connector.refresh(
+      {
+        externalId: connection.externalId,
+        accessToken: deps.cipher.decrypt(connection.accessTokenCiphertext),
+        refreshToken:
+          connection.refreshTokenCiphertext === null
+            ? null
+            : deps.cipher.decrypt(connection.refreshTokenCiphertext),
+      },
+      signal,
+    );
+    if (outcome.kind === 'refreshed') {
+      const { tokens } = outcome;
+      await deps.repos.socialAccounts.updateTokens(
+        connection.id,
+        {
+          accessTokenCiphertext: deps.cipher.encrypt(tokens.accessToken),
+          // Platforms that do not rotate refresh tokens return none: keep the old one.
+          refreshTokenCiphertext:
+            tokens.refreshToken === null
+              ? connection.refreshTokenCiphertext
+              : deps.cipher.encrypt(tokens.refreshToken),
+          tokenExpiresAt: tokens.expiresAt,
+        },
+        deps.clock.now(),
+      );
+      result.refreshed += 1;
+    } else if (outcome.kind === 'refused') {
+      await expireConnection(deps, connection, outcome.reason);
+      result.expired += 1;
+    } else {
+      deps.logger.warn(
+        { socialAccountId: connection.id, platform: connection.platform, reason: outcome.reason },
+        'token refresh failed; retried on a later pass',
+      );
+      result.failed += 1;
+    }
+  }
+  return result;
+}
