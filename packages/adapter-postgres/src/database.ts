@@ -65,6 +65,15 @@ function postgresDialect(databaseUrl: string, poolSize: number, logger?: Logger)
   pool.on('error', (error) => {
     logger?.warn({ err: error.message }, 'postgres pool client error');
   });
+  // pg-pool removes its listener while a client is checked out, so a connection that drops
+  // between two statements of a transaction would emit 'error' with no listener and crash the
+  // process. The statement in flight (or the next one) fails and reaches the caller anyway; the
+  // pool discards the client on release because it is no longer queryable.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      logger?.debug({ err: error.message }, 'postgres connection lost while checked out');
+    });
+  });
   return new PostgresDialect({ pool });
 }
 

@@ -16,7 +16,7 @@ import type {
   TargetStatus,
   WebhookEvent,
 } from '@social-publisher/domain';
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** timestamptz: read as Date, written as Date. */
 export type Timestamp = ColumnType<Date, Date, Date>;
@@ -64,9 +64,25 @@ export interface SocialAccountsTable {
   access_token_ciphertext: string;
   refresh_token_ciphertext: string | null;
   token_expires_at: ColumnType<Date | null, Date | null, Date | null>;
+  scopes: Generated<string[]>;
   status: ConnectionStatus;
+  sandbox: Generated<boolean>;
+  /** Held by the worker renewing this connection's token (0003). */
+  refresh_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+export interface OAuthStatesTable {
+  id: string;
+  state_hash: string;
+  account_id: string;
+  user_id: string;
+  platform: Platform;
+  code_verifier_ciphertext: string;
+  return_url: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
 }
 
 export interface PostsTable {
@@ -90,6 +106,7 @@ export interface PostTargetsTable {
   platform: Platform;
   /** The connection used; kept after the connection is deleted (no foreign key, see README). */
   social_account_id: string;
+  sandbox: Generated<boolean>;
   status: TargetStatus;
   attempts: number;
   error_code: string | null;
@@ -118,7 +135,8 @@ export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
   account_id: string;
-  post_id: string;
+  /** null for events about something else than a post (social_account.expired). */
+  post_id: string | null;
   event: WebhookEvent;
   /** The exact bytes that are signed and sent (TEXT, never re-serialised). */
   payload: string;
@@ -163,4 +181,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  oauth_states: OAuthStatesTable;
 }

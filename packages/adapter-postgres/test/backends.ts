@@ -25,6 +25,7 @@ import {
   type TestDatabase,
 } from '../../testkit/src/postgres.ts';
 import { type DatabaseHandle, type OpenDatabaseOptions, openDatabase } from '../src/index.ts';
+import { postgresStorageTesting } from '../src/testing.ts';
 
 export interface Backend {
   handle: DatabaseHandle;
@@ -36,6 +37,7 @@ export interface Backend {
 const asStorage = (handle: DatabaseHandle) => async (): Promise<StorageUnderTest> => ({
   repos: handle.repos,
   uow: handle.uow,
+  testing: postgresStorageTesting(handle.db),
   teardown: async () => {},
 });
 

@@ -5,10 +5,16 @@ import {
   createMemoryRepositories,
   MemoryStore,
   MemoryUnitOfWork,
+  memoryStorageTesting,
 } from '@social-publisher/domain/testing';
 
 describeStorageContracts('in-memory fake', async () => {
   const store = new MemoryStore();
   const repos = createMemoryRepositories(store);
-  return { repos, uow: new MemoryUnitOfWork(store, repos), teardown: async () => {} };
+  return {
+    repos,
+    uow: new MemoryUnitOfWork(store, repos),
+    testing: memoryStorageTesting(store),
+    teardown: async () => {},
+  };
 });

@@ -1,30 +1,12 @@
-// Migrations: `pnpm migrate` (src/migrate-cli.ts) applies them and is a no-op the second time,
-// on PostgreSQL (DATABASE_URL) and on PGlite (DATA_DIR); a failing migration stops start-up
-// with its name and the cause, and leaves nothing half-applied.
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+// Migrations: migrateToLatest applies them and is a no-op the second time, on PostgreSQL and
+// on PGlite; a failing migration stops start-up with its name and the cause, and leaves
+// nothing half-applied. (`pnpm migrate`, the command over it, is tested in packages/runtime.)
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, migrations, openDatabase } from '../src/index.ts';
-import { createPostgresDatabase, openPgliteBackend, pgliteDataDir } from './backends.ts';
+import { createPostgresDatabase, openPgliteBackend } from './backends.ts';
 
-const run = promisify(execFile);
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'migrate-cli.ts');
 const MIGRATIONS = Object.keys(migrations).sort();
-
-async function migrateCli(env: Record<string, string>) {
-  const { DATABASE_URL: _ignored, DATA_DIR: _alsoIgnored, ...base } = process.env;
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI], { env: { ...base, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
 
 describe('migrations: pglite', () => {
   it('migrateToLatest twice: the second run applies nothing', async () => {
@@ -39,22 +21,6 @@ describe('migrations: pglite', () => {
       await backend.close();
     }
   });
-
-  // A fresh PGlite takes several seconds to initialise, so this starts from the migrated
-  // template (whose creation ran the same openDatabase + migrateToLatest on an empty dir).
-  it('pnpm migrate on DATA_DIR: reports up to date on a migrated database', async () => {
-    const dataDir = await pgliteDataDir();
-    try {
-      const result = await migrateCli({ DATA_DIR: dataDir });
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      expect(result.stdout.trim()).toBe(
-        `PGlite in ${dataDir}: schema is up to date (${MIGRATIONS.length} migrations, nothing to run)`,
-      );
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 120_000);
 });
 
 const fresh = await createPostgresDatabase();
@@ -73,19 +39,17 @@ if (fresh.skipReason !== undefined || broken.skipReason !== undefined) {
   const brokenUrl = broken.url;
 
   describe('migrations: postgres', () => {
-    it('pnpm migrate on DATABASE_URL: applies, then reports up to date', async () => {
-      const first = await migrateCli({ DATABASE_URL: freshUrl });
-      expect(first.stderr).toBe('');
-      expect(first.code).toBe(0);
-      expect(first.stdout.trim().split('\n')).toEqual([
-        ...MIGRATIONS.map((name) => `PostgreSQL (DATABASE_URL): applied ${name}`),
-        `PostgreSQL (DATABASE_URL): ${MIGRATIONS.length} migration(s) applied`,
-      ]);
-      const second = await migrateCli({ DATABASE_URL: freshUrl });
-      expect(second.code).toBe(0);
-      expect(second.stdout.trim()).toBe(
-        `PostgreSQL (DATABASE_URL): schema is up to date (${MIGRATIONS.length} migrations, nothing to run)`,
-      );
+    it('migrateToLatest on a fresh database applies every migration, then nothing', async () => {
+      const handle = await openDatabase({ databaseUrl: freshUrl, dataDir: '.data' });
+      try {
+        expect(await migrateToLatest(handle.db)).toEqual({
+          applied: MIGRATIONS,
+          known: MIGRATIONS,
+        });
+        expect(await migrateToLatest(handle.db)).toEqual({ applied: [], known: MIGRATIONS });
+      } finally {
+        await handle.close();
+      }
     }, 60_000);
 
     it('a failing migration throws with its name and cause, and applies nothing', async () => {
@@ -116,12 +80,6 @@ if (fresh.skipReason !== undefined || broken.skipReason !== undefined) {
       await expect(
         openDatabase({ databaseUrl: brokenUrl, dataDir: '.data', migrate: true }),
       ).rejects.toThrow('database migration "0001_initial" failed');
-
-      const cli = await migrateCli({ DATABASE_URL: brokenUrl });
-      expect(cli.code).toBe(1);
-      expect(cli.stderr.trim()).toBe(
-        'migrate: database migration "0001_initial" failed: relation "accounts" already exists',
-      );
     }, 60_000);
   });
 }

@@ -10,6 +10,7 @@ import {
 } from '@social-publisher/domain/contracts/storage-fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../src/index.ts';
+import { claimTargetForTests } from '../src/testing.ts';
 import { type Backend, createPostgresDatabase, openPostgresBackend } from './backends.ts';
 
 const CLAIMERS = 20;
@@ -77,7 +78,7 @@ if (database.skipReason !== undefined) {
         workers.map(async (worker) => {
           const mine: string[] = [];
           for (const id of shuffled(ids)) {
-            const target = await worker.handle.repos.posts.claimTarget(
+            const target = await claimTargetForTests(worker.handle.db)(
               id,
               plus(now, LEASE_MS),
               now,

@@ -170,9 +170,12 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
           sql`UPDATE post_targets SET status = 'publishing', lease_expires_at = NULL WHERE id = ${targetId}`,
           /post_targets_publishing_has_lease/,
         );
+        // Any platform name of the right shape is stored (the application knows the list)...
+        await sql`UPDATE post_targets SET platform = 'myspace' WHERE id = ${targetId}`.execute(db);
+        // ...but not something that cannot be a platform name.
         await rejects(
-          sql`UPDATE post_targets SET platform = 'myspace' WHERE id = ${targetId}`,
-          /post_targets_platform_check/,
+          sql`UPDATE post_targets SET platform = 'My Space; DROP' WHERE id = ${targetId}`,
+          /post_targets_platform_name/,
         );
         const connection = makeSocialAccount(userId);
         await backend.handle.repos.socialAccounts.insert(connection);

@@ -1,5 +1,10 @@
 import { env as readEnv } from './env-readers.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError, type ConfigProblem } from './errors.ts';
+import {
+  type PlatformSettingsSource,
+  type PlatformSettingValues,
+  readPlatformSettings,
+} from './platform-settings.ts';
 
 /**
  * The whole runtime configuration, read once from the environment (DESIGN.md section 6).
@@ -13,7 +18,7 @@ export interface Config {
   databaseUrl: string | null;
   /** Unset: the in-process queue (API and worker in one process). */
   redisUrl: string | null;
-  /** null: sized from the process role and WORKER_CONCURRENCY (see app-worker runtime). */
+  /** null: sized from the process role and WORKER_CONCURRENCY (see packages/runtime). */
   databasePoolSize: number | null;
   queuePrefix: string;
   dataDir: string;
@@ -26,55 +31,93 @@ export interface Config {
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
   idempotencyTtlMs: number;
+  /** BullMQ consumer timings (tests shorten them to recover a killed worker's jobs quickly). */
+  queueTuning: {
+    /** QUEUE_STALLED_INTERVAL_MS: how often a worker looks for jobs whose worker died. */
+    stalledIntervalMs?: number;
+    /** QUEUE_LOCK_DURATION_MS: how long a job's lock lives without renewal. */
+    lockDurationMs?: number;
+  };
   worker: {
     concurrency: number;
     maxPublishAttempts: number;
     targetLeaseMs: number;
     reconcileIntervalMs: number;
   };
+  /** The shape adapter-platforms' registry takes (PlatformsConfig), without the dispatchers. */
   platforms: {
-    tiktok: {
-      baseUrl: string;
-      clientKey: string | null;
-      clientSecret: string | null;
-      photoProxyUrl: string | null;
-    };
-    instagram: { baseUrl: string; graphVersion: string };
-    youtube: {
-      baseUrl: string;
-      oauthBaseUrl: string;
-      clientId: string | null;
-      clientSecret: string | null;
-    };
+    /** `settings.<platform>.<key>`: each platform's declared settings (see its descriptor). */
+    settings: PlatformSettingValues;
     pollIntervalMs: number;
     pollTimeoutMs: number;
   };
   webhookAllowPrivateNetworks: boolean;
   webhookAllowHttp: boolean;
   mediaAllowPrivateNetworks: boolean;
+  connect: {
+    /** PUBLIC_BASE_URL: how browsers reach the API (OAuth redirect URIs are built from it). */
+    publicBaseUrl: string;
+    /** CONNECT_RETURN_ORIGINS: the only origins a connect flow may send the browser back to. */
+    returnOrigins: string[];
+    /** TOKEN_REFRESH_MARGIN_MS: tokens expiring within this are renewed ahead. */
+    tokenRefreshMarginMs: number;
+    /** TOKEN_REFRESH_INTERVAL_MS: how often a worker looks for tokens to renew. */
+    tokenRefreshIntervalMs: number;
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const e = readEnv(source);
-  const encryptionKeyText = e.string('ENCRYPTION_KEY');
-  let encryptionKey: Buffer | null = null;
-  if (encryptionKeyText !== null) {
-    encryptionKey = Buffer.from(encryptionKeyText, 'base64');
-    if (encryptionKey.length !== 32) {
-      throw new ConfigError(
-        'ENCRYPTION_KEY',
-        'must be 32 bytes encoded as base64 (openssl rand -base64 32)',
-      );
-    }
+export interface LoadConfigOptions {
+  /** The platforms whose declared settings are read (the runtime passes every descriptor). */
+  platforms?: readonly PlatformSettingsSource[];
+  /**
+   * Whether ENCRYPTION_KEY is required with DATABASE_URL (default true). Only tools that never
+   * touch tokens (migrations) go without.
+   */
+  requireEncryptionKey?: boolean;
+}
+
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  options: LoadConfigOptions = {},
+): Config {
+  const problems: ConfigProblem[] = [];
+  const e = readEnv(source, problems);
+  const config = readAll(e, options);
+  const keyNeeded = options.requireEncryptionKey ?? true;
+  if (keyNeeded && config.databaseUrl !== null && e.string('ENCRYPTION_KEY') === null) {
+    // Checked here, not when the key is first needed, so it is reported with everything else.
+    e.report('ENCRYPTION_KEY', 'is required with DATABASE_URL (openssl rand -base64 32)', null);
   }
-  const bootstrapApiKey = e.string('BOOTSTRAP_API_KEY');
-  if (bootstrapApiKey !== null && !/^sp_[0-9A-Za-z]{40}$/.test(bootstrapApiKey)) {
-    throw new ConfigError('BOOTSTRAP_API_KEY', 'must be "sp_" followed by 40 letters or digits');
-  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function readEncryptionKey(e: ReturnType<typeof readEnv>): Buffer | null {
+  const text = e.string('ENCRYPTION_KEY');
+  if (text === null) return null;
+  const key = Buffer.from(text, 'base64');
+  if (key.length === 32) return key;
+  return e.report(
+    'ENCRYPTION_KEY',
+    'must be 32 bytes encoded as base64 (openssl rand -base64 32)',
+    null,
+  );
+}
+
+function readBootstrapKey(e: ReturnType<typeof readEnv>): string | null {
+  const key = e.string('BOOTSTRAP_API_KEY');
+  if (key === null || /^sp_[0-9A-Za-z]{40}$/.test(key)) return key;
+  return e.report('BOOTSTRAP_API_KEY', 'must be "sp_" followed by 40 letters or digits', null);
+}
+
+function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Config {
+  const encryptionKey = readEncryptionKey(e);
+  const bootstrapApiKey = readBootstrapKey(e);
+  const port = e.int('PORT', 3000, 0, 65535);
   return {
-    port: e.int('PORT', 3000, 0, 65535),
+    port,
     host: e.string('HOST') ?? '0.0.0.0',
     databaseUrl: e.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: e.url('REDIS_URL', ['redis:', 'rediss:']),
@@ -98,40 +141,82 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       24 * 3_600_000,
       30 * 24 * 3_600_000,
     ),
+    queueTuning: {
+      ...optionalMs(e, 'QUEUE_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
+      ...optionalMs(e, 'QUEUE_LOCK_DURATION_MS', 'lockDurationMs'),
+    },
     worker: {
       // Publish jobs mostly wait (on platforms' processing polls, on the database): a job slot
-      // is cheap, and a low count lets a few slow TikTok/Instagram polls hold up every post.
+      // is cheap, and a low count lets a few slow platform processing polls hold up every post.
       concurrency: e.int('WORKER_CONCURRENCY', 32, 1, 1000),
       maxPublishAttempts: e.int('PUBLISH_MAX_ATTEMPTS', 6, 1, 50),
       targetLeaseMs: e.int('TARGET_LEASE_MS', 60_000, 500, 3_600_000),
       reconcileIntervalMs: e.int('RECONCILE_INTERVAL_MS', 5_000, 100, 600_000),
     },
     platforms: {
-      tiktok: {
-        baseUrl: e.url('TIKTOK_API_BASE_URL', ['https:', 'http:']) ?? 'https://open.tiktokapis.com',
-        clientKey: e.string('TIKTOK_CLIENT_KEY'),
-        clientSecret: e.string('TIKTOK_CLIENT_SECRET'),
-        photoProxyUrl: e.url('TIKTOK_PHOTO_PROXY_URL', ['https:', 'http:']),
-      },
-      instagram: {
-        baseUrl:
-          e.url('INSTAGRAM_API_BASE_URL', ['https:', 'http:']) ?? 'https://graph.facebook.com',
-        graphVersion: e.matching('INSTAGRAM_GRAPH_VERSION', /^v\d+\.\d+$/, 'v21.0', 'like v21.0'),
-      },
-      youtube: {
-        baseUrl: e.url('YOUTUBE_API_BASE_URL', ['https:', 'http:']) ?? 'https://www.googleapis.com',
-        oauthBaseUrl:
-          e.url('YOUTUBE_OAUTH_BASE_URL', ['https:', 'http:']) ?? 'https://oauth2.googleapis.com',
-        clientId: e.string('YOUTUBE_CLIENT_ID'),
-        clientSecret: e.string('YOUTUBE_CLIENT_SECRET'),
-      },
+      settings: readPlatformSettings(e, options.platforms ?? []),
       pollIntervalMs: e.int('PLATFORM_POLL_INTERVAL_MS', 5_000, 10, 600_000),
       pollTimeoutMs: e.int('PLATFORM_POLL_TIMEOUT_MS', 10 * 60_000, 100, 24 * 3_600_000),
+    },
+    connect: {
+      publicBaseUrl:
+        e.url('PUBLIC_BASE_URL', ['https:', 'http:']) ??
+        `http://127.0.0.1:${port === 0 ? 3000 : port}`,
+      returnOrigins: readOrigins(e, e.string('CONNECT_RETURN_ORIGINS')),
+      tokenRefreshMarginMs: e.int(
+        'TOKEN_REFRESH_MARGIN_MS',
+        15 * 60_000,
+        60_000,
+        7 * 24 * 3_600_000,
+      ),
+      tokenRefreshIntervalMs: e.int('TOKEN_REFRESH_INTERVAL_MS', 60_000, 100, 3_600_000),
     },
     webhookAllowPrivateNetworks: e.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookAllowHttp: e.bool('WEBHOOK_ALLOW_HTTP', false),
     mediaAllowPrivateNetworks: e.bool('MEDIA_ALLOW_PRIVATE_NETWORKS', false),
   };
+}
+
+/** An optional duration (unset: the library's default), as `{ [key]: ms }` or nothing. */
+function optionalMs<K extends string>(
+  e: ReturnType<typeof readEnv>,
+  name: string,
+  key: K,
+): Partial<Record<K, number>> {
+  if (e.string(name) === null) return {};
+  return { [key]: e.int(name, 0, 100, 3_600_000) } as Partial<Record<K, number>>;
+}
+
+/** CONNECT_RETURN_ORIGINS: comma-separated http(s) origins, kept as `new URL().origin`. */
+function readOrigins(e: ReturnType<typeof readEnv>, value: string | null): string[] {
+  if (value === null) return [];
+  const origins: string[] = [];
+  for (const entry of value.split(',').map((item) => item.trim())) {
+    if (entry === '') continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = null;
+    }
+    const isOrigin =
+      url !== null &&
+      (url.protocol === 'https:' || url.protocol === 'http:') &&
+      url.pathname.length <= 1 &&
+      !url.search &&
+      !url.hash;
+    if (url === null || !isOrigin) {
+      const why = url === null ? '' : ' (no path)';
+      e.report(
+        'CONNECT_RETURN_ORIGINS',
+        `"${entry}" is not an origin like https://app.example.com${why}`,
+        null,
+      );
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
 }
 
 /** The development-only switches that weaken a safety check, for a loud warning at start. */

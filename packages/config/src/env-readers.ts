@@ -1,21 +1,32 @@
-import { ConfigError } from './errors.ts';
+import { ConfigError, type ConfigProblem } from './errors.ts';
 
-/** Typed readers over an environment map; empty strings count as unset. */
-export function env(source: Record<string, string | undefined>) {
+/**
+ * Typed readers over an environment map; empty strings count as unset. With `problems`, a bad
+ * value is recorded there and the reader returns the fallback, so that every problem can be
+ * reported at once; without, it throws ConfigError at once.
+ */
+export function env(source: Record<string, string | undefined>, problems?: ConfigProblem[]) {
   const raw = (name: string): string | null => {
     const value = source[name]?.trim();
     return value === undefined || value === '' ? null : value;
   };
+  /** Records (or throws) a problem; returns `fallback` for the caller to go on with. */
+  function report<T>(variable: string, problem: string, fallback: T): T {
+    if (!problems) throw new ConfigError(variable, problem);
+    problems.push({ variable, problem });
+    return fallback;
+  }
   return {
     string: raw,
+    report,
     int(name: string, fallback: number, min: number, max: number): number {
       const value = raw(name);
       if (value === null) return fallback;
       if (!/^\d+$/.test(value))
-        throw new ConfigError(name, `must be a whole number, got "${value}"`);
+        return report(name, `must be a whole number, got "${value}"`, fallback);
       const n = Number(value);
       if (n < min || n > max)
-        throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+        return report(name, `must be between ${min} and ${max}, got ${n}`, fallback);
       return n;
     },
     bool(name: string, fallback: boolean): boolean {
@@ -23,7 +34,7 @@ export function env(source: Record<string, string | undefined>) {
       if (value === null) return fallback;
       if (['1', 'true', 'yes', 'on'].includes(value)) return true;
       if (['0', 'false', 'no', 'off'].includes(value)) return false;
-      throw new ConfigError(name, `must be true or false, got "${value}"`);
+      return report(name, `must be true or false, got "${value}"`, fallback);
     },
     url(name: string, protocols: string[]): string | null {
       const value = raw(name);
@@ -32,10 +43,10 @@ export function env(source: Record<string, string | undefined>) {
       try {
         parsed = new URL(value);
       } catch {
-        throw new ConfigError(name, 'must be an absolute URL');
+        return report(name, `must be an absolute URL, got "${value}"`, null);
       }
       if (!protocols.includes(parsed.protocol)) {
-        throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+        return report(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`, null);
       }
       return value.replace(/\/+$/, '');
     },
@@ -43,14 +54,14 @@ export function env(source: Record<string, string | undefined>) {
       const value = raw(name);
       if (value === null) return fallback;
       if (!(allowed as readonly string[]).includes(value)) {
-        throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
+        return report(name, `must be one of ${allowed.join(', ')}, got "${value}"`, fallback);
       }
       return value as T;
     },
     matching(name: string, pattern: RegExp, fallback: string, hint: string): string {
       const value = raw(name);
       if (value === null) return fallback;
-      if (!pattern.test(value)) throw new ConfigError(name, `must look ${hint}, got "${value}"`);
+      if (!pattern.test(value)) return report(name, `must look ${hint}, got "${value}"`, fallback);
       return value;
     },
   };

@@ -1,3 +1,8 @@
-export { type Config, loadConfig, unsafeSwitches } from './config.ts';
+export { type Config, type LoadConfigOptions, loadConfig, unsafeSwitches } from './config.ts';
 export { resolveEncryptionKey } from './encryption-key.ts';
-export { ConfigError } from './errors.ts';
+export { ConfigError, type ConfigProblem } from './errors.ts';
+export type {
+  PlatformSettingSpec,
+  PlatformSettingsSource,
+  PlatformSettingValues,
+} from './platform-settings.ts';

@@ -4,6 +4,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, resolveEncryptionKey, unsafeSwitches } from '../src/index.ts';
 
+/** A platform as a descriptor declares its settings (the real ones live in adapter-platforms). */
+const ACME = {
+  name: 'acme',
+  settings: {
+    baseUrl: { env: 'ACME_API_BASE_URL', kind: 'url', default: 'https://api.acme.test' },
+    clientId: { env: 'ACME_CLIENT_ID', aliases: ['ACME_CLIENT_KEY'], kind: 'string' },
+    version: {
+      env: 'ACME_VERSION',
+      kind: 'string',
+      default: 'v1',
+      pattern: /^v\d+$/,
+      hint: 'like v1',
+    },
+  },
+} as const;
+const withAcme = (source: Record<string, string>) => loadConfig(source, { platforms: [ACME] });
+
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const config = loadConfig({});
@@ -12,7 +29,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.dataDir).toBe('./.data');
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
-    expect(config.platforms.tiktok.baseUrl).toBe('https://open.tiktokapis.com');
+    expect(config.platforms.settings).toEqual({});
     expect(config.platforms.pollTimeoutMs).toBe(600_000);
     expect(unsafeSwitches(config)).toEqual([]);
   });
@@ -22,15 +39,47 @@ describe('loadConfig', () => {
       PORT: '8080',
       DATABASE_URL: 'postgres://u@h:5432/db',
       REDIS_URL: 'redis://127.0.0.1:6379',
-      TIKTOK_API_BASE_URL: 'http://127.0.0.1:9999/',
       WEBHOOK_ALLOW_HTTP: 'true',
       ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
     });
     expect(config.port).toBe(8080);
     expect(config.databasePoolSize).toBeNull();
-    expect(config.platforms.tiktok.baseUrl).toBe('http://127.0.0.1:9999');
     expect(config.encryptionKey?.length).toBe(32);
     expect(unsafeSwitches(config)).toEqual(['WEBHOOK_ALLOW_HTTP']);
+  });
+
+  it('QUEUE_STALLED_INTERVAL_MS / QUEUE_LOCK_DURATION_MS: unset leaves BullMQ its defaults', () => {
+    expect(loadConfig({}).queueTuning).toEqual({});
+    expect(
+      loadConfig({ QUEUE_STALLED_INTERVAL_MS: '500', QUEUE_LOCK_DURATION_MS: ' 1000 ' })
+        .queueTuning,
+    ).toEqual({ stalledIntervalMs: 500, lockDurationMs: 1_000 });
+    expect(loadConfig({ QUEUE_LOCK_DURATION_MS: '' }).queueTuning).toEqual({});
+  });
+
+  it("reads each platform's declared settings: defaults, aliases, URLs, patterns", () => {
+    expect(withAcme({}).platforms.settings).toEqual({
+      acme: { baseUrl: 'https://api.acme.test', clientId: undefined, version: 'v1' },
+    });
+    const set = withAcme({
+      ACME_API_BASE_URL: 'http://127.0.0.1:9999/',
+      ACME_CLIENT_KEY: 'old-name',
+      ACME_VERSION: 'v2',
+    });
+    expect(set.platforms.settings.acme).toEqual({
+      baseUrl: 'http://127.0.0.1:9999',
+      clientId: 'old-name',
+      version: 'v2',
+    });
+    // The current name wins over an alias.
+    expect(
+      withAcme({ ACME_CLIENT_ID: 'new', ACME_CLIENT_KEY: 'old' }).platforms.settings.acme?.clientId,
+    ).toBe('new');
+    expect(() => withAcme({ ACME_API_BASE_URL: 'ftp://x' })).toThrow(/ACME_API_BASE_URL/);
+    expect(() => withAcme({ ACME_API_BASE_URL: 'not a url' })).toThrow(/ACME_API_BASE_URL/);
+    expect(() => withAcme({ ACME_VERSION: '2' })).toThrow(
+      'ACME_VERSION must look like v1, got "2"',
+    );
   });
 
   it.each([
@@ -43,7 +92,8 @@ describe('loadConfig', () => {
     [{ BOOTSTRAP_API_KEY: 'sp_short' }, 'BOOTSTRAP_API_KEY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'],
-    [{ INSTAGRAM_GRAPH_VERSION: '21' }, 'INSTAGRAM_GRAPH_VERSION'],
+    [{ QUEUE_STALLED_INTERVAL_MS: '99' }, 'QUEUE_STALLED_INTERVAL_MS'],
+    [{ QUEUE_LOCK_DURATION_MS: '1s' }, 'QUEUE_LOCK_DURATION_MS'],
   ])('refuses %o naming the variable in one line', (source, variable) => {
     let caught: unknown;
     try {
@@ -55,6 +105,38 @@ describe('loadConfig', () => {
     expect((caught as ConfigError).variable).toBe(variable);
     expect((caught as Error).message).toContain(variable);
     expect((caught as Error).message).not.toContain('\n');
+  });
+
+  it('reports every bad or missing variable at once, in one line', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        DATABASE_URL: 'localhost:5432/db',
+        PORT: 'eighty',
+        LOG_LEVEL: 'loud',
+        CONNECT_RETURN_ORIGINS: 'https://ok.example.com,https://app.example.com/path',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const error = caught as ConfigError;
+    expect(error.problems.map((problem) => problem.variable)).toEqual([
+      'PORT',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'CONNECT_RETURN_ORIGINS',
+    ]);
+    expect(error.message).toMatch(/^invalid configuration \(4 problems\): /);
+    expect(error.message).toContain('DATABASE_URL must use postgres: or postgresql:');
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('a missing ENCRYPTION_KEY in production is reported with the other problems', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db', PORT: 'x' })).toThrow(
+      /\(2 problems\): PORT must be a whole number, got "x"; ENCRYPTION_KEY is required with DATABASE_URL/,
+    );
   });
 });
 
@@ -77,8 +159,8 @@ describe('resolveEncryptionKey', () => {
   });
 
   it('requires ENCRYPTION_KEY in production mode', () => {
-    expect(() => resolveEncryptionKey(loadConfig({ DATABASE_URL: 'postgres://h/db' }))).toThrow(
-      ConfigError,
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://h/db' })).toThrow(
+      'invalid configuration: ENCRYPTION_KEY is required with DATABASE_URL',
     );
   });
 });

@@ -44,7 +44,9 @@ export const socialAccountColumns = [
   'social_accounts.access_token_ciphertext as accessTokenCiphertext',
   'social_accounts.refresh_token_ciphertext as refreshTokenCiphertext',
   'social_accounts.token_expires_at as tokenExpiresAt',
+  'social_accounts.scopes as scopes',
   'social_accounts.status as status',
+  'social_accounts.sandbox as sandbox',
   'social_accounts.created_at as createdAt',
   'social_accounts.updated_at as updatedAt',
 ] as const;
@@ -67,6 +69,7 @@ export const targetColumns = [
   'post_targets.post_id as postId',
   'post_targets.platform as platform',
   'post_targets.social_account_id as socialAccountId',
+  'post_targets.sandbox as sandbox',
   'post_targets.status as status',
   'post_targets.attempts as attempts',
   'post_targets.error_code as errorCode',

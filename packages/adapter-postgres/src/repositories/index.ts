@@ -5,6 +5,7 @@ import { createAccountRepository } from './accounts.ts';
 import { createApiKeyRepository } from './api-keys.ts';
 import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
+import { createOAuthStateRepository } from './oauth-states.ts';
 import { createPostRepository } from './posts.ts';
 import { createSocialAccountRepository } from './social-accounts.ts';
 import { createWebhookRepository } from './webhooks.ts';
@@ -19,5 +20,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     webhooks: createWebhookRepository(db),
     deliveries: createDeliveryRepository(db),
     idempotency: createIdempotencyRepository(db),
+    oauthStates: createOAuthStateRepository(db),
   };
 }

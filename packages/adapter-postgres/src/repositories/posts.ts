@@ -95,6 +95,7 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
             position,
             platform: target.platform,
             social_account_id: target.socialAccountId,
+            sandbox: target.sandbox,
             status: target.status,
             attempts: target.attempts,
             error_code: target.errorCode,
@@ -157,35 +158,6 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
         .where('status', 'in', from)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
-    },
-
-    /** One conditional UPDATE: of concurrent claimers exactly one gets the row back. */
-    async claimTarget(
-      targetId,
-      leaseExpiresAt,
-      now,
-      allowExpiredLease,
-    ): Promise<PostTarget | null> {
-      const claimed = await db
-        .updateTable('post_targets')
-        .set((eb) => ({
-          status: 'publishing',
-          attempts: eb('attempts', '+', 1),
-          lease_expires_at: leaseExpiresAt,
-          updated_at: now,
-        }))
-        .where('id', '=', targetId)
-        .where((eb) =>
-          allowExpiredLease
-            ? eb.or([
-                eb('status', '=', 'pending'),
-                eb.and([eb('status', '=', 'publishing'), eb('lease_expires_at', '<=', now)]),
-              ])
-            : eb('status', '=', 'pending'),
-        )
-        .returning(targetColumns)
-        .executeTakeFirst();
-      return claimed ?? null;
     },
 
     /**

@@ -1,9 +1,4 @@
-import type {
-  ConnectionStatus,
-  Platform,
-  SocialAccount,
-  SocialAccountRepository,
-} from '@social-publisher/domain';
+import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import { socialAccountColumns } from './columns.ts';
@@ -23,7 +18,9 @@ export function createSocialAccountRepository(db: Kysely<Database>): SocialAccou
           access_token_ciphertext: connection.accessTokenCiphertext,
           refresh_token_ciphertext: connection.refreshTokenCiphertext,
           token_expires_at: connection.tokenExpiresAt,
+          scopes: connection.scopes,
           status: connection.status,
+          sandbox: connection.sandbox,
           created_at: connection.createdAt,
           updated_at: connection.updatedAt,
         })
@@ -84,16 +81,10 @@ export function createSocialAccountRepository(db: Kysely<Database>): SocialAccou
           access_token_ciphertext: tokens.accessTokenCiphertext,
           refresh_token_ciphertext: tokens.refreshTokenCiphertext,
           token_expires_at: tokens.tokenExpiresAt,
+          // Renewed: the refresh pass's hold on the connection ends with it.
+          refresh_lease_until: null,
           updated_at: at,
         })
-        .where('id', '=', id)
-        .execute();
-    },
-
-    async setStatus(id: string, status: ConnectionStatus, at: Date): Promise<void> {
-      await db
-        .updateTable('social_accounts')
-        .set({ status, updated_at: at })
         .where('id', '=', id)
         .execute();
     },
@@ -101,6 +92,71 @@ export function createSocialAccountRepository(db: Kysely<Database>): SocialAccou
     async delete(id: string): Promise<boolean> {
       const result = await db.deleteFrom('social_accounts').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+
+    async findByExternalId(accountId, platform, externalId): Promise<SocialAccount | null> {
+      return (
+        (await db
+          .selectFrom('social_accounts')
+          .select(socialAccountColumns)
+          .where('account_id', '=', accountId)
+          .where('platform', '=', platform)
+          .where('external_id', '=', externalId)
+          .orderBy('created_at')
+          .limit(1)
+          .executeTakeFirst()) ?? null
+      );
+    },
+
+    async reconnect(id, fields, at): Promise<void> {
+      await db
+        .updateTable('social_accounts')
+        .set({
+          display_name: fields.displayName,
+          access_token_ciphertext: fields.accessTokenCiphertext,
+          refresh_token_ciphertext: fields.refreshTokenCiphertext,
+          token_expires_at: fields.tokenExpiresAt,
+          scopes: fields.scopes,
+          status: 'active',
+          refresh_lease_until: null,
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async markExpired(id, at): Promise<boolean> {
+      const result = await db
+        .updateTable('social_accounts')
+        .set({ status: 'expired', updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async claimExpiring(cutoff, leaseUntil, now, limit): Promise<SocialAccount[]> {
+      // One statement: SKIP LOCKED lets concurrent workers claim disjoint rows.
+      return db
+        .updateTable('social_accounts')
+        .set({ refresh_lease_until: leaseUntil })
+        .where('id', 'in', (qb) =>
+          qb
+            .selectFrom('social_accounts')
+            .select('id')
+            .where('status', '=', 'active')
+            .where('sandbox', '=', false)
+            .where('token_expires_at', '<', cutoff)
+            .where((eb) =>
+              eb.or([eb('refresh_lease_until', 'is', null), eb('refresh_lease_until', '<', now)]),
+            )
+            .orderBy('token_expires_at')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returning(socialAccountColumns)
+        .execute();
     },
   };
 }

@@ -1,0 +1,55 @@
+import type { OAuthState, OAuthStateRepository } from '@social-publisher/domain';
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+const oauthStateColumns = [
+  'id',
+  'state_hash as stateHash',
+  'account_id as accountId',
+  'user_id as userId',
+  'platform',
+  'code_verifier_ciphertext as codeVerifierCiphertext',
+  'return_url as returnUrl',
+  'expires_at as expiresAt',
+  'created_at as createdAt',
+] as const;
+
+/** Connect flows in progress; a state is taken (deleted and returned) in one statement. */
+export function createOAuthStateRepository(db: Kysely<Database>): OAuthStateRepository {
+  return {
+    async insert(state: OAuthState): Promise<void> {
+      await db
+        .insertInto('oauth_states')
+        .values({
+          id: state.id,
+          state_hash: state.stateHash,
+          account_id: state.accountId,
+          user_id: state.userId,
+          platform: state.platform,
+          code_verifier_ciphertext: state.codeVerifierCiphertext,
+          return_url: state.returnUrl,
+          expires_at: state.expiresAt,
+          created_at: state.createdAt,
+        })
+        .execute();
+    },
+
+    async take(stateHash: string): Promise<OAuthState | null> {
+      return (
+        (await db
+          .deleteFrom('oauth_states')
+          .where('state_hash', '=', stateHash)
+          .returning(oauthStateColumns)
+          .executeTakeFirst()) ?? null
+      );
+    },
+
+    async deleteExpired(before: Date): Promise<number> {
+      const result = await db
+        .deleteFrom('oauth_states')
+        .where('expires_at', '<', before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
