@@ -1,4 +1,10 @@
-import type { Platform, PlatformPublisher, PlatformRegistry } from '@social-publisher/domain';
+import type {
+  Platform,
+  PlatformOAuth,
+  PlatformPublisher,
+  PlatformRegistry,
+  PlatformRules,
+} from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import { getGlobalDispatcher } from 'undici';
 import {
@@ -8,28 +14,12 @@ import {
   type PlatformsConfig,
   type PublisherRuntime,
 } from './config.ts';
-import { createInstagramPublisher } from './instagram/index.ts';
-import { createMockedPublisher } from './mocked/index.ts';
-import { createTiktokPublisher } from './tiktok/index.ts';
-import { createYoutubePublisher } from './youtube/index.ts';
+import type { PlatformDescriptor } from './descriptor.ts';
+import { PLATFORM_DESCRIPTORS } from './platforms.ts';
 
-type Factory = (config: PlatformsConfig, runtime: PublisherRuntime) => PlatformPublisher;
-
-/**
- * One line per platform. Adding a platform = one folder exporting its publisher factory + one
- * line here (the Record type makes a platform of the domain without a line a type error).
- */
-const PUBLISHERS: Record<Platform, Factory> = {
-  tiktok: (config, runtime) => createTiktokPublisher(config.tiktok, runtime),
-  instagram: (config, runtime) => createInstagramPublisher(config.instagram, runtime),
-  youtube: (config, runtime) => createYoutubePublisher(config.youtube, runtime),
-  twitter: (config) => createMockedPublisher('twitter', config.mocked?.behaviour),
-  linkedin: (config) => createMockedPublisher('linkedin', config.mocked?.behaviour),
-  facebook: (config) => createMockedPublisher('facebook', config.mocked?.behaviour),
-};
-
-export function createPlatformRegistry(config: PlatformsConfig): PlatformRegistry {
-  const runtime: PublisherRuntime = {
+/** What every publisher shares, with the defaults filled in. */
+export function publisherRuntime(config: PlatformsConfig): PublisherRuntime {
+  return {
     apiDispatcher: config.apiDispatcher ?? getGlobalDispatcher(),
     // Media URLs come from users: never fetched without the SSRF guard.
     mediaDispatcher:
@@ -38,9 +28,44 @@ export function createPlatformRegistry(config: PlatformsConfig): PlatformRegistr
     pollTimeoutMs: config.pollTimeoutMs ?? DEFAULT_POLL_TIMEOUT_MS,
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   };
-  const publishers = new Map<Platform, PlatformPublisher>();
-  for (const [platform, factory] of Object.entries(PUBLISHERS) as [Platform, Factory][]) {
-    publishers.set(platform, factory(config, runtime));
+}
+
+/** A platform's settings, each missing one taken from its declared default. */
+function withDefaults(
+  descriptor: PlatformDescriptor,
+  given: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const values: Record<string, string | undefined> = { ...given };
+  for (const [key, spec] of Object.entries(descriptor.settings)) {
+    values[key] ??= spec.default;
   }
-  return { get: (platform) => publishers.get(platform) };
+  return values;
+}
+
+/**
+ * The platforms of `descriptors` (default: every platform of this package), each with its
+ * rules and its publisher built from `config.settings.<name>`.
+ */
+export function createPlatformRegistry(
+  config: PlatformsConfig,
+  descriptors: readonly PlatformDescriptor[] = PLATFORM_DESCRIPTORS,
+): PlatformRegistry {
+  const runtime = publisherRuntime(config);
+  const publishers = new Map<Platform, PlatformPublisher>();
+  const rules = new Map<Platform, PlatformRules>();
+  const oauth = new Map<Platform, PlatformOAuth>();
+  for (const descriptor of descriptors) {
+    rules.set(descriptor.name, descriptor.rules);
+    const settings = withDefaults(descriptor, config.settings[descriptor.name] ?? {});
+    publishers.set(descriptor.name, descriptor.createPublisher(settings, runtime));
+    const connector = descriptor.createOAuth?.(settings, runtime);
+    if (connector) oauth.set(descriptor.name, connector);
+  }
+  const names = descriptors.map((descriptor) => descriptor.name);
+  return {
+    names,
+    rules: (platform) => rules.get(platform),
+    get: (platform) => publishers.get(platform),
+    oauth: (platform) => oauth.get(platform),
+  };
 }

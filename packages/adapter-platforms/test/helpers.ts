@@ -3,6 +3,7 @@ import type {
   PlatformOptions,
   Post,
   PostTarget,
+  PublishIntent,
   PublishOutcome,
   PublishRequest,
   RefreshedTokens,
@@ -21,20 +22,69 @@ export const testMediaDispatcher: Dispatcher = createGuardedDispatcher({
   label: 'adapter-platforms tests',
 });
 
-export function testConfig(overrides: Partial<PlatformsConfig> = {}): PlatformsConfig {
-  return {
-    tiktok: { baseUrl: 'http://127.0.0.1:9', clientKey: 'ck-test', clientSecret: 'cs-test' },
-    instagram: { baseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
+type Section = Record<string, string | undefined>;
+type SectionOverrides = {
+  tiktok?: Section;
+  instagram?: Section;
+  youtube?: Section;
+  twitter?: Section;
+  linkedin?: Section;
+  facebook?: Section;
+};
+
+/**
+ * A config for tests. Besides the PlatformsConfig fields, a key named after a platform replaces
+ * that platform's settings, e.g. `testConfig({ tiktok: { apiBaseUrl: fake.baseUrl } })`.
+ */
+export function testConfig(
+  overrides: Partial<Omit<PlatformsConfig, 'settings'>> & SectionOverrides = {},
+): PlatformsConfig {
+  const {
+    pollIntervalMs,
+    pollTimeoutMs,
+    requestTimeoutMs,
+    mediaDispatcher,
+    apiDispatcher,
+    ...sections
+  } = overrides;
+  const settings: Record<string, Section> = {
+    tiktok: {
+      apiBaseUrl: 'http://127.0.0.1:9',
+      tokenBaseUrl: 'http://127.0.0.1:9',
+      clientId: 'ck-test',
+      clientSecret: 'cs-test',
+    },
+    instagram: { apiBaseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
     youtube: {
-      baseUrl: 'http://127.0.0.1:9',
-      oauthBaseUrl: 'http://127.0.0.1:9',
+      apiBaseUrl: 'http://127.0.0.1:9',
+      tokenBaseUrl: 'http://127.0.0.1:9',
       clientId: 'client-id',
       clientSecret: 'client-secret',
     },
-    pollIntervalMs: 5,
-    pollTimeoutMs: 5_000,
-    mediaDispatcher: testMediaDispatcher,
-    ...overrides,
+    twitter: {
+      apiBaseUrl: 'http://127.0.0.1:9',
+      tokenBaseUrl: 'http://127.0.0.1:9',
+      clientId: 'x-client',
+      clientSecret: 'x-secret',
+    },
+    linkedin: {
+      apiBaseUrl: 'http://127.0.0.1:9',
+      tokenBaseUrl: 'http://127.0.0.1:9',
+      clientId: 'li-client',
+      clientSecret: 'li-secret',
+      apiVersion: '202510',
+      organizations: 'true',
+    },
+    facebook: { apiBaseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
+    ...sections,
+  };
+  return {
+    settings,
+    pollIntervalMs: pollIntervalMs ?? 5,
+    pollTimeoutMs: pollTimeoutMs ?? 5_000,
+    mediaDispatcher: mediaDispatcher ?? testMediaDispatcher,
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+    ...(apiDispatcher === undefined ? {} : { apiDispatcher }),
   };
 }
 
@@ -50,6 +100,10 @@ export interface Harness {
   progress: ResumeState[];
   /** Every saveTokens call. */
   tokens: RefreshedTokens[];
+  /** Every recordIntent (its step) and clearIntent (null) call, in order. */
+  intents: Array<string | null>;
+  /** The intent the store holds now (saveProgress and clearIntent end it). */
+  pendingIntent(): PublishIntent | null;
   controller: AbortController;
 }
 
@@ -62,6 +116,8 @@ export interface RequestInput {
   refreshToken?: string | null;
   externalId?: string;
   resumeState?: ResumeState | null;
+  /** An intent left by an earlier run (a crash after recordIntent). */
+  intent?: PublishIntent | null;
   targetId?: string;
 }
 
@@ -88,6 +144,7 @@ export function makeRequest(input: RequestInput): Harness {
     postId: post.id,
     platform: input.platform,
     socialAccountId: 'conn-1',
+    sandbox: false,
     status: 'publishing',
     attempts: 1,
     errorCode: null,
@@ -102,10 +159,21 @@ export function makeRequest(input: RequestInput): Harness {
   };
   const progress: ResumeState[] = [];
   const tokens: RefreshedTokens[] = [];
+  const intents: Array<string | null> = [];
+  let pending: PublishIntent | null = input.intent ?? null;
   const controller = new AbortController();
   const request: PublishRequest = {
     post,
     target,
+    intent: input.intent ?? null,
+    recordIntent: async (step) => {
+      intents.push(step);
+      pending = { step, at: new Date() };
+    },
+    clearIntent: async () => {
+      intents.push(null);
+      pending = null;
+    },
     connection: {
       id: 'conn-1',
       platform: input.platform,
@@ -117,13 +185,14 @@ export function makeRequest(input: RequestInput): Harness {
     saveProgress: async (state) => {
       progress.push(structuredClone(state));
       target.resumeState = structuredClone(state);
+      pending = null;
     },
     saveTokens: async (fresh) => {
       tokens.push(fresh);
     },
     signal: controller.signal,
   };
-  return { request, progress, tokens, controller };
+  return { request, progress, tokens, intents, pendingIntent: () => pending, controller };
 }
 
 /** The request a worker would build after a crash: same post/target, stored resume state. */
@@ -140,6 +209,7 @@ export function afterCrash(previous: Harness, resumeState?: ResumeState | null):
     refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
     externalId: connection.externalId,
     resumeState: resumeState === undefined ? last : resumeState,
+    intent: previous.pendingIntent(),
     targetId: target.id,
   });
   return next;

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const config = () => testConfig({ instagram: { baseUrl: fake.baseUrl, graphVersion: '21.0' } });
+const config = () => testConfig({ instagram: { apiBaseUrl: fake.baseUrl, graphVersion: '21.0' } });
 const publisher = () => publisherFor('instagram', config());
 const creates = (from: number) =>
   fake.requests.slice(from).filter((r) => r.method === 'POST' && r.path.endsWith('/media'));
@@ -99,10 +99,10 @@ describe('instagram publisher', () => {
   });
 
   describe('errors keep the Graph code and message, with our retry decision', () => {
-    const cases: [string, InstagramError, string, boolean][] = [
-      ['throttled 4', INSTAGRAM_ERRORS.appRateLimit, '4', true],
-      ['throttled 17', INSTAGRAM_ERRORS.userRateLimit, '17', true],
-      ['throttled 341', INSTAGRAM_ERRORS.appLimit, '341', true],
+    const cases: [string, InstagramError, string, boolean | 'wait'][] = [
+      ['throttled 4', INSTAGRAM_ERRORS.appRateLimit, '4', 'wait'],
+      ['throttled 17', INSTAGRAM_ERRORS.userRateLimit, '17', 'wait'],
+      ['throttled 341', INSTAGRAM_ERRORS.appLimit, '341', 'wait'],
       ['media fetch failed', INSTAGRAM_ERRORS.mediaFetchFailed, '2207052', true],
       ['download timeout', INSTAGRAM_ERRORS.downloadTimeout, '2207003', true],
       ['permission 10', INSTAGRAM_ERRORS.permission, '10', false],
@@ -110,7 +110,7 @@ describe('instagram publisher', () => {
       ['policy block 368', INSTAGRAM_ERRORS.policyBlock, '368', false],
       ['duplicate 506', INSTAGRAM_ERRORS.duplicate, '506', false],
       ['spam restriction 4/2207051', INSTAGRAM_ERRORS.spamRestricted, '2207051', false],
-      ['daily limit', INSTAGRAM_ERRORS.dailyLimit, '2207042', false],
+      ['daily limit', INSTAGRAM_ERRORS.dailyLimit, '2207042', 'wait'],
       ['image too large', INSTAGRAM_ERRORS.imageTooLarge, '2207004', false],
       ['bad video format', INSTAGRAM_ERRORS.badVideoFormat, '2207026', false],
     ];
@@ -119,16 +119,23 @@ describe('instagram publisher', () => {
       const outcome = await publisher().publish(
         makeRequest({ platform: 'instagram', mediaUrls: [IMAGE] }).request,
       );
-      expect(outcome).toEqual({ kind: 'failed', code, message: error.message, retryable });
+      if (retryable === 'wait') {
+        expect(outcome).toMatchObject({ kind: 'throttled', code });
+        expect(outcome.kind === 'throttled' && outcome.message).toContain(error.message);
+        const waitMs = outcome.kind === 'throttled' ? outcome.retryAt.getTime() - Date.now() : 0;
+        expect(waitMs).toBeGreaterThan(9 * 60_000);
+      } else {
+        expect(outcome).toEqual({ kind: 'failed', code, message: error.message, retryable });
+      }
     });
 
-    it('a throttled media_publish is retryable and a resume publishes once', async () => {
+    it('a throttled media_publish waits, and a resume publishes once', async () => {
       const from = fake.requests.length;
       fake.script({ error: INSTAGRAM_ERRORS.appRateLimit, on: 'publish' });
       const first = makeRequest({ platform: 'instagram', mediaUrls: [IMAGE] });
       expect(await publisher().publish(first.request)).toMatchObject({
+        kind: 'throttled',
         code: '4',
-        retryable: true,
       });
       expectPublished(await publisher().resume(afterCrash(first).request));
       expect(creates(from)).toHaveLength(1);

@@ -24,7 +24,13 @@ afterAll(() => fake.close());
 
 const config = () =>
   testConfig({
-    tiktok: { baseUrl: fake.baseUrl, clientKey: 'ck', clientSecret: 'cs', photoProxyUrl: PROXY },
+    tiktok: {
+      apiBaseUrl: fake.baseUrl,
+      tokenBaseUrl: fake.baseUrl,
+      clientId: 'ck',
+      clientSecret: 'cs',
+      photoProxyUrl: PROXY,
+    },
   });
 const publisher = () => publisherFor('tiktok', config());
 
@@ -191,7 +197,7 @@ describe('tiktok publisher', () => {
     const h = makeRequest({ platform: 'tiktok', mediaUrls: PHOTOS });
     const outcome = await publisherFor(
       'tiktok',
-      testConfig({ tiktok: { baseUrl: fake.baseUrl } }),
+      testConfig({ tiktok: { apiBaseUrl: fake.baseUrl, tokenBaseUrl: fake.baseUrl } }),
     ).publish(h.request);
     expect(outcome).toEqual({
       kind: 'failed',
@@ -236,10 +242,10 @@ describe('tiktok publisher', () => {
   });
 
   describe('errors keep the platform code and message, with our retry decision', () => {
-    const cases: [TiktokErrorCode, string, boolean][] = [
-      ['rate_limit_exceeded', INIT, true],
+    const cases: [TiktokErrorCode, string, boolean | 'wait'][] = [
+      ['rate_limit_exceeded', INIT, 'wait'],
       ['internal_error', INIT, true],
-      ['rate_limit_exceeded', STATUS, true],
+      ['rate_limit_exceeded', STATUS, 'wait'],
       ['invalid_params', INIT, false],
       ['scope_not_authorized', INIT, false],
       ['spam_risk_too_many_posts', INIT, false],
@@ -252,12 +258,16 @@ describe('tiktok publisher', () => {
       const outcome = await publisher().publish(
         makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] }).request,
       );
-      expect(outcome).toEqual({
-        kind: 'failed',
-        code,
-        message: TIKTOK_ERRORS[code].message,
-        retryable,
-      });
+      const message = TIKTOK_ERRORS[code].message;
+      if (retryable === 'wait') {
+        // No Retry-After from TikTok: a one-minute window (+ up to 10 % jitter).
+        expect(outcome).toMatchObject({ kind: 'throttled', code, message });
+        const waitMs = outcome.kind === 'throttled' ? outcome.retryAt.getTime() - Date.now() : 0;
+        expect(waitMs).toBeGreaterThan(55_000);
+        expect(waitMs).toBeLessThanOrEqual(66_000);
+      } else {
+        expect(outcome).toEqual({ kind: 'failed', code, message, retryable });
+      }
     });
 
     it('a dropped connection is a retryable network_error', async () => {
@@ -266,6 +276,32 @@ describe('tiktok publisher', () => {
         makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] }).request,
       );
       expect(outcome).toMatchObject({ kind: 'failed', code: 'network_error', retryable: true });
+    });
+
+    it('init sent but unanswered (connection dropped): the intent stays, and a resume never sends it again', async () => {
+      const inits = () => fake.requests.filter((r) => r.path === INIT).length;
+      fake.script({ drop: true, path: INIT });
+      const first = makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] });
+      expect(await publisher().publish(first.request)).toMatchObject({ code: 'network_error' });
+      expect(first.intents).toEqual(['init']);
+      expect(first.pendingIntent()?.step).toBe('init');
+      const sent = inits();
+      const outcome = await publisher().resume(afterCrash(first).request);
+      expect(outcome).toMatchObject({ kind: 'failed', code: 'outcome_unknown', retryable: false });
+      expect(outcome.kind === 'failed' && outcome.message).toMatch(/Check the account/);
+      expect(inits()).toBe(sent);
+    });
+
+    it('an init refused by TikTok ends its intent (nothing was created); a published one is ended by the progress', async () => {
+      fake.script({ error: 'invalid_params', path: INIT });
+      const refused = makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] });
+      await publisher().publish(refused.request);
+      expect(refused.intents).toEqual(['init', null]);
+      expect(refused.pendingIntent()).toBeNull();
+      const ok = makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] });
+      expectPublished(await publisher().publish(ok.request));
+      expect(ok.intents).toEqual(['init']);
+      expect(ok.pendingIntent()).toBeNull();
     });
 
     it('FAILED status ends the target with fail_reason, not retryable', async () => {

@@ -53,7 +53,7 @@ afterAll(async () => {
 it('streams a 200 MB video from the media URL to YouTube with flat memory', async () => {
   const publisher = publisherFor(
     'youtube',
-    testConfig({ youtube: { baseUrl: youtubeBase, oauthBaseUrl: youtubeBase } }),
+    testConfig({ youtube: { apiBaseUrl: youtubeBase, tokenBaseUrl: youtubeBase } }),
   );
   const mediaUrl = (name: string, size: number) => `${mediaBase}/media/${name}?size=${size}`;
   // Warm-up: a 64 MB upload loads every code path, opens the sockets and lets the heap reach the

@@ -28,8 +28,8 @@ afterAll(async () => {
 const config = () =>
   testConfig({
     youtube: {
-      baseUrl: fake.baseUrl,
-      oauthBaseUrl: fake.baseUrl,
+      apiBaseUrl: fake.baseUrl,
+      tokenBaseUrl: fake.baseUrl,
       clientId: 'cid',
       clientSecret: 'csecret',
     },
@@ -130,26 +130,26 @@ describe('youtube publisher', () => {
   });
 
   describe('errors keep the reason and message, with our retry decision', () => {
-    const cases: [YoutubeError, 'start' | 'upload', boolean][] = [
-      [YOUTUBE_ERRORS.quotaExceeded, 'start', false],
+    const cases: [YoutubeError, 'start' | 'upload', boolean | 'wait'][] = [
+      [YOUTUBE_ERRORS.quotaExceeded, 'start', 'wait'],
       [YOUTUBE_ERRORS.uploadLimitExceeded, 'start', false],
       [YOUTUBE_ERRORS.forbidden, 'start', false],
       [YOUTUBE_ERRORS.backendError, 'start', true],
-      [YOUTUBE_ERRORS.rateLimitExceeded, 'start', true],
+      [YOUTUBE_ERRORS.rateLimitExceeded, 'start', 'wait'],
       [YOUTUBE_ERRORS.backendError, 'upload', true],
-      [YOUTUBE_ERRORS.quotaExceeded, 'upload', false],
+      [YOUTUBE_ERRORS.quotaExceeded, 'upload', 'wait'],
     ];
     it.each(cases)('$reason on $1 -> retryable $2', async (error, on, retryable) => {
       fake.script({ error, on });
       const outcome = await publisher().publish(
         makeRequest({ platform: 'youtube', mediaUrls: [video('e.mp4', 2048)] }).request,
       );
-      expect(outcome).toEqual({
-        kind: 'failed',
-        code: error.reason,
-        message: error.message,
-        retryable,
-      });
+      const expected = { code: error.reason, message: error.message };
+      if (retryable === 'wait') {
+        expect(outcome).toMatchObject({ kind: 'throttled', ...expected });
+      } else {
+        expect(outcome).toEqual({ kind: 'failed', ...expected, retryable });
+      }
     });
 
     it.each([

@@ -1,2 +1,3 @@
 export * from './fakes/index.ts';
 export * from './postgres.ts';
+export * from './tcp-proxy.ts';

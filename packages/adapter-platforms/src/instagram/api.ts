@@ -1,6 +1,7 @@
 // Instagram Graph API content publishing wire calls (PLATFORMS.md; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
-import type { PlatformsConfig, PublisherRuntime } from '../config.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PublisherRuntime } from '../config.ts';
 import {
   asString,
   excerpt,
@@ -10,15 +11,23 @@ import {
   isRecord,
 } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { InstagramSettings } from './settings.ts';
 
-export type InstagramConfig = PlatformsConfig['instagram'];
-
+/** Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more. */
+const RETRYABLE_CODES = new Set([1, 2]);
 /**
- * Throttling codes (4 application, 17 user, 341 application limit, 32/613 page/custom rate) and
- * Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more: Meta's error
- * table reuses code 4 for subcode 2207051 (activity restricted as spam), which is a policy block.
+ * Throttling codes (4 application, 17 user, 341 application limit, 32/613 page/custom rate):
+ * the target waits. Only when no subcode says more: Meta's error table reuses code 4 for
+ * subcode 2207051 (activity restricted as spam), which is a policy block.
  */
-const RETRYABLE_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+const THROTTLE_CODES = new Set([4, 17, 32, 341, 613]);
+/** 2207042: the account's 24-hour publishing quota (50 posts) is used up. */
+const QUOTA_SUBCODE = 2207042;
+/** Meta does not say when a throttle ends; its windows are an hour at most. */
+const THROTTLE_WAIT_MS = 10 * 60_000;
+/** The quota is a rolling 24 hours: look again in an hour. */
+const QUOTA_WAIT_MS = 60 * 60_000;
 /**
  * 2207052 media fetch failed, 2207003 media download timed out, 2207001 and 2207032 ("Instagram
  * server error. Try again." / "Create media fail, please try to re-create media" in Meta's error
@@ -32,14 +41,14 @@ export interface ContainerStatus {
 }
 
 export function createInstagramApi(
-  config: InstagramConfig,
+  config: InstagramSettings,
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
   const version = config.graphVersion.startsWith('v')
     ? config.graphVersion
     : `v${config.graphVersion}`;
-  const graph = `${config.baseUrl.replace(/\/+$/, '')}/${version}`;
+  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
 
   async function call(
     method: 'GET' | 'POST',
@@ -66,7 +75,7 @@ export function createInstagramApi(
     const body = isRecord(response.json) ? response.json : undefined;
     const ok = response.status >= 200 && response.status < 300;
     if (ok && body && !isRecord(body.error)) return body;
-    throw graphFailure(response.status, body, response.text);
+    throw graphFailure(response.status, body, response.text, response.headers);
   }
 
   return {
@@ -119,14 +128,14 @@ export function graphFailure(
   status: number,
   body: Record<string, unknown> | undefined,
   text: string,
+  headers: IncomingHttpHeaders = {},
 ): Error {
   const error = body && isRecord(body.error) ? body.error : undefined;
   if (!error) {
-    return fail(
-      `http_${status}`,
-      `Instagram HTTP ${status}: ${excerpt(text)}`,
-      status >= 500 || status === 429,
-    );
+    const message = `Instagram HTTP ${status}: ${excerpt(text)}`;
+    if (status === 429)
+      return throttled('http_429', message, retryAtFrom(headers, THROTTLE_WAIT_MS));
+    return fail(`http_${status}`, message, status >= 500);
   }
   const code = typeof error.code === 'number' ? error.code : Number(error.code);
   const subcode =
@@ -134,6 +143,13 @@ export function graphFailure(
   const message = asString(error.message) ?? `Instagram error ${code}`;
   if (code === 190) return new TokenRejected('190', message);
   const hasSubcode = Number.isFinite(subcode);
+  if (subcode === QUOTA_SUBCODE) {
+    const why = `${message} (Instagram allows 50 published posts per rolling 24 hours)`;
+    return throttled(String(subcode), why, retryAtFrom(headers, QUOTA_WAIT_MS));
+  }
+  if (!hasSubcode && THROTTLE_CODES.has(code)) {
+    return throttled(String(code), message, retryAtFrom(headers, THROTTLE_WAIT_MS));
+  }
   const retryable =
     (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
     error.is_transient === true ||

@@ -2,14 +2,16 @@ import type { PublishRequest, RefreshedTokens } from '@social-publisher/domain';
 import { connectionExpired, TokenRejected } from './outcome.ts';
 
 /**
- * Exchanges a refresh token at the platform's token endpoint. Throws `connectionExpired` when the
- * platform refuses the grant (invalid_grant & co.) and a retryable failure for network errors or
- * 5xx answers (the connection is not expired just because the token endpoint is down).
+ * Exchanges a refresh token at the platform's token endpoint (built by `publisherRefresher` in
+ * oauth.ts, the same request as the connector's proactive refresh). Throws `connectionExpired`
+ * when the platform refuses the grant (invalid_grant & co.) and a retryable failure for network
+ * errors or 5xx answers (the connection is not expired just because the token endpoint is down).
+ * `refreshToken` null: the platform sent none, the stored one stays valid.
  */
 export type TokenRefresher = (
   refreshToken: string,
   signal: AbortSignal,
-) => Promise<{ accessToken: string; refreshToken: string | null; expiresInSeconds: number | null }>;
+) => Promise<RefreshedTokens>;
 
 /**
  * The tokens of one publish run. `call` runs an API call with the current access token; when the
@@ -64,10 +66,7 @@ export class AuthSession {
       accessToken: fresh.accessToken,
       // Google usually answers without a new refresh token: the old one stays valid.
       refreshToken: fresh.refreshToken ?? refreshToken,
-      expiresAt:
-        fresh.expiresInSeconds === null
-          ? null
-          : new Date(Date.now() + fresh.expiresInSeconds * 1000),
+      expiresAt: fresh.expiresAt,
     };
     await this.#request.saveTokens(tokens);
     this.accessToken = tokens.accessToken;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { type Dispatcher, request } from 'undici';
-import { fail, PublishFailure, TokenRejected } from './outcome.ts';
+import { failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
 export interface HttpCall {
   url: string | URL;
@@ -29,19 +29,34 @@ const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',
 ]);
 
+/** Errors raised before a connection existed: the request cannot have reached the server. */
+const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
 /**
  * Maps an error thrown while talking to a server (connection refused/reset, timeout, TLS...)
- * to a retryable failure. Aborts and our own failures pass through unchanged.
+ * to a retryable failure, marked `maybeSent` unless no connection was ever made. Aborts and our
+ * own failures pass through unchanged.
  */
 export function transportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
   if (signal.aborted) return error;
   if (error instanceof PublishFailure || error instanceof TokenRejected) return error;
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  if (code !== undefined && TIMEOUT_CODES.has(code)) {
-    return fail('network_timeout', `${what}: ${code}: ${message}`, true);
-  }
-  return fail('network_error', `${what}: ${code ? `${code}: ` : ''}${message}`, true);
+  const maybeSent = code === undefined || !NOT_CONNECTED_CODES.has(code);
+  const timeout = code !== undefined && TIMEOUT_CODES.has(code);
+  const outcome = failedOutcome(
+    timeout ? 'network_timeout' : 'network_error',
+    `${what}: ${code ? `${code}: ` : ''}${message}`,
+    true,
+  );
+  return new PublishFailure(outcome, { maybeSent });
 }
 
 export function errorCode(error: unknown): string | undefined {

@@ -10,7 +10,7 @@ export type MediaKind = 'video' | 'photo';
 export const mediaKindOf = (url: string): MediaKind =>
   classifyMedia(url) === 'photo' ? 'photo' : 'video';
 
-/** Length in Unicode code points (what Instagram and YouTube count as characters). */
+/** Length in Unicode code points (what most platforms count as characters). */
 export const codePointLength = (text: string): number => Array.from(text).length;
 
 export const truncateCodePoints = (text: string, max: number): string => {

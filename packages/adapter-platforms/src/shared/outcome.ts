@@ -6,16 +6,22 @@ import type { PublishOutcome } from '@social-publisher/domain';
  */
 export class PublishFailure extends Error {
   readonly outcome: PublishOutcome;
-  constructor(outcome: PublishOutcome) {
+  /**
+   * The request may have reached the platform and been acted on although no answer came (a
+   * timeout or reset after it was sent). False for answers and for connections never made.
+   */
+  readonly maybeSent: boolean;
+  constructor(outcome: PublishOutcome, options: { maybeSent?: boolean } = {}) {
     super(outcome.kind === 'published' ? 'published' : outcome.message);
     this.name = 'PublishFailure';
     this.outcome = outcome;
+    this.maybeSent = options.maybeSent ?? false;
   }
 }
 
 /**
  * Thrown by an API call when the platform rejected the access token as expired or revoked
- * (TikTok `access_token_invalid`, Instagram 190, YouTube 401). AuthSession refreshes once.
+ * (each platform says it its own way, e.g. an invalid-token code or a 401). AuthSession refreshes once.
  */
 export class TokenRejected extends Error {
   readonly code: string;

@@ -1,17 +1,15 @@
 // TikTok Content Posting API wire calls (PLATFORMS.md; developers.tiktok.com "Content Posting API").
-import type { PlatformsConfig, PublisherRuntime } from '../config.ts';
-import type { TokenRefresher } from '../shared/auth.ts';
+import type { PublisherRuntime } from '../config.ts';
+import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
 import {
-  asString,
-  excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
-  httpCall,
-  isRecord,
-} from '../shared/http.ts';
-import { connectionExpired, fail, TokenRejected } from '../shared/outcome.ts';
-
-export type TiktokConfig = PlatformsConfig['tiktok'];
+  publisherRefresher,
+  type RefusalRule,
+  standardTokenRequest,
+  type TokenRenewal,
+} from '../shared/oauth.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { TiktokSettings } from './settings.ts';
 
 export interface CreatorInfo {
   privacyLevelOptions: string[];
@@ -28,15 +26,17 @@ export interface PublishStatus {
   publicPostIds: string[];
 }
 
-/** Codes whose failure may go away on a later attempt (besides any 429 / 5xx answer). */
-const RETRYABLE_CODES = new Set(['rate_limit_exceeded', 'internal_error']);
+/** Codes whose failure may go away on a later attempt (besides any 5xx answer). */
+const RETRYABLE_CODES = new Set(['internal_error']);
+/** TikTok's rate limits are per minute; without a Retry-After, wait that long. */
+const TIKTOK_RATE_WINDOW_MS = 60_000;
 
 export function createTiktokApi(
-  config: TiktokConfig,
+  config: TiktokSettings,
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.baseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl.replace(/\/+$/, '');
 
   /** POST with the `{ data, error }` envelope; returns `data` or throws the mapped failure. */
   async function post(path: string, token: string, body?: unknown) {
@@ -65,10 +65,12 @@ export function createTiktokApi(
     const message =
       asString(error.message) || (code ? '' : excerpt(response.text)) || `HTTP ${response.status}`;
     if (code === 'access_token_invalid') throw new TokenRejected(code, message);
-    const retryable =
-      (code !== undefined && RETRYABLE_CODES.has(code)) ||
-      response.status === 429 ||
-      response.status >= 500;
+    if (code === 'rate_limit_exceeded' || response.status === 429) {
+      // TikTok's windows are per minute (6 init calls per user token): wait one out.
+      const retryAt = retryAtFrom(response.headers, TIKTOK_RATE_WINDOW_MS);
+      throw throttled(code ?? 'rate_limit_exceeded', message, retryAt);
+    }
+    const retryable = (code !== undefined && RETRYABLE_CODES.has(code)) || response.status >= 500;
     throw fail(code ?? `http_${response.status}`, message, retryable);
   }
 
@@ -130,49 +132,62 @@ export function publicPostIds(text: string): string[] {
     .filter((item) => /^\d+$/.test(item));
 }
 
-/** POST /v2/oauth/token/ (form) with grant_type=refresh_token; TikTok rotates the refresh token. */
-export function tiktokRefresher(
-  config: TiktokConfig,
-  runtime: PublisherRuntime,
-): TokenRefresher | null {
-  const { clientKey, clientSecret } = config;
+/**
+ * Token-endpoint errors that blame our app, not the user's grant (a wrong client key/secret, a
+ * malformed request): never a reason to expire a connection.
+ */
+const TIKTOK_APP_ERRORS = new Set([
+  'invalid_client',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+]);
+
+/**
+ * Which refresh refusals end the grant. TikTok's code for an expired or revoked refresh token is
+ * not confirmed (invalid_grant is what the fake answers), so any refusal that does not blame
+ * our app counts, whatever its status (4xx or an `error` field in a 200).
+ */
+const tiktokRefused: RefusalRule = (error, _description, status) =>
+  status < 500 && status !== 429 && !TIKTOK_APP_ERRORS.has(error);
+
+/**
+ * POST /v2/oauth/token/ (form, client_key + client_secret): the code exchange (Login Kit) and
+ * the refresh share it. Null when the client key or secret is not set.
+ */
+export function tiktokTokenEndpoint(config: TiktokSettings, runtime: PublisherRuntime) {
+  const { clientId: clientKey, clientSecret } = config;
   if (!clientKey || !clientSecret) return null;
-  const url = `${config.baseUrl.replace(/\/+$/, '')}/v2/oauth/token/`;
+  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/v2/oauth/token/`;
+  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
+    standardTokenRequest(
+      runtime,
+      url,
+      { client_key: clientKey, client_secret: clientSecret, ...fields },
+      signal,
+      what,
+      { 'cache-control': 'no-cache' },
+      tiktokRefused,
+    );
+}
+
+/** grant_type=refresh_token; TikTok rotates the refresh token (store the new one). */
+export function tiktokRenewal(
+  config: TiktokSettings,
+  runtime: PublisherRuntime,
+): TokenRenewal | null {
+  const endpoint = tiktokTokenEndpoint(config, runtime);
+  if (!endpoint) return null;
   return async (refreshToken, signal) => {
-    const response = await httpCall(
-      {
-        url,
-        method: 'POST',
-        headers: { 'content-type': FORM_CONTENT_TYPE, 'cache-control': 'no-cache' },
-        body: formBody({
-          client_key: clientKey,
-          client_secret: clientSecret,
-          grant_type: 'refresh_token',
-          refresh_token: refreshToken,
-        }),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
+    const { tokens } = await endpoint(
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      signal,
       'TikTok token refresh',
     );
-    const body = isRecord(response.json) ? response.json : {};
-    const accessToken = asString(body.access_token);
-    const error = asString(body.error);
-    if (response.status >= 200 && response.status < 300 && accessToken && !error) {
-      const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : null;
-      return {
-        accessToken,
-        refreshToken: asString(body.refresh_token) ?? null,
-        expiresInSeconds: expiresIn,
-      };
-    }
-    const message = `${error ?? `http_${response.status}`}: ${asString(body.error_description) ?? excerpt(response.text)}`;
-    if (response.status >= 500 || response.status === 429) {
-      throw fail(error ?? `http_${response.status}`, `TikTok token refresh: ${message}`, true);
-    }
-    // Errors here are documented as { error, error_description, log_id }; whether TikTok answers
-    // them with a 4xx or a 200 is not confirmed, so any refusal counts.
-    throw connectionExpired(`TikTok token refresh refused: ${message}`);
+    return tokens;
   };
 }
+
+/** The publisher's renewal on access_token_invalid: the same request as the proactive one. */
+export const tiktokRefresher = (config: TiktokSettings, runtime: PublisherRuntime) =>
+  publisherRefresher(tiktokRenewal(config, runtime));

@@ -3,29 +3,31 @@
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';
 import { request } from 'undici';
-import type { PlatformsConfig, PublisherRuntime } from '../config.ts';
-import type { TokenRefresher } from '../shared/auth.ts';
+import type { PublisherRuntime } from '../config.ts';
 import {
   asString,
   excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
   type HttpResult,
   header,
   httpCall,
   isRecord,
   transportFailure,
 } from '../shared/http.ts';
-import { connectionExpired, fail, TokenRejected } from '../shared/outcome.ts';
+import { publisherRefresher, standardTokenRequest, type TokenRenewal } from '../shared/oauth.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { YoutubeSettings } from './settings.ts';
 
-export type YoutubeConfig = PlatformsConfig['youtube'];
-
-const RETRYABLE_REASONS = new Set([
-  'backendError',
-  'internalError',
-  'rateLimitExceeded',
-  'userRateLimitExceeded',
-]);
+const RETRYABLE_REASONS = new Set(['backendError', 'internalError']);
+/**
+ * "Slow down" reasons: short-term rate limits, and the project's daily quota (it resets at
+ * midnight Pacific time; looking again every hour costs one refused call).
+ */
+const THROTTLE_WAITS_MS: Record<string, number> = {
+  rateLimitExceeded: 60_000,
+  userRateLimitExceeded: 60_000,
+  quotaExceeded: 60 * 60_000,
+};
 
 export interface MediaInfo {
   totalBytes: number;
@@ -40,11 +42,11 @@ export type SessionState =
   | { kind: 'gone' };
 
 export function createYoutubeApi(
-  config: YoutubeConfig,
+  config: YoutubeSettings,
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.baseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl.replace(/\/+$/, '');
   // The byte transfer refreshes undici's inactivity timers while data flows; after the last byte
   // YouTube may take a while to answer with the video resource.
   const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
@@ -310,54 +312,54 @@ export function youtubeFailure(response: HttpResult): Error {
   const message =
     (error && asString(error.message)) || excerpt(response.text) || `HTTP ${response.status}`;
   if (response.status === 401) return new TokenRejected(reason ?? '401', message);
+  const wait = reason === undefined ? undefined : THROTTLE_WAITS_MS[reason];
+  if (wait !== undefined || response.status === 429) {
+    const retryAt = retryAtFrom(response.headers, wait ?? 60_000);
+    return throttled(reason ?? 'http_429', message, retryAt);
+  }
   const retryable =
-    response.status >= 500 ||
-    response.status === 429 ||
-    (reason !== undefined && RETRYABLE_REASONS.has(reason));
+    response.status >= 500 || (reason !== undefined && RETRYABLE_REASONS.has(reason));
   return fail(reason ?? `http_${response.status}`, message, retryable);
 }
 
-/** POST `${oauthBaseUrl}/token` (form) with grant_type=refresh_token. */
-export function youtubeRefresher(
-  config: YoutubeConfig,
-  runtime: PublisherRuntime,
-): TokenRefresher | null {
+/**
+ * POST `${tokenBaseUrl}/token` (form, client_id + client_secret): the code exchange and the
+ * refresh share it. Null when the client id or secret is not set.
+ */
+export function googleTokenEndpoint(config: YoutubeSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = config;
   if (!clientId || !clientSecret) return null;
-  const url = `${config.oauthBaseUrl.replace(/\/+$/, '')}/token`;
+  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/token`;
+  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
+    standardTokenRequest(
+      runtime,
+      url,
+      { client_id: clientId, client_secret: clientSecret, ...fields },
+      signal,
+      what,
+    );
+}
+
+/**
+ * grant_type=refresh_token. Google answers no new refresh token (null: the stored one stays);
+ * invalid_grant (revoked, expired, password changed) means the user must re-authorise.
+ */
+export function youtubeRenewal(
+  config: YoutubeSettings,
+  runtime: PublisherRuntime,
+): TokenRenewal | null {
+  const endpoint = googleTokenEndpoint(config, runtime);
+  if (!endpoint) return null;
   return async (refreshToken, signal) => {
-    const response = await httpCall(
-      {
-        url,
-        method: 'POST',
-        headers: { 'content-type': FORM_CONTENT_TYPE },
-        body: formBody({
-          client_id: clientId,
-          client_secret: clientSecret,
-          refresh_token: refreshToken,
-          grant_type: 'refresh_token',
-        }),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
+    const { tokens } = await endpoint(
+      { refresh_token: refreshToken, grant_type: 'refresh_token' },
+      signal,
       'YouTube token refresh',
     );
-    const body = isRecord(response.json) ? response.json : {};
-    const accessToken = asString(body.access_token);
-    if (response.status >= 200 && response.status < 300 && accessToken) {
-      return {
-        accessToken,
-        refreshToken: asString(body.refresh_token) ?? null,
-        expiresInSeconds: typeof body.expires_in === 'number' ? body.expires_in : null,
-      };
-    }
-    const error = asString(body.error) ?? `http_${response.status}`;
-    const message = `${error}: ${asString(body.error_description) ?? excerpt(response.text)}`;
-    if (response.status >= 500 || response.status === 429) {
-      throw fail(error, `YouTube token refresh: ${message}`, true);
-    }
-    // invalid_grant (revoked/expired refresh token) & co.: the user must re-authorise.
-    throw connectionExpired(`YouTube token refresh refused: ${message}`);
+    return tokens;
   };
 }
+
+/** The publisher's renewal on a 401: the same request as the proactive one. */
+export const youtubeRefresher = (config: YoutubeSettings, runtime: PublisherRuntime) =>
+  publisherRefresher(youtubeRenewal(config, runtime));

@@ -1,8 +1,21 @@
+export {
+  FACEBOOK_ERRORS,
+  FACEBOOK_LONG_LIVED_EXPIRES_IN,
+  type FacebookCall,
+  type FacebookError,
+  type FacebookPage,
+  type FacebookScript,
+  type FakeFacebook,
+  type FakeFacebookOptions,
+  startFakeFacebook,
+} from './facebook.ts';
 export type { FakeServer, RecordedRequest } from './http.ts';
 export {
   type FakeInstagram,
   type FakeInstagramOptions,
   INSTAGRAM_ERRORS,
+  INSTAGRAM_LONG_LIVED_EXPIRES_IN,
+  type InstagramAccount,
   type InstagramCall,
   type InstagramContainer,
   type InstagramError,
@@ -11,12 +24,37 @@ export {
   startFakeInstagram,
 } from './instagram.ts';
 export {
+  type FakeLinkedin,
+  type FakeLinkedinOptions,
+  LINKEDIN_ACCESS_EXPIRES_IN,
+  LINKEDIN_ERRORS,
+  LINKEDIN_REFRESH_EXPIRES_IN,
+  type LinkedinApiError,
+  type LinkedinCall,
+  type LinkedinImage,
+  type LinkedinMember,
+  type LinkedinOrganization,
+  type LinkedinPost,
+  type LinkedinScript,
+  type LinkedinUpload,
+  type LinkedinVideo,
+  type LinkedinVideoPart,
+  startFakeLinkedin,
+} from './linkedin.ts';
+export {
   type MediaScript,
   type MediaServer,
   matchesPattern,
   PATTERN_MODULUS,
   startMediaServer,
 } from './media-server.ts';
+export {
+  type ConsentQuery,
+  type FakeOAuthOptions,
+  FakeOAuthProvider,
+  type IssuedTokens,
+  type TokenAnswer,
+} from './oauth.ts';
 export {
   type FakeTiktok,
   type FakeTiktokOptions,
@@ -27,6 +65,13 @@ export {
   type TiktokPublish,
   type TiktokScript,
 } from './tiktok.ts';
+export {
+  type FakeX,
+  type FakeXOptions,
+  startFakeX,
+  type XProblem,
+  type XScript,
+} from './x.ts';
 export {
   type FakeYoutube,
   startFakeYoutube,

@@ -1,5 +1,10 @@
 // A local Instagram Graph API (content publishing) speaking PLATFORMS.md's formats: containers,
 // status_code polling, media_publish, permalink, publishing limit and Graph error objects.
+// It also serves the Instagram API with Instagram Login OAuth flow on the same base URL:
+// consent (/oauth/authorize, www.instagram.com), code exchange (/oauth/access_token,
+// api.instagram.com), long-lived exchange and refresh (/access_token, /refresh_access_token) and
+// identity (/{version}/me) on graph.instagram.com.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   dropConnection,
@@ -11,7 +16,9 @@ import {
   record,
   ScriptQueue,
   sendJson,
+  sendRawJson,
 } from './http.ts';
+import { FakeOAuthProvider } from './oauth.ts';
 
 export interface InstagramError {
   code: number;
@@ -140,8 +147,21 @@ export const INSTAGRAM_ERRORS = {
   },
 } as const satisfies Record<string, InstagramError>;
 
-/** Which Graph call a script entry applies to. */
-export type InstagramCall = 'create' | 'status' | 'publish' | 'permalink' | 'any';
+/**
+ * Which call a script entry applies to. OAuth: `exchange` (POST /oauth/access_token, answered in
+ * api.instagram.com's `{ error_type, code, error_message }` shape), `longLived`
+ * (/access_token), `refresh` (/refresh_access_token), `me` (/{version}/me).
+ */
+export type InstagramCall =
+  | 'create'
+  | 'status'
+  | 'publish'
+  | 'permalink'
+  | 'exchange'
+  | 'longLived'
+  | 'refresh'
+  | 'me'
+  | 'any';
 
 export type InstagramScript =
   /** The next `times` matching calls answer this Graph error. */
@@ -178,16 +198,53 @@ export interface FakeInstagram extends FakeServer {
   script(step: InstagramScript): void;
   containers: InstagramContainer[];
   media: InstagramMedia[];
-  /** Further calls with this access token answer error 190. */
+  /**
+   * Further calls with this access token answer error 190 (publishing, identity, long-lived
+   * exchange and refresh alike): an expired or revoked token.
+   */
   expireAccessToken(token: string): void;
+  /** The consent and code exchange: script denials and refusals here. */
+  oauth: FakeOAuthProvider;
+  /** Who consents: the professional account /me answers. */
+  account: InstagramAccount;
+  /** Long-lived tokens issued (exchange and refresh), in order. */
+  longLivedTokens: string[];
+}
+
+/** The professional account: `user_id` is the IG user id publishing uses, `id` app-scoped. */
+export interface InstagramAccount {
+  user_id: string;
+  username: string;
+  id: string;
 }
 
 export interface FakeInstagramOptions {
   /** IN_PROGRESS polls of video containers (REELS, carousel VIDEO items). Default 1; images 0. */
   videoProcessingPolls?: number;
+  /** The app's id and secret (default instagram-client-id / instagram-client-secret). */
+  oauth?: { clientId: string; clientSecret: string };
+  account?: Partial<InstagramAccount>;
+  /**
+   * The code exchange's answer: `data` (default) is the current docs' `{ data: [{ access_token,
+   * user_id, permissions }] }`; `flat` is the older `{ access_token, user_id, permissions }` with
+   * user_id as a bare int64 number (as still seen in the wild).
+   */
+  tokenShape?: 'data' | 'flat';
 }
 
-const callOf = (method: string, segments: string[], fields: string | null): InstagramCall => {
+/** Seconds a long-lived token lives, as Instagram answers it (about 60 days). */
+export const INSTAGRAM_LONG_LIVED_EXPIRES_IN = 5_183_944;
+
+const isVersion = (segment: string | undefined) =>
+  segment !== undefined && /^v\d+\.\d+$/.test(segment);
+
+const callOf = (method: string, path: string, fields: string | null): InstagramCall => {
+  const all = path.split('/').filter(Boolean);
+  const segments = isVersion(all[0]) ? all.slice(1) : all;
+  if (path === '/oauth/access_token') return 'exchange';
+  if (segments.length === 1 && segments[0] === 'access_token') return 'longLived';
+  if (segments.length === 1 && segments[0] === 'refresh_access_token') return 'refresh';
+  if (method === 'GET' && segments.length === 1 && segments[0] === 'me') return 'me';
   if (method === 'POST' && segments[1] === 'media') return 'create';
   if (method === 'POST' && segments[1] === 'media_publish') return 'publish';
   if (fields?.includes('permalink')) return 'permalink';
@@ -202,6 +259,22 @@ export async function startFakeInstagram(
   const media: InstagramMedia[] = [];
   const scripts = new ScriptQueue<InstagramScript>();
   const expired = new Set<string>();
+  const oauth = new FakeOAuthProvider({
+    clientId: options.oauth?.clientId ?? 'instagram-client-id',
+    clientSecret: options.oauth?.clientSecret ?? 'instagram-client-secret',
+    pkce: 'none',
+    accessTokenTtlSeconds: 3_600,
+    issueRefreshTokens: false,
+  });
+  const account: InstagramAccount = {
+    user_id: '17841400000000001',
+    username: 'fake_business',
+    id: '9000000000000001',
+    ...options.account,
+  };
+  /** Long-lived token -> the permissions it carries. */
+  const longLived = new Map<string, string[]>();
+  const longLivedTokens: string[] = [];
   let counter = 0;
   const newId = () => String(17_840_000_000_000_000n + BigInt(++counter) * 7919n);
   const trace = () => `Afake${String(counter).padStart(6, '0')}`;
@@ -232,15 +305,29 @@ export async function startFakeInstagram(
         ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]))
         : {}),
     };
-    const [version, ...segments] = url.pathname.split('/').filter(Boolean);
-    if (!version || !/^v\d+\.\d+$/.test(version) || segments.length === 0) {
-      return invalid(response, 'Unknown path components');
+    if (url.pathname === '/oauth/authorize' && request.method === 'GET') {
+      return authorize(response, url);
     }
-    const call = callOf(request.method ?? 'GET', segments, params.fields ?? null);
-
+    const call = callOf(request.method ?? 'GET', url.pathname, params.fields ?? null);
     const scripted = scripts.take(recorded, (a) => 'error' in a || 'drop' in a);
     if (scripted && 'drop' in scripted) return dropConnection(request);
-    if (scripted && 'error' in scripted) return graphError(response, scripted.error);
+    if (scripted && 'error' in scripted) {
+      if (call === 'exchange') {
+        const status = scripted.error.status ?? 400;
+        return codeError(response, scripted.error.message, status, scripted.error.type);
+      }
+      return graphError(response, scripted.error);
+    }
+    if (call === 'exchange' && request.method === 'POST') return exchange(response, params);
+    if (call === 'longLived' && request.method === 'GET')
+      return exchangeLongLived(response, params);
+    if (call === 'refresh' && request.method === 'GET') return refresh(response, params);
+    if (call === 'me') return me(response, params);
+
+    const [version, ...segments] = url.pathname.split('/').filter(Boolean);
+    if (!version || !isVersion(version) || segments.length === 0) {
+      return invalid(response, 'Unknown path components');
+    }
 
     const token = params.access_token;
     if (!token)
@@ -263,6 +350,140 @@ export async function startFakeInstagram(
     }
     if (request.method === 'GET' && edge === undefined) return read(response, id, params, call);
     return invalid(response, 'Unsupported request');
+  }
+
+  /** GET /oauth/authorize: consents at once and redirects back with `code` (or `error`). */
+  function authorize(response: ServerResponse, url: URL) {
+    const q = url.searchParams;
+    const scope = q.get('scope') ?? '';
+    const scopes = scope.split(/[\s,]+/).filter(Boolean);
+    if (q.get('response_type') !== 'code' || !scopes.includes('instagram_business_basic')) {
+      return codeError(
+        response,
+        q.get('response_type') !== 'code'
+          ? 'Invalid response_type: code is the only supported value'
+          : 'Invalid scope: instagram_business_basic is required',
+        400,
+      );
+    }
+    const answer = oauth.authorize({
+      clientId: q.get('client_id') ?? undefined,
+      redirectUri: q.get('redirect_uri') ?? undefined,
+      state: q.get('state') ?? undefined,
+      scope,
+    });
+    if (!('redirect' in answer)) {
+      return codeError(response, `Invalid request: ${answer.error}`, answer.status);
+    }
+    const back = new URL(answer.redirect);
+    if (back.searchParams.get('error') === 'access_denied') {
+      back.searchParams.set('error_reason', 'user_denied');
+    }
+    // Instagram appends #_ to the redirect URI.
+    response.writeHead(302, { location: `${back.toString()}#_` }).end();
+  }
+
+  /** api.instagram.com's error shape (authorization codes). */
+  function codeError(response: ServerResponse, message: string, status = 400, type?: string) {
+    sendJson(response, status, {
+      error_type: type ?? 'OAuthException',
+      code: status,
+      error_message: message,
+    });
+  }
+
+  /** POST /oauth/access_token (form): the short-lived token, user id and permissions. */
+  function exchange(response: ServerResponse, params: Record<string, string>) {
+    if (params.grant_type !== 'authorization_code') {
+      return codeError(response, 'Invalid grant_type: authorization_code is required');
+    }
+    const answer = oauth.exchangeCode({
+      code: params.code,
+      clientId: params.client_id,
+      clientSecret: params.client_secret,
+      redirectUri: params.redirect_uri,
+    });
+    if (!answer.ok) {
+      const message =
+        answer.error === 'invalid_client'
+          ? 'Invalid platform app'
+          : answer.description.startsWith('redirect_uri')
+            ? 'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request'
+            : answer.error === 'invalid_grant'
+              ? 'Matching code was not found or was already used'
+              : answer.description;
+      return codeError(response, message, answer.status === 401 ? 400 : answer.status);
+    }
+    const permissions = answer.tokens.scopes.join(',');
+    const token = answer.tokens.accessToken;
+    if (options.tokenShape === 'flat') {
+      // user_id as a bare int64 number, as the older reference shows it.
+      return sendRawJson(
+        response,
+        200,
+        `{"access_token":${JSON.stringify(token)},"user_id":${account.user_id},"permissions":${JSON.stringify(permissions)}}`,
+      );
+    }
+    sendJson(response, 200, {
+      data: [{ access_token: token, user_id: account.user_id, permissions }],
+    });
+  }
+
+  const tokenError = (response: ServerResponse, token: string | undefined) =>
+    graphError(
+      response,
+      token && expired.has(token) ? INSTAGRAM_ERRORS.tokenExpired : INSTAGRAM_ERRORS.tokenInvalid,
+    );
+
+  function issueLongLived(response: ServerResponse, permissions: string[]) {
+    const token = `IGAA${randomBytes(24).toString('base64url')}`;
+    longLived.set(token, permissions);
+    longLivedTokens.push(token);
+    sendJson(response, 200, {
+      access_token: token,
+      token_type: 'bearer',
+      expires_in: INSTAGRAM_LONG_LIVED_EXPIRES_IN,
+    });
+  }
+
+  /** GET /access_token?grant_type=ig_exchange_token&client_secret&access_token (short-lived). */
+  function exchangeLongLived(response: ServerResponse, params: Record<string, string>) {
+    if (params.grant_type !== 'ig_exchange_token') {
+      return invalid(response, 'grant_type must be ig_exchange_token');
+    }
+    if (params.client_secret !== oauth.options.clientSecret) {
+      return graphError(response, { code: 1, message: 'Error validating client secret.' });
+    }
+    const token = params.access_token;
+    if (!token || expired.has(token) || !oauth.isValidAccessToken(token)) {
+      return tokenError(response, token);
+    }
+    const issued = oauth.issued.find((t) => t.accessToken === token);
+    issueLongLived(response, issued?.scopes ?? []);
+  }
+
+  /** GET /refresh_access_token?grant_type=ig_refresh_token&access_token (long-lived). */
+  function refresh(response: ServerResponse, params: Record<string, string>) {
+    if (params.grant_type !== 'ig_refresh_token') {
+      return invalid(response, 'grant_type must be ig_refresh_token');
+    }
+    const token = params.access_token;
+    const permissions = token === undefined ? undefined : longLived.get(token);
+    if (!token || expired.has(token) || !permissions) return tokenError(response, token);
+    issueLongLived(response, permissions);
+  }
+
+  /** GET /{version}/me?fields=user_id,username: the account behind an OAuth-issued token. */
+  function me(response: ServerResponse, params: Record<string, string>) {
+    const token = params.access_token;
+    const known = token !== undefined && (longLived.has(token) || oauth.isValidAccessToken(token));
+    if (!token || expired.has(token) || !known) return tokenError(response, token);
+    const fields = (params.fields ?? 'id').split(',');
+    sendJson(response, 200, {
+      ...(fields.includes('user_id') ? { user_id: account.user_id } : {}),
+      ...(fields.includes('username') ? { username: account.username } : {}),
+      id: account.id,
+    });
   }
 
   function create(
@@ -420,13 +641,13 @@ export async function startFakeInstagram(
       let matches: (r: RecordedRequest) => boolean = () => true;
       if ('error' in step || 'drop' in step) {
         const on = step.on ?? 'any';
-        matches = (r) => {
-          const segments = r.path.split('/').filter(Boolean).slice(1);
-          return on === 'any' || callOf(r.method, segments, r.query.fields ?? null) === on;
-        };
+        matches = (r) => on === 'any' || callOf(r.method, r.path, r.query.fields ?? null) === on;
       }
       scripts.add(step, matches, step.times ?? 1);
     },
     expireAccessToken: (token) => expired.add(token),
+    oauth,
+    account,
+    longLivedTokens,
   };
 }

@@ -1,5 +1,6 @@
 // A local TikTok Content Posting API speaking PLATFORMS.md's formats: `{ data, error }` envelopes,
-// creator info, video/inbox/photo init, status fetch and the OAuth token endpoint.
+// creator info, video/inbox/photo init, status fetch, and Login Kit: consent
+// (/v2/auth/authorize/), the token endpoint (code exchange and refresh) and /v2/user/info/.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   bearerToken,
@@ -14,6 +15,7 @@ import {
   sendJson,
   sendRawJson,
 } from './http.ts';
+import { FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
 
 /**
  * Documented error codes with their HTTP status. The first six are TikTok's documented v2 error
@@ -117,8 +119,17 @@ export interface FakeTiktok extends FakeServer {
   setCreator(creator: Partial<TiktokCreator>): void;
   /** Further calls with this access token answer access_token_invalid. */
   expireAccessToken(token: string): void;
-  /** Refreshing with this token answers invalid_grant. */
+  /** Refreshing with this token answers invalid_grant (tokens of the OAuth flow included). */
   revokeRefreshToken(token: string): void;
+  /**
+   * Login Kit (consent, code exchange, refresh of the tokens it issued; PKCE optional,
+   * refresh tokens rotate): script denials and refusals here.
+   */
+  oauth: FakeOAuthProvider;
+  /** What /v2/user/info/ answers for the user who consents. */
+  user: { open_id: string; display_name: string };
+  /** Init calls refused with 429 by `initRateLimit`. */
+  readonly rateLimitedCalls: number;
 }
 
 export interface FakeTiktokOptions {
@@ -127,6 +138,15 @@ export interface FakeTiktokOptions {
   processingPolls?: number;
   /** When set, photo URLs not starting with one of these answer url_ownership_unverified. */
   verifiedUrlPrefixes?: string[];
+  /** The app's client key and secret for the OAuth flow (default tiktok-client-key/-secret). */
+  oauth?: { clientId: string; clientSecret: string };
+  /**
+   * TikTok's per-user limit on the init endpoints: `limit` calls per fixed `windowMs` per access
+   * token (TikTok: 6 per minute). Past it: 429 rate_limit_exceeded, with a `Retry-After` header
+   * (seconds to the window's end) only when `retryAfterHeader` is set (TikTok does not document
+   * one). Default: no limit.
+   */
+  initRateLimit?: { limit: number; windowMs: number; retryAfterHeader?: boolean };
 }
 
 const TOKEN_PATH = '/v2/oauth/token/';
@@ -143,6 +163,8 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
   const scripts = new ScriptQueue<TiktokScript>();
   const expiredAccess = new Set<string>();
   const revokedRefresh = new Set<string>();
+  /** Access tokens issued by refreshing a token the OAuth provider did not issue (older tests). */
+  const refreshedAccess = new Set<string>();
   let creator: TiktokCreator = {
     creator_avatar_url: 'https://p16.tiktokcdn.example/avatar.jpeg',
     creator_username: 'fake.creator',
@@ -154,6 +176,14 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     max_video_post_duration_sec: 600,
     ...options.creator,
   };
+  const oauth = new FakeOAuthProvider({
+    clientId: options.oauth?.clientId ?? 'tiktok-client-key',
+    clientSecret: options.oauth?.clientSecret ?? 'tiktok-client-secret',
+    pkce: 'optional',
+    accessTokenTtlSeconds: 86_400,
+    rotateRefreshTokens: true,
+  });
+  const user = { open_id: 'fake-open-id', display_name: 'Fake Creator' };
   let counter = 0;
   const logId = () => `2024${String(++counter).padStart(10, '0')}FAKE`;
 
@@ -174,21 +204,50 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     requests.push(recorded);
 
     if (url.pathname === TOKEN_PATH) return token(response, body, recorded);
+    if (url.pathname === '/v2/auth/authorize/') {
+      const q = url.searchParams;
+      const answer = oauth.authorize({
+        clientId: q.get('client_key') ?? undefined,
+        redirectUri: q.get('redirect_uri') ?? undefined,
+        state: q.get('state') ?? undefined,
+        scope: q.get('scope') ?? '',
+        codeChallenge: q.get('code_challenge') ?? undefined,
+        codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
+      });
+      if ('redirect' in answer) {
+        response.writeHead(302, { location: answer.redirect }).end();
+        return;
+      }
+      return sendJson(response, answer.status, {
+        error: answer.error,
+        error_description: answer.description,
+        log_id: logId(),
+      });
+    }
 
     const scripted = scripts.take(recorded, (a) => 'error' in a || 'drop' in a);
     if (scripted && 'drop' in scripted) return dropConnection(request);
     if (scripted && 'error' in scripted) return error(response, scripted.error, scripted.message);
 
-    if (request.method !== 'POST') return error(response, 'invalid_params', 'POST only');
+    if (request.method !== 'POST' && url.pathname !== '/v2/user/info/') {
+      return error(response, 'invalid_params', 'POST only');
+    }
     const accessToken = bearerToken(request.headers);
     if (!accessToken || expiredAccess.has(accessToken)) {
       return error(response, 'access_token_invalid');
     }
     const json = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
 
+    if (url.pathname === '/v2/user/info/') {
+      // Identity needs a token this fake issued (publishing accepts any unexpired token).
+      if (!oauth.isValidAccessToken(accessToken) && !refreshedAccess.has(accessToken)) {
+        return error(response, 'access_token_invalid');
+      }
+      return ok(response, { user });
+    }
     if (url.pathname === '/v2/post/publish/creator_info/query/') return ok(response, creator);
     const endpoint = INIT_PATHS[url.pathname as keyof typeof INIT_PATHS];
-    if (endpoint) return init(response, endpoint, json, recorded);
+    if (endpoint) return init(response, endpoint, json, recorded, accessToken);
     if (url.pathname === '/v2/post/publish/status/fetch/') return status(response, json);
     sendJson(response, 404, {
       data: {},
@@ -196,12 +255,40 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     });
   }
 
+  let rateLimitedCalls = 0;
+  /** Init calls per access token in the current fixed window. */
+  const initWindows = new Map<string, { startedAt: number; count: number }>();
+  /** Answers 429 when `token` has used its init calls of this window (and counts the call). */
+  function rateLimited(response: ServerResponse, token: string): boolean {
+    const limit = options.initRateLimit;
+    if (!limit) return false;
+    const now = Date.now();
+    let window = initWindows.get(token);
+    if (!window || now - window.startedAt >= limit.windowMs) {
+      window = { startedAt: now, count: 0 };
+      initWindows.set(token, window);
+    }
+    if (window.count < limit.limit) {
+      window.count += 1;
+      return false;
+    }
+    rateLimitedCalls += 1;
+    if (limit.retryAfterHeader) {
+      const seconds = Math.ceil((window.startedAt + limit.windowMs - now) / 1000);
+      response.setHeader('retry-after', String(Math.max(1, seconds)));
+    }
+    error(response, 'rate_limit_exceeded');
+    return true;
+  }
+
   function init(
     response: ServerResponse,
     endpoint: TiktokPublish['endpoint'],
     body: Record<string, unknown>,
     recorded: RecordedRequest,
+    accessToken: string,
   ) {
+    if (rateLimited(response, accessToken)) return;
     const postInfo = (body.post_info ?? {}) as Record<string, unknown>;
     const source = (body.source_info ?? {}) as Record<string, unknown>;
     if (source.source !== 'PULL_FROM_URL' && source.source !== 'FILE_UPLOAD') {
@@ -287,18 +374,52 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     const scripted = scripts.take(recorded, (a) => 'tokenError' in a);
     const refuse = (status: number, code: string, description: string) =>
       sendJson(response, status, { error: code, error_description: description, log_id: logId() });
+    const tokens = (answer: TokenAnswer) => {
+      if (!answer.ok) return refuse(answer.status, answer.error, answer.description);
+      return sendJson(response, 200, {
+        access_token: answer.tokens.accessToken,
+        expires_in: answer.tokens.expiresIn,
+        open_id: user.open_id,
+        refresh_token: answer.tokens.refreshToken,
+        refresh_expires_in: 31_536_000,
+        scope: answer.tokens.scopes.join(','),
+        token_type: 'Bearer',
+      });
+    };
     if (scripted && 'tokenError' in scripted) {
       return refuse(scripted.status ?? 400, scripted.tokenError, 'scripted token error');
     }
     if (!form.client_key || !form.client_secret)
       return refuse(401, 'invalid_client', 'Client key or secret is invalid.');
+    if (form.grant_type === 'authorization_code') {
+      const answer = oauth.exchangeCode({
+        code: form.code,
+        clientId: form.client_key,
+        clientSecret: form.client_secret,
+        redirectUri: form.redirect_uri,
+        codeVerifier: form.code_verifier,
+      });
+      return tokens(answer);
+    }
     if (form.grant_type !== 'refresh_token')
       return refuse(400, 'unsupported_grant_type', 'grant_type is invalid.');
     if (!form.refresh_token || revokedRefresh.has(form.refresh_token)) {
       return refuse(400, 'invalid_grant', 'Refresh token is invalid or expired.');
     }
+    if (oauth.issuedRefreshToken(form.refresh_token)) {
+      // A token of the OAuth flow: the provider checks the client and rotates it.
+      return tokens(
+        oauth.refresh({
+          refreshToken: form.refresh_token,
+          clientId: form.client_key,
+          clientSecret: form.client_secret,
+        }),
+      );
+    }
+    // Any other refresh token (the publisher tests bring their own) is accepted once.
     revokedRefresh.add(form.refresh_token); // TikTok rotates refresh tokens
     const n = ++counter;
+    refreshedAccess.add(`act.refreshed.${n}`);
     sendJson(response, 200, {
       access_token: `act.refreshed.${n}`,
       expires_in: 86400,
@@ -315,6 +436,9 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     baseUrl: server.baseUrl,
     requests,
     publishes,
+    get rateLimitedCalls() {
+      return rateLimitedCalls;
+    },
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean;
@@ -332,6 +456,11 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
       creator = { ...creator, ...partial };
     },
     expireAccessToken: (token) => expiredAccess.add(token),
-    revokeRefreshToken: (token) => revokedRefresh.add(token),
+    revokeRefreshToken(token) {
+      revokedRefresh.add(token);
+      oauth.revoke(token);
+    },
+    oauth,
+    user,
   };
 }

@@ -1,6 +1,7 @@
 // A local YouTube Data API v3 resumable upload endpoint speaking PLATFORMS.md's formats:
 // session start (Location), byte PUTs (201/200 video resource, 308 + Range), status queries
-// (`Content-Range: bytes */total`), Google error objects and the OAuth token endpoint.
+// (`Content-Range: bytes */total`), Google error objects, and Google OAuth: consent
+// (/o/oauth2/v2/auth), /token (code exchange and refresh) and channels?mine=true.
 // Upload bytes are counted (and checked against the media server's pattern), never kept.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -16,6 +17,7 @@ import {
   sendJson,
 } from './http.ts';
 import { matchesPattern } from './media-server.ts';
+import { FakeOAuthProvider } from './oauth.ts';
 
 export interface YoutubeError {
   status: number;
@@ -87,16 +89,33 @@ export interface FakeYoutube extends FakeServer {
   sessions: YoutubeSession[];
   expireAccessToken(token: string): void;
   revokeRefreshToken(token: string): void;
+  /**
+   * Google's consent, code exchange and refresh of the tokens it issued (PKCE optional, refresh
+   * tokens not rotated: a refresh answers none): script denials and refusals here.
+   */
+  oauth: FakeOAuthProvider;
+  /** The channel of the Google account that consents; null: the account has none. */
+  channel: { id: string; title: string } | null;
 }
 
 const START_PATH = '/upload/youtube/v3/videos';
 
-export async function startFakeYoutube(): Promise<FakeYoutube> {
+export async function startFakeYoutube(
+  options: { oauth?: { clientId: string; clientSecret: string } } = {},
+): Promise<FakeYoutube> {
+  const oauth = new FakeOAuthProvider({
+    clientId: options.oauth?.clientId ?? 'youtube-client-id',
+    clientSecret: options.oauth?.clientSecret ?? 'youtube-client-secret',
+    pkce: 'optional',
+    accessTokenTtlSeconds: 3_599,
+  });
   const requests: RecordedRequest[] = [];
   const sessions: YoutubeSession[] = [];
   const scripts = new ScriptQueue<YoutubeScript>();
   const expired = new Set<string>();
   const revoked = new Set<string>();
+  /** Access tokens issued by refreshing a token the OAuth provider did not issue (older tests). */
+  const refreshedAccess = new Set<string>();
   let baseUrl = '';
   let counter = 0;
 
@@ -138,6 +157,25 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     if (url.pathname === '/token') return token(request, response, url);
+    if (url.pathname === '/o/oauth2/v2/auth') {
+      const q = url.searchParams;
+      const answer = oauth.authorize({
+        clientId: q.get('client_id') ?? undefined,
+        redirectUri: q.get('redirect_uri') ?? undefined,
+        state: q.get('state') ?? undefined,
+        scope: q.get('scope') ?? '',
+        codeChallenge: q.get('code_challenge') ?? undefined,
+        codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
+      });
+      if ('redirect' in answer) {
+        response.writeHead(302, { location: answer.redirect }).end();
+        return;
+      }
+      return sendJson(response, answer.status, {
+        error: answer.error,
+        error_description: answer.description,
+      });
+    }
     const call = callOf(request, url);
     if (call === 'upload') return upload(request, response, url);
 
@@ -150,6 +188,26 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
     const accessToken = bearerToken(request.headers);
     if (!accessToken || expired.has(accessToken))
       return googleError(response, YOUTUBE_ERRORS.authError);
+
+    if (url.pathname === '/youtube/v3/channels' && request.method === 'GET') {
+      // The channel needs a token this fake issued (uploads accept any unexpired token).
+      if (!oauth.isValidAccessToken(accessToken) && !refreshedAccess.has(accessToken)) {
+        return googleError(response, YOUTUBE_ERRORS.authError);
+      }
+      return sendJson(response, 200, {
+        kind: 'youtube#channelListResponse',
+        pageInfo: { totalResults: fake.channel ? 1 : 0, resultsPerPage: 5 },
+        items: fake.channel
+          ? [
+              {
+                kind: 'youtube#channel',
+                id: fake.channel.id,
+                snippet: { title: fake.channel.title },
+              },
+            ]
+          : [],
+      });
+    }
 
     if (call === 'start') {
       if (request.method !== 'POST' || url.searchParams.get('uploadType') !== 'resumable') {
@@ -315,6 +373,28 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
         error_description: 'The OAuth client was not found.',
       });
     }
+    if (form.grant_type === 'authorization_code') {
+      const answer = oauth.exchangeCode({
+        code: form.code,
+        clientId: form.client_id,
+        clientSecret: form.client_secret,
+        redirectUri: form.redirect_uri,
+        codeVerifier: form.code_verifier,
+      });
+      if (!answer.ok) {
+        return sendJson(response, answer.status, {
+          error: answer.error,
+          error_description: answer.description,
+        });
+      }
+      return sendJson(response, 200, {
+        access_token: answer.tokens.accessToken,
+        expires_in: answer.tokens.expiresIn,
+        refresh_token: answer.tokens.refreshToken,
+        scope: answer.tokens.scopes.join(' '),
+        token_type: 'Bearer',
+      });
+    }
     if (form.grant_type !== 'refresh_token') {
       return sendJson(response, 400, {
         error: 'unsupported_grant_type',
@@ -327,8 +407,34 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
         error_description: 'Token has been expired or revoked.',
       });
     }
+    if (oauth.issuedRefreshToken(form.refresh_token)) {
+      // A token of the OAuth flow: the provider checks the client; Google does not rotate it.
+      const answer = oauth.refresh({
+        refreshToken: form.refresh_token,
+        clientId: form.client_id,
+        clientSecret: form.client_secret,
+      });
+      if (!answer.ok) {
+        return sendJson(response, answer.status, {
+          error: answer.error,
+          error_description:
+            answer.error === 'invalid_grant'
+              ? 'Token has been expired or revoked.'
+              : answer.description,
+        });
+      }
+      return sendJson(response, 200, {
+        access_token: answer.tokens.accessToken,
+        expires_in: answer.tokens.expiresIn,
+        scope: answer.tokens.scopes.join(' '),
+        token_type: 'Bearer',
+      });
+    }
+    // Any other refresh token (the publisher tests bring their own) is accepted.
+    const access = `ya29.refreshed-${++counter}`;
+    refreshedAccess.add(access);
     sendJson(response, 200, {
-      access_token: `ya29.refreshed-${++counter}`,
+      access_token: access,
       expires_in: 3599,
       scope: 'https://www.googleapis.com/auth/youtube.upload',
       token_type: 'Bearer',
@@ -337,7 +443,7 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
 
   const server = await listen(handle);
   baseUrl = server.baseUrl;
-  return {
+  const fake: FakeYoutube = {
     baseUrl,
     requests,
     sessions,
@@ -361,6 +467,12 @@ export async function startFakeYoutube(): Promise<FakeYoutube> {
       scripts.add(step, matches, step.times ?? 1);
     },
     expireAccessToken: (token) => expired.add(token),
-    revokeRefreshToken: (token) => revoked.add(token),
+    revokeRefreshToken(token) {
+      revoked.add(token);
+      oauth.revoke(token);
+    },
+    oauth,
+    channel: { id: 'UC-fake-channel', title: 'Fake Channel' },
   };
+  return fake;
 }

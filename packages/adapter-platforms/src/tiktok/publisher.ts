@@ -7,11 +7,13 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
+import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { firstLine, type MediaKind, mediaKindOf } from '../shared/media.ts';
 import { boolOption, type Options, optionsOf, stringOption } from '../shared/options.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
-import { type CreatorInfo, createTiktokApi, type TiktokConfig, tiktokRefresher } from './api.ts';
+import { type CreatorInfo, createTiktokApi, tiktokRefresher } from './api.ts';
+import type { TiktokSettings } from './settings.ts';
 
 /** TikTok counts title/description length in UTF-16 code units ("runes"). */
 export const TIKTOK_VIDEO_TITLE_MAX = 2200;
@@ -30,7 +32,7 @@ interface TiktokProgress {
 }
 
 export function createTiktokPublisher(
-  config: TiktokConfig,
+  config: TiktokSettings,
   runtime: PublisherRuntime,
 ): PlatformPublisher {
   const refresher = tiktokRefresher(config, runtime);
@@ -53,52 +55,50 @@ export function createTiktokPublisher(
     const creator = draft ? null : await auth.call((token) => api.creatorInfo(token));
     const privacy = creator ? choosePrivacy(creator, stringOption(options, 'tiktokPrivacy')) : null;
     const content = request.post.content;
+    // The one call that creates something on TikTok, under a durable intent: a worker that
+    // dies while it is in flight leaves a trace, and the next run does not post again.
+    const init = (endpoint: 'video' | 'inbox_video' | 'content', body: unknown) =>
+      sendOnce(request, 'init', () => auth.call((token) => api.init(endpoint, token, body)));
 
     let publishId: string;
     if (mediaType === 'video' && draft) {
       // Inbox upload: source_info only; caption and settings are completed in the TikTok app.
-      publishId = await auth.call((token) =>
-        api.init('inbox_video', token, {
-          source_info: { source: 'PULL_FROM_URL', video_url: first },
-        }),
-      );
+      publishId = await init('inbox_video', {
+        source_info: { source: 'PULL_FROM_URL', video_url: first },
+      });
     } else if (mediaType === 'video') {
-      publishId = await auth.call((token) =>
-        api.init('video', token, {
-          post_info: {
-            title: content,
-            privacy_level: privacy,
-            ...interactionFlags(options, creator, 'video'),
-            brand_content_toggle: boolOption(options, 'tiktokBrandContent') ?? false,
-            brand_organic_toggle: boolOption(options, 'tiktokBrandOrganic') ?? false,
-            is_aigc: boolOption(options, 'tiktokIsAigc') ?? false,
-          },
-          source_info: { source: 'PULL_FROM_URL', video_url: first },
-        }),
-      );
+      publishId = await init('video', {
+        post_info: {
+          title: content,
+          privacy_level: privacy,
+          ...interactionFlags(options, creator, 'video'),
+          brand_content_toggle: boolOption(options, 'tiktokBrandContent') ?? false,
+          brand_organic_toggle: boolOption(options, 'tiktokBrandOrganic') ?? false,
+          is_aigc: boolOption(options, 'tiktokIsAigc') ?? false,
+        },
+        source_info: { source: 'PULL_FROM_URL', video_url: first },
+      });
     } else {
-      publishId = await auth.call((token) =>
-        api.init('content', token, {
-          media_type: 'PHOTO',
-          post_mode: draft ? 'MEDIA_UPLOAD' : 'DIRECT_POST',
-          post_info: {
-            title: photoTitle(content),
-            description: content,
-            // privacy_level is required for DIRECT_POST only; not sent for MEDIA_UPLOAD
-            // (the user picks it in the app). Unconfirmed whether TikTok tolerates it there.
-            ...(privacy === null ? {} : { privacy_level: privacy }),
-            ...interactionFlags(options, creator, 'photo'),
-            auto_add_music: boolOption(options, 'tiktokAutoAddMusic') ?? false,
-            brand_content_toggle: boolOption(options, 'tiktokBrandContent') ?? false,
-            brand_organic_toggle: boolOption(options, 'tiktokBrandOrganic') ?? false,
-          },
-          source_info: {
-            source: 'PULL_FROM_URL',
-            photo_cover_index: 0,
-            photo_images: urls.map((url) => proxiedPhotoUrl(url, config.photoProxyUrl)),
-          },
-        }),
-      );
+      publishId = await init('content', {
+        media_type: 'PHOTO',
+        post_mode: draft ? 'MEDIA_UPLOAD' : 'DIRECT_POST',
+        post_info: {
+          title: photoTitle(content),
+          description: content,
+          // privacy_level is required for DIRECT_POST only; not sent for MEDIA_UPLOAD
+          // (the user picks it in the app). Unconfirmed whether TikTok tolerates it there.
+          ...(privacy === null ? {} : { privacy_level: privacy }),
+          ...interactionFlags(options, creator, 'photo'),
+          auto_add_music: boolOption(options, 'tiktokAutoAddMusic') ?? false,
+          brand_content_toggle: boolOption(options, 'tiktokBrandContent') ?? false,
+          brand_organic_toggle: boolOption(options, 'tiktokBrandOrganic') ?? false,
+        },
+        source_info: {
+          source: 'PULL_FROM_URL',
+          photo_cover_index: 0,
+          photo_images: urls.map((url) => proxiedPhotoUrl(url, config.photoProxyUrl)),
+        },
+      });
     }
 
     const progress: TiktokProgress = {
@@ -168,8 +168,13 @@ export function createTiktokPublisher(
     resume: (request) =>
       runPublish(request.signal, async () => {
         const progress = readProgress(request.target.resumeState);
-        // Without a publish_id nothing reached TikTok (or it was never recorded): start over.
-        if (progress === null) return publish(request);
+        if (progress === null) {
+          // An init may have been sent without its publish_id being recorded: TikTok cannot be
+          // asked for a publish without its id, so it is never sent again.
+          if (request.intent !== null) return outcomeUnknown('TikTok', request.intent);
+          // Nothing reached TikTok: start over.
+          return publish(request);
+        }
         return waitForStatus(request, new AuthSession(request, refresher, 'TikTok'), progress);
       }),
   };

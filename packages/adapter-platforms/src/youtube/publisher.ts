@@ -11,13 +11,8 @@ import { AuthSession } from '../shared/auth.ts';
 import { firstLine, mediaKindOf, truncateCodePoints } from '../shared/media.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
-import {
-  createYoutubeApi,
-  type MediaInfo,
-  type SessionState,
-  type YoutubeConfig,
-  youtubeRefresher,
-} from './api.ts';
+import { createYoutubeApi, type MediaInfo, type SessionState, youtubeRefresher } from './api.ts';
+import type { YoutubeSettings } from './settings.ts';
 
 export const YOUTUBE_TITLE_MAX = 100;
 /** YouTube limits descriptions to 5000 bytes (UTF-8). */
@@ -33,7 +28,7 @@ interface YoutubeProgress {
 }
 
 export function createYoutubePublisher(
-  config: YoutubeConfig,
+  config: YoutubeSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
   // Media URLs often redirect (CDNs, signed storage links); every hop still goes through the

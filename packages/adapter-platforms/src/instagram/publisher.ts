@@ -10,7 +10,8 @@ import { AuthSession } from '../shared/auth.ts';
 import { codePointLength, mediaKindOf } from '../shared/media.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
-import { createInstagramApi, type InstagramConfig } from './api.ts';
+import { createInstagramApi } from './api.ts';
+import type { InstagramSettings } from './settings.ts';
 
 export const INSTAGRAM_CAPTION_MAX = 2200;
 export const INSTAGRAM_CAROUSEL_MIN = 2;
@@ -32,7 +33,7 @@ interface InstagramProgress {
 type Api = ReturnType<typeof createInstagramApi>;
 
 export function createInstagramPublisher(
-  config: InstagramConfig,
+  config: InstagramSettings,
   runtime: PublisherRuntime,
 ): PlatformPublisher {
   // Instagram long-lived tokens are refreshed (extended) by a separate flow before they expire,

@@ -1,19 +1,18 @@
-import {
-  PLATFORMS,
-  type Platform,
-  type PostDraft,
-  validateCreatePost,
-} from '@social-publisher/domain';
+import { type Platform, type PostDraft, validateCreatePost } from '@social-publisher/domain';
 import { describe, expect, it } from 'vitest';
-import { createPlatformRegistry, type MockedBehaviour } from '../src/index.ts';
+import { createPlatformRegistry, PLATFORM_DESCRIPTORS } from '../src/index.ts';
 import { makeRequest, publisherFor, testConfig } from './helpers.ts';
 
 describe('registry', () => {
-  it('serves a publisher for every platform of the domain', () => {
+  it('serves a publisher and the rules of every described platform, in the list order', () => {
     const registry = createPlatformRegistry(testConfig());
-    for (const platform of PLATFORMS) {
+    expect(registry.names).toEqual(PLATFORM_DESCRIPTORS.map((descriptor) => descriptor.name));
+    for (const platform of registry.names) {
       expect(registry.get(platform)?.platform).toBe(platform);
+      expect(registry.rules(platform)?.name).toBe(platform);
     }
+    expect(registry.get('myspace')).toBeUndefined();
+    expect(registry.rules('myspace')).toBeUndefined();
   });
 
   it('creates a guarded media dispatcher when none is given', () => {
@@ -22,48 +21,25 @@ describe('registry', () => {
   });
 });
 
-describe('mocked platforms (twitter, linkedin, facebook)', () => {
-  const fates = new Map<string, MockedBehaviour>();
-  const config = testConfig({
-    mocked: { behaviour: (platform, post) => fates.get(`${platform}:${post.content}`) ?? 'ok' },
-  });
-
-  it.each(['twitter', 'linkedin', 'facebook'] as const)(
-    '%s publishes with a synthetic id that a resume repeats',
+describe('platforms without a real publisher yet (twitter, facebook)', () => {
+  it.each(['twitter', 'facebook'] as const)(
+    '%s never reports a success: publish and resume fail permanently, saying so',
     async (platform) => {
-      const publisher = publisherFor(platform, config);
+      const publisher = publisherFor(platform, testConfig());
       const h = makeRequest({ platform, content: 'hello' });
-      const first = await publisher.publish(h.request);
-      expect(first).toMatchObject({
-        kind: 'published',
-        platformPostId: expect.stringMatching(new RegExp(`^mock-${platform}-[0-9a-f]{16}$`)),
-      });
-      expect(await publisher.resume(h.request)).toEqual(first);
+      for (const outcome of [
+        await publisher.publish(h.request),
+        await publisher.resume(h.request),
+      ]) {
+        expect(outcome).toMatchObject({
+          kind: 'failed',
+          code: 'platform_not_supported_yet',
+          retryable: false,
+        });
+        expect(outcome.kind === 'failed' && outcome.message).toMatch(/nothing was posted/);
+      }
     },
   );
-
-  it('can be told to fail transiently or permanently', async () => {
-    fates.set('twitter:flaky', 'transient');
-    fates.set('linkedin:doomed', 'permanent');
-    const transient = await publisherFor('twitter', config).publish(
-      makeRequest({ platform: 'twitter', content: 'flaky' }).request,
-    );
-    expect(transient).toMatchObject({ kind: 'failed', code: 'mock_transient', retryable: true });
-    const permanent = await publisherFor('linkedin', config).publish(
-      makeRequest({ platform: 'linkedin', content: 'doomed' }).request,
-    );
-    expect(permanent).toMatchObject({ kind: 'failed', code: 'mock_permanent', retryable: false });
-    const other = await publisherFor('facebook', config).publish(
-      makeRequest({ platform: 'facebook', content: 'doomed' }).request,
-    );
-    expect(other.kind).toBe('published');
-  });
-
-  it('rejects an aborted request by throwing', async () => {
-    const h = makeRequest({ platform: 'facebook' });
-    h.controller.abort(new Error('shutdown'));
-    await expect(publisherFor('facebook', config).publish(h.request)).rejects.toThrow('shutdown');
-  });
 });
 
 describe('validate', () => {
@@ -122,7 +98,7 @@ describe('validate', () => {
     const mine = validate('youtube', { mediaUrls });
     const shared = validateCreatePost(
       { content: '', platforms: ['youtube'], media_urls: mediaUrls },
-      { mode: 'now', now: new Date() },
+      { mode: 'now', now: new Date(), platforms: registry },
     );
     expect(mine).toEqual([
       { field: 'media_urls[0]', message: 'youtube does not accept photos; give a video URL' },
@@ -137,11 +113,16 @@ describe('validate', () => {
     ).toBe('content');
   });
 
-  it('twitter: 280 characters (mocked, real limit)', () => {
-    expect(validate('twitter', { content: 'x'.repeat(280) })).toEqual([]);
-    expect(validate('twitter', { content: 'x'.repeat(281) })).toEqual([
+  it('content limits of the descriptors (twitter 280, linkedin 3000) apply to every post', () => {
+    const rules = (content: string, platform: Platform) =>
+      validateCreatePost(
+        { content, platforms: [platform] },
+        { mode: 'now', now: new Date(), platforms: registry },
+      );
+    expect(rules('x'.repeat(280), 'twitter')).toEqual([]);
+    expect(rules('x'.repeat(281), 'twitter')).toEqual([
       { field: 'content', message: 'twitter posts are limited to 280 characters' },
     ]);
-    expect(validate('linkedin', { content: 'x'.repeat(3001) })).toHaveLength(1);
+    expect(rules('x'.repeat(3001), 'linkedin')).toHaveLength(1);
   });
 });

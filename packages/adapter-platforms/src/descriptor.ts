@@ -1,0 +1,113 @@
+import type {
+  PlatformMediaRules,
+  PlatformOAuth,
+  PlatformPublisher,
+  PlatformRules,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from './config.ts';
+
+/**
+ * One setting a platform reads from the environment. packages/config reads and validates
+ * every setting of every descriptor (one clear line per bad value); the publisher receives
+ * the values under the same keys.
+ */
+export interface PlatformSetting {
+  /** The environment variable, e.g. ACME_API_BASE_URL. */
+  env: string;
+  /** Older names still honoured when `env` is unset. */
+  aliases?: readonly string[];
+  /** `url`: an absolute http(s) URL, trailing slashes removed. */
+  kind: 'url' | 'string';
+  /** Used when the variable is unset; without one the value is `undefined`. */
+  default?: string;
+  /** A `string` must match this (with `hint` saying what it should look like). */
+  pattern?: RegExp;
+  hint?: string;
+  /** Another setting (by key) that must be set whenever this one is, e.g. a client secret. */
+  requiredWith?: string;
+  /** One line for the README's table. */
+  description: string;
+}
+
+export type PlatformSettingsSpec = Readonly<Record<string, PlatformSetting>>;
+
+/** The values of a settings spec: a string where a default exists, else maybe undefined. */
+export type SettingsOf<S extends PlatformSettingsSpec> = {
+  readonly [K in keyof S]: S[K] extends { default: string } ? string : string | undefined;
+};
+
+/** The settings of every platform, by platform name (what config hands the registry). */
+export type PlatformSettingValues = Readonly<
+  Record<string, Readonly<Record<string, string | undefined>>>
+>;
+
+/** What a platform's folder declares (see any `<platform>/descriptor.ts`). */
+export interface PlatformDefinition<S extends PlatformSettingsSpec> {
+  readonly name: string;
+  /** How people write it (messages, docs). */
+  readonly label: string;
+  readonly media: PlatformMediaRules;
+  readonly contentMaxLength?: number;
+  /** `platform_options.<name>`: its JSON Schema and the rule (default: anything goes). */
+  readonly options?: {
+    schema: Readonly<Record<string, unknown>>;
+    validate?: PlatformRules['validateOptions'];
+  };
+  readonly settings: S;
+  createPublisher(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformPublisher;
+  /** How an account is connected (consent URL, code exchange, identity, token renewal). */
+  createOAuth?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformOAuth;
+}
+
+/**
+ * Everything about one platform, declared once in its folder: its rules (media, content,
+ * `platform_options`), its settings, and how to build its publisher. The list in
+ * `platforms.ts` is the only other place a platform is named.
+ */
+export interface PlatformDescriptor {
+  readonly name: string;
+  readonly label: string;
+  readonly rules: PlatformRules;
+  readonly settings: PlatformSettingsSpec;
+  createPublisher(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformPublisher;
+  createOAuth?(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformOAuth;
+}
+
+/** Options of a platform that documents none: any object. */
+const OPEN_OPTIONS = { type: 'object', additionalProperties: true } as const;
+
+/** Declares a platform; the generic ties the publisher's settings to its spec. */
+export function definePlatform<S extends PlatformSettingsSpec>(
+  definition: PlatformDefinition<S>,
+): PlatformDescriptor {
+  const { name, label, media, contentMaxLength, options, settings } = definition;
+  return {
+    name,
+    label,
+    rules: {
+      name,
+      media,
+      ...(contentMaxLength === undefined ? {} : { contentMaxLength }),
+      optionsSchema: options?.schema ?? OPEN_OPTIONS,
+      validateOptions: options?.validate ?? (() => []),
+    },
+    settings,
+    // The config reader filled every key of `settings` from this very spec.
+    createPublisher: (values, runtime) =>
+      definition.createPublisher(values as SettingsOf<S>, runtime),
+    ...(definition.createOAuth
+      ? {
+          createOAuth: (
+            values: Readonly<Record<string, string | undefined>>,
+            runtime: PublisherRuntime,
+          ) => definition.createOAuth?.(values as SettingsOf<S>, runtime) as PlatformOAuth,
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,198 @@
+// Facebook Login for Pages: the dialog on www.facebook.com, the code and long-lived exchanges on
+// graph.facebook.com/{version}/oauth/access_token, the Pages (with their Page tokens) from
+// /me/accounts (developers.facebook.com "Manually Build a Login Flow", "Long-Lived Access
+// Tokens", "Page Access Tokens"). No PKCE. Page tokens obtained from a long-lived user token do
+// not expire: there is no refresh.
+import type {
+  AuthorizationRequest,
+  CodeExchange,
+  ConnectedIdentity,
+  ConnectOutcome,
+  PlatformOAuth,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from '../config.ts';
+import { asString, isRecord } from '../shared/http.ts';
+import {
+  authorizationUrl,
+  missingClientSettings,
+  OAuthStepError,
+  oauthGet,
+  runConnect,
+} from '../shared/oauth.ts';
+import { FACEBOOK_SETTINGS, type FacebookSettings } from './settings.ts';
+
+export const FACEBOOK_SCOPES = [
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+] as const;
+
+const LABEL = 'Facebook';
+/** /me/accounts pages followed at most (Graph's default page size is 25). */
+const MAX_ACCOUNT_PAGES = 20;
+
+export function createFacebookOAuth(
+  settings: FacebookSettings,
+  runtime: PublisherRuntime,
+): PlatformOAuth {
+  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
+  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'graphVersion'>(
+    key: K,
+  ) => (settings[key] as string | undefined) ?? FACEBOOK_SETTINGS[key].default;
+  const graphVersion = setting('graphVersion');
+  const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
+  const tokenBase = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/${version}`;
+  const apiBase = `${setting('apiBaseUrl').replace(/\/+$/, '')}/${version}`;
+  const clientId = settings.clientId ?? '';
+  const clientSecret = settings.clientSecret ?? '';
+
+  /** GET a Graph URL; returns the JSON object or throws the Graph error. */
+  async function graphGet(url: URL, signal: AbortSignal, what: string) {
+    const response = await oauthGet(runtime, url, signal, what);
+    const body = isRecord(response.json) ? response.json : undefined;
+    if (response.status >= 200 && response.status < 300 && body && !isRecord(body.error)) {
+      return body;
+    }
+    throw graphError(response.status, body, what);
+  }
+
+  async function tokenGet(params: Record<string, string>, signal: AbortSignal, what: string) {
+    const url = new URL(`${tokenBase}/oauth/access_token`);
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    const body = await graphGet(url, signal, what);
+    const accessToken = asString(body.access_token);
+    if (!accessToken) {
+      throw new OAuthStepError('invalid_response', `${what}: no access_token`, 'failed');
+    }
+    return accessToken;
+  }
+
+  /** GET /me/accounts?fields=id,name,access_token (every page of results). */
+  async function pages(userToken: string, signal: AbortSignal) {
+    const found: { id: string; name: string | null; accessToken: string }[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < MAX_ACCOUNT_PAGES; page += 1) {
+      const url = new URL(`${apiBase}/me/accounts`);
+      url.searchParams.set('fields', 'id,name,access_token');
+      url.searchParams.set('access_token', userToken);
+      if (after) url.searchParams.set('after', after);
+      const body = await graphGet(url, signal, `${LABEL} Pages (/me/accounts)`);
+      const data = Array.isArray(body.data) ? body.data : [];
+      for (const item of data) {
+        if (!isRecord(item)) continue;
+        const id = asString(item.id);
+        const accessToken = asString(item.access_token);
+        if (id && accessToken) found.push({ id, name: asString(item.name) ?? null, accessToken });
+      }
+      // The cursor is replayed on our own base URL (paging.next names Facebook's host).
+      const paging = isRecord(body.paging) ? body.paging : {};
+      const cursors = isRecord(paging.cursors) ? paging.cursors : {};
+      after = asString(cursors.after);
+      if (!paging.next || !after || data.length === 0) break;
+    }
+    return found;
+  }
+
+  /** GET /me/permissions: the permissions the user granted (some may have been declined). */
+  async function grantedScopes(userToken: string, signal: AbortSignal) {
+    const url = new URL(`${apiBase}/me/permissions`);
+    url.searchParams.set('access_token', userToken);
+    const body = await graphGet(url, signal, `${LABEL} permissions`);
+    const data = Array.isArray(body.data) ? body.data : [];
+    return data
+      .filter((item) => isRecord(item) && item.status === 'granted')
+      .map((item) => asString((item as Record<string, unknown>).permission) ?? '')
+      .filter((permission) => permission !== '');
+  }
+
+  return {
+    platform: 'facebook',
+    missingSettings: missingClientSettings(FACEBOOK_SETTINGS, settings),
+
+    authorizationUrl(request: AuthorizationRequest): string {
+      const base = setting('authBaseUrl').replace(/\/+$/, '');
+      return authorizationUrl(`${base}/${version}/dialog/oauth`, {
+        client_id: clientId,
+        redirect_uri: request.redirectUri,
+        state: request.state,
+        scope: FACEBOOK_SCOPES.join(','),
+        response_type: 'code',
+      });
+    },
+
+    connect(exchange: CodeExchange, signal?: AbortSignal): Promise<ConnectOutcome> {
+      return runConnect(LABEL, [exchange.code], signal, async (active, secrets) => {
+        const shortLived = await tokenGet(
+          {
+            client_id: clientId,
+            redirect_uri: exchange.redirectUri,
+            client_secret: clientSecret,
+            code: exchange.code,
+          },
+          active,
+          `${LABEL} code exchange`,
+        );
+        secrets.push(shortLived);
+        const userToken = await tokenGet(
+          {
+            grant_type: 'fb_exchange_token',
+            client_id: clientId,
+            client_secret: clientSecret,
+            fb_exchange_token: shortLived,
+          },
+          active,
+          `${LABEL} long-lived exchange`,
+        );
+        secrets.push(userToken);
+        const scopes = await grantedScopes(userToken, active);
+        const granted = await pages(userToken, active);
+        for (const page of granted) secrets.push(page.accessToken);
+        if (granted.length === 0) {
+          throw new OAuthStepError(
+            'no_pages',
+            'no Facebook Page was granted: connect again and select at least one Page you manage',
+            'error',
+          );
+        }
+        return granted.map(
+          (page): ConnectedIdentity => ({
+            externalId: page.id,
+            displayName: page.name,
+            tokens: {
+              accessToken: page.accessToken,
+              refreshToken: null,
+              // Page tokens from a long-lived user token do not expire.
+              expiresAt: null,
+              scopes,
+            },
+          }),
+        );
+      });
+    },
+  };
+}
+
+/** Graph's `{ error: { message, type, code, error_subcode, fbtrace_id } }`; 190 = refused. */
+function graphError(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  what: string,
+): OAuthStepError {
+  const transient = status >= 500 || status === 429;
+  const error = body && isRecord(body.error) ? body.error : undefined;
+  if (!error) {
+    return new OAuthStepError(
+      `http_${status}`,
+      `${what}: unexpected answer (HTTP ${status})`,
+      transient ? 'failed' : 'error',
+    );
+  }
+  const code = asString(error.code) ?? `http_${status}`;
+  const subcode = asString(error.error_subcode);
+  const message = asString(error.message) ?? `error ${code}`;
+  return new OAuthStepError(
+    code,
+    `${what}: ${message}${subcode ? ` (subcode ${subcode})` : ''}`,
+    code === '190' ? 'refused' : transient || error.is_transient === true ? 'failed' : 'error',
+  );
+}

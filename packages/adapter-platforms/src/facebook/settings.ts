@@ -1,0 +1,20 @@
+import type { SettingsOf } from '../descriptor.ts';
+import { oauthSettings } from '../shared/oauth-settings.ts';
+
+export const FACEBOOK_SETTINGS = {
+  ...oauthSettings('FACEBOOK', {
+    auth: 'https://www.facebook.com',
+    token: 'https://graph.facebook.com',
+    api: 'https://graph.facebook.com',
+  }),
+  graphVersion: {
+    env: 'FACEBOOK_GRAPH_VERSION',
+    kind: 'string',
+    default: 'v21.0',
+    pattern: /^v\d+\.\d+$/,
+    hint: 'like v21.0',
+    description: 'Graph API version (dialog, token and API paths)',
+  },
+} as const;
+
+export type FacebookSettings = SettingsOf<typeof FACEBOOK_SETTINGS>;

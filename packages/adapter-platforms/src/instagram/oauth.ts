@@ -1,0 +1,210 @@
+// Instagram API with Instagram Login (Business Login for Instagram): consent page on
+// www.instagram.com, code exchange on api.instagram.com, long-lived exchange, refresh and
+// identity on graph.instagram.com (developers.facebook.com "Business Login for Instagram",
+// "Access Token", "Refresh Access Token", "Me"). No PKCE.
+import type {
+  AuthorizationRequest,
+  CodeExchange,
+  ConnectOutcome,
+  PlatformOAuth,
+  RefreshInput,
+  RefreshOutcome,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from '../config.ts';
+import { asString, isRecord } from '../shared/http.ts';
+import {
+  authorizationUrl,
+  expiresAt,
+  missingClientSettings,
+  OAuthStepError,
+  oauthGet,
+  oauthPostForm,
+  parseScopes,
+  runConnect,
+  runRefresh,
+} from '../shared/oauth.ts';
+import { INSTAGRAM_SETTINGS, type InstagramSettings } from './settings.ts';
+
+export const INSTAGRAM_SCOPES = [
+  'instagram_business_basic',
+  'instagram_business_content_publish',
+] as const;
+
+const LABEL = 'Instagram';
+
+export function createInstagramOAuth(
+  settings: InstagramSettings,
+  runtime: PublisherRuntime,
+): PlatformOAuth {
+  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
+  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'graphVersion'>(
+    key: K,
+  ) => (settings[key] as string | undefined) ?? INSTAGRAM_SETTINGS[key].default;
+  const graphVersion = setting('graphVersion');
+  const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
+  const tokenBase = setting('tokenBaseUrl').replace(/\/+$/, '');
+  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
+  const clientId = settings.clientId ?? '';
+  const clientSecret = settings.clientSecret ?? '';
+
+  /** POST api.instagram.com/oauth/access_token: the short-lived token, user id, permissions. */
+  async function exchangeCode(exchange: CodeExchange, signal: AbortSignal) {
+    const response = await oauthPostForm(
+      runtime,
+      `${tokenBase}/oauth/access_token`,
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        grant_type: 'authorization_code',
+        redirect_uri: exchange.redirectUri,
+        code: exchange.code,
+      },
+      signal,
+      `${LABEL} code exchange`,
+    );
+    const body = isRecord(response.json) ? response.json : undefined;
+    // Current docs wrap the answer in `data: [...]`; older answers (and many apps' logs) are flat.
+    const grant = body && Array.isArray(body.data) && isRecord(body.data[0]) ? body.data[0] : body;
+    const accessToken = grant ? asString(grant.access_token) : undefined;
+    if (response.status >= 200 && response.status < 300 && grant && accessToken) {
+      return { accessToken, scopes: parseScopes(grant.permissions) };
+    }
+    throw instagramError(response.status, body, `${LABEL} code exchange`);
+  }
+
+  /** GET graph.instagram.com/access_token?grant_type=ig_exchange_token: the 60-day token. */
+  async function longLived(shortLived: string, signal: AbortSignal) {
+    const url = new URL(`${apiBase}/access_token`);
+    url.searchParams.set('grant_type', 'ig_exchange_token');
+    url.searchParams.set('client_secret', clientSecret);
+    url.searchParams.set('access_token', shortLived);
+    return tokenAnswer(await oauthGet(runtime, url, signal, `${LABEL} long-lived exchange`));
+  }
+
+  function tokenAnswer(response: { status: number; json: unknown }) {
+    const body = isRecord(response.json) ? response.json : undefined;
+    const accessToken = body ? asString(body.access_token) : undefined;
+    if (response.status >= 200 && response.status < 300 && body && accessToken) {
+      const expiresIn = Number(body.expires_in);
+      return {
+        accessToken,
+        expiresIn: Number.isFinite(expiresIn) ? expiresIn : null,
+        scopes: parseScopes(body.permissions),
+      };
+    }
+    throw instagramError(response.status, body, LABEL);
+  }
+
+  /** GET /{version}/me?fields=user_id,username: the professional account. */
+  async function me(accessToken: string, signal: AbortSignal) {
+    const url = new URL(`${apiBase}/${version}/me`);
+    url.searchParams.set('fields', 'user_id,username');
+    url.searchParams.set('access_token', accessToken);
+    const response = await oauthGet(runtime, url, signal, `${LABEL} identity`);
+    const body = isRecord(response.json) ? response.json : undefined;
+    // user_id is an int64: read its digits from the text (a JSON number would lose them).
+    const userId = rawId(response.text, 'user_id') ?? (body ? asString(body.user_id) : undefined);
+    if (response.status >= 200 && response.status < 300 && body && userId) {
+      return { userId, username: asString(body.username) ?? null };
+    }
+    throw instagramError(response.status, body, `${LABEL} identity`);
+  }
+
+  return {
+    platform: 'instagram',
+    missingSettings: missingClientSettings(INSTAGRAM_SETTINGS, settings),
+
+    authorizationUrl(request: AuthorizationRequest): string {
+      // No PKCE on Instagram: the challenge is not sent.
+      return authorizationUrl(`${setting('authBaseUrl').replace(/\/+$/, '')}/oauth/authorize`, {
+        client_id: clientId,
+        redirect_uri: request.redirectUri,
+        response_type: 'code',
+        scope: INSTAGRAM_SCOPES.join(','),
+        state: request.state,
+      });
+    },
+
+    connect(exchange: CodeExchange, signal?: AbortSignal): Promise<ConnectOutcome> {
+      return runConnect(LABEL, [exchange.code], signal, async (active, secrets) => {
+        const short = await exchangeCode(exchange, active);
+        secrets.push(short.accessToken);
+        const long = await longLived(short.accessToken, active);
+        secrets.push(long.accessToken);
+        const identity = await me(long.accessToken, active);
+        return [
+          {
+            externalId: identity.userId,
+            displayName: identity.username ? `@${identity.username}` : null,
+            tokens: {
+              accessToken: long.accessToken,
+              refreshToken: null,
+              expiresAt: expiresAt(long.expiresIn),
+              scopes: short.scopes.length > 0 ? short.scopes : [...INSTAGRAM_SCOPES],
+            },
+          },
+        ];
+      });
+    },
+
+    /** GET /refresh_access_token?grant_type=ig_refresh_token: a new 60-day token. */
+    refresh(input: RefreshInput, signal?: AbortSignal): Promise<RefreshOutcome> {
+      return runRefresh(LABEL, [input.accessToken], signal, async (active, secrets) => {
+        const url = new URL(`${apiBase}/refresh_access_token`);
+        url.searchParams.set('grant_type', 'ig_refresh_token');
+        url.searchParams.set('access_token', input.accessToken);
+        const fresh = tokenAnswer(await oauthGet(runtime, url, active, `${LABEL} token refresh`));
+        secrets.push(fresh.accessToken);
+        return {
+          accessToken: fresh.accessToken,
+          refreshToken: null,
+          expiresAt: expiresAt(fresh.expiresIn),
+          scopes: fresh.scopes.length > 0 ? fresh.scopes : [...INSTAGRAM_SCOPES],
+        };
+      });
+    },
+  };
+}
+
+/** The digits of `"field": 123…` or `"field": "123…"` in a JSON text. */
+function rawId(text: string, field: string): string | undefined {
+  const match = new RegExp(`"${field}"\\s*:\\s*"?(\\d+)`).exec(text);
+  return match?.[1];
+}
+
+/**
+ * Instagram's two error shapes: api.instagram.com's `{ error_type, code, error_message }` and
+ * Graph's `{ error: { message, type, code, error_subcode, fbtrace_id } }`. Graph code 190 (invalid
+ * or expired token) is a refusal; 5xx and 429 are transient.
+ */
+function instagramError(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  what: string,
+): OAuthStepError {
+  const transient = status >= 500 || status === 429;
+  if (body && isRecord(body.error)) {
+    const error = body.error;
+    const code = asString(error.code) ?? `http_${status}`;
+    const subcode = asString(error.error_subcode);
+    const message = asString(error.message) ?? `error ${code}`;
+    return new OAuthStepError(
+      code,
+      `${what}: ${message}${subcode ? ` (subcode ${subcode})` : ''}`,
+      code === '190' ? 'refused' : transient || error.is_transient === true ? 'failed' : 'error',
+    );
+  }
+  if (body && (asString(body.error_type) || asString(body.error_message))) {
+    const code = asString(body.error_type) ?? `http_${status}`;
+    return new OAuthStepError(
+      code,
+      `${what}: ${asString(body.error_message) ?? code}`,
+      transient ? 'failed' : 'error',
+    );
+  }
+  return new OAuthStepError(
+    `http_${status}`,
+    `${what}: unexpected answer (HTTP ${status})`,
+    transient ? 'failed' : 'error',
+  );
+}

@@ -1,0 +1,347 @@
+// LinkedIn Posts, Images and Videos API wire calls (PLATFORMS.md "LinkedIn Posts API";
+// learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
+import type { PublisherRuntime } from '../config.ts';
+import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import {
+  publisherRefresher,
+  type RefusalRule,
+  standardTokenRequest,
+  type TokenRenewal,
+} from '../shared/oauth.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { MediaBody } from './media.ts';
+import type { LinkedinSettings } from './settings.ts';
+
+/**
+ * LinkedIn's limits are per day (member and application); without a Retry-After, look again in
+ * an hour (one refused call each time).
+ */
+export const LINKEDIN_THROTTLE_WAIT_MS = 60 * 60_000;
+
+export interface VideoPart {
+  uploadUrl: string;
+  firstByte: number;
+  lastByte: number;
+}
+
+export interface VideoUpload {
+  video: string;
+  uploadToken: string;
+  parts: VideoPart[];
+}
+
+export function createLinkedinApi(
+  config: LinkedinSettings,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  // The byte transfer keeps undici's inactivity timers fresh; the answer after the last byte
+  // may take a while.
+  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
+
+  const headers = (token: string): Record<string, string> => ({
+    authorization: `Bearer ${token}`,
+    'linkedin-version': config.apiVersion,
+    'x-restli-protocol-version': '2.0.0',
+  });
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    what: string,
+    body?: unknown,
+    author?: string,
+  ): Promise<HttpResult> {
+    const response = await httpCall(
+      {
+        url: `${base}${path}`,
+        method,
+        headers: {
+          ...headers(token),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs: runtime.requestTimeoutMs,
+      },
+      `LinkedIn ${what}`,
+    );
+    if (response.status >= 200 && response.status < 300) return response;
+    throw linkedinFailure(response, `LinkedIn ${what}`, author);
+  }
+
+  /** `{ value: {...} }` of an action call. */
+  const actionValue = (response: HttpResult, what: string): Record<string, unknown> => {
+    const value = isRecord(response.json) ? response.json.value : undefined;
+    if (!isRecord(value)) throw fail('invalid_response', `LinkedIn ${what} gave no value`, true);
+    return value;
+  };
+
+  async function put(
+    token: string,
+    uploadUrl: string,
+    media: MediaBody,
+    what: string,
+    author: string,
+  ): Promise<HttpResult> {
+    const response = await httpCall(
+      {
+        url: uploadUrl,
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/octet-stream',
+          ...(media.length === undefined ? {} : { 'content-length': String(media.length) }),
+        },
+        body: media.body,
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs: uploadTimeoutMs,
+      },
+      `LinkedIn ${what}`,
+    );
+    if (response.status >= 200 && response.status < 300) return response;
+    throw linkedinFailure(response, `LinkedIn ${what}`, author);
+  }
+
+  return {
+    /** POST /rest/posts -> the post URN (header x-restli-id). */
+    async createPost(token: string, post: Record<string, unknown>): Promise<string> {
+      const author = String(post.author);
+      const response = await call('POST', '/rest/posts', token, 'post', post, author);
+      const urn =
+        header(response.headers, 'x-restli-id') ?? header(response.headers, 'x-linkedin-id');
+      if (!urn) throw fail('invalid_response', 'LinkedIn post gave no x-restli-id', false);
+      return urn;
+    },
+
+    /**
+     * GET /rest/posts?q=author: the author's latest posts, newest first (needs r_member_social
+     * or r_organization_social, which many apps do not have: a 403 then).
+     */
+    async recentPosts(token: string, author: string, count = 20): Promise<RecentPost[]> {
+      const query = new URLSearchParams({
+        q: 'author',
+        author,
+        count: String(count),
+        sortBy: 'LAST_MODIFIED',
+      });
+      const response = await call('GET', `/rest/posts?${query}`, token, 'posts by author');
+      const elements =
+        isRecord(response.json) && Array.isArray(response.json.elements)
+          ? response.json.elements
+          : [];
+      return elements.filter(isRecord).map((element) => ({
+        urn: asString(element.id) ?? '',
+        commentary: asString(element.commentary) ?? '',
+        createdAt: typeof element.createdAt === 'number' ? element.createdAt : 0,
+      }));
+    },
+
+    /** POST /rest/images?action=initializeUpload -> upload URL and image URN. */
+    async initializeImage(token: string, owner: string) {
+      const what = 'image initializeUpload';
+      const response = await call(
+        'POST',
+        '/rest/images?action=initializeUpload',
+        token,
+        what,
+        { initializeUploadRequest: { owner } },
+        owner,
+      );
+      const value = actionValue(response, what);
+      const uploadUrl = asString(value.uploadUrl);
+      const image = asString(value.image);
+      if (!uploadUrl || !image) {
+        throw fail('invalid_response', `LinkedIn ${what} gave no uploadUrl/image`, true);
+      }
+      return { uploadUrl, image };
+    },
+
+    /** PUT the image bytes (streamed) to its upload URL. */
+    async uploadImage(token: string, uploadUrl: string, media: MediaBody, owner: string) {
+      await put(token, uploadUrl, media, 'image upload', owner);
+    },
+
+    /** POST /rest/videos?action=initializeUpload -> video URN, upload token, parts. */
+    async initializeVideo(token: string, owner: string, fileSizeBytes: number) {
+      const what = 'video initializeUpload';
+      const response = await call(
+        'POST',
+        '/rest/videos?action=initializeUpload',
+        token,
+        what,
+        {
+          initializeUploadRequest: {
+            owner,
+            fileSizeBytes,
+            uploadCaptions: false,
+            uploadThumbnail: false,
+          },
+        },
+        owner,
+      );
+      const value = actionValue(response, what);
+      const video = asString(value.video);
+      const instructions = Array.isArray(value.uploadInstructions) ? value.uploadInstructions : [];
+      const parts: VideoPart[] = [];
+      for (const item of instructions) {
+        if (!isRecord(item)) continue;
+        const uploadUrl = asString(item.uploadUrl);
+        const firstByte = Number(item.firstByte);
+        const lastByte = Number(item.lastByte);
+        if (!uploadUrl || !Number.isSafeInteger(firstByte) || !Number.isSafeInteger(lastByte)) {
+          continue;
+        }
+        parts.push({ uploadUrl, firstByte, lastByte });
+      }
+      if (!video || parts.length === 0) {
+        throw fail('invalid_response', `LinkedIn ${what} gave no video/uploadInstructions`, true);
+      }
+      // A single-part upload may come without a token (sent back empty).
+      return { video, uploadToken: asString(value.uploadToken) ?? '', parts } as VideoUpload;
+    },
+
+    /** PUT one part (streamed) -> its ETag, the part id finalizeUpload wants. */
+    async uploadVideoPart(token: string, part: VideoPart, media: MediaBody, owner: string) {
+      const response = await put(token, part.uploadUrl, media, 'video part upload', owner);
+      const etag = header(response.headers, 'etag');
+      if (!etag) throw fail('invalid_response', 'LinkedIn video part upload gave no ETag', true);
+      return etag;
+    },
+
+    /** POST /rest/videos?action=finalizeUpload with the parts' ETags in order. */
+    async finalizeVideo(token: string, upload: VideoUpload, etags: string[], owner: string) {
+      await call(
+        'POST',
+        '/rest/videos?action=finalizeUpload',
+        token,
+        'video finalizeUpload',
+        {
+          finalizeUploadRequest: {
+            video: upload.video,
+            uploadToken: upload.uploadToken,
+            uploadedPartIds: etags,
+          },
+        },
+        owner,
+      );
+    },
+
+    /** GET /rest/videos/{urn} -> status (WAITING_UPLOAD, PROCESSING, AVAILABLE, PROCESSING_FAILED). */
+    async videoStatus(token: string, video: string): Promise<string> {
+      const response = await call(
+        'GET',
+        `/rest/videos/${encodeURIComponent(video)}`,
+        token,
+        `video ${video}`,
+      );
+      return (isRecord(response.json) ? asString(response.json.status) : undefined) ?? '';
+    },
+  };
+}
+
+/** "Content is a duplicate of urn:li:share:123" -> that URN. */
+export interface RecentPost {
+  urn: string;
+  commentary: string;
+  /** Epoch ms. */
+  createdAt: number;
+}
+
+export function duplicateOf(message: string): string | undefined {
+  return /duplicate of (urn:li:[a-zA-Z]+:[\w-]+)/i.exec(message)?.[1];
+}
+
+/**
+ * `{ status, serviceErrorCode, code?, message }` (the whole body kept in the message): 401 is a
+ * rejected token, 429 a wait, a duplicate `duplicate_content`, 5xx retryable, other 4xx final.
+ */
+export function linkedinFailure(response: HttpResult, what: string, author?: string): Error {
+  const body = isRecord(response.json) ? response.json : undefined;
+  const message = (body && asString(body.message)) || excerpt(response.text) || '';
+  const detail = `${what}: HTTP ${response.status}${
+    response.text ? `: ${response.text.replace(/\s+/g, ' ').trim().slice(0, 1000)}` : ''
+  }`;
+  const code = (body && asString(body.code)) || `linkedin_${response.status}`;
+  if (response.status === 401) return new TokenRejected(code, detail);
+  if (response.status === 429) {
+    return throttled(code, detail, retryAtFrom(response.headers, LINKEDIN_THROTTLE_WAIT_MS));
+  }
+  if (isDuplicate(response.status, message, body)) return fail('duplicate_content', detail, false);
+  if (response.status === 403) {
+    return fail(code, `${detail} (${permissionHint(author)})`, false);
+  }
+  if (response.status === 426) {
+    return fail(code, `${detail} (set LINKEDIN_API_VERSION to an active YYYYMM version)`, false);
+  }
+  return fail(code, detail, response.status >= 500);
+}
+
+function isDuplicate(
+  status: number,
+  message: string,
+  body: Record<string, unknown> | undefined,
+): boolean {
+  if (status !== 422 && status !== 409) return false;
+  if (/duplicate/i.test(message)) return true;
+  const details = body && isRecord(body.errorDetails) ? body.errorDetails : undefined;
+  const inputs = details && Array.isArray(details.inputErrors) ? details.inputErrors : [];
+  return inputs.some((item) => isRecord(item) && item.code === 'DUPLICATE_POST');
+}
+
+function permissionHint(author: string | undefined): string {
+  if (author?.startsWith('urn:li:organization:')) {
+    return `posting as ${author} needs the w_organization_social permission and the member must be an administrator (or content administrator) of that organization`;
+  }
+  return `posting as ${author ?? 'the member'} needs the w_member_social permission (Share on LinkedIn product)`;
+}
+
+/**
+ * Refusals that end the grant: invalid_grant, and an invalid_request about the refresh token
+ * being invalid, expired or revoked (as the connector's refresh reads them; unconfirmed wording).
+ */
+const linkedinRefused: RefusalRule = (error, description) =>
+  error === 'invalid_grant' ||
+  (error === 'invalid_request' &&
+    /refresh.token/i.test(description ?? '') &&
+    !/missing/i.test(description ?? ''));
+
+/**
+ * grant_type=refresh_token on /oauth/v2/accessToken (programmatic refresh tokens exist only for
+ * approved apps). Null when the client id or secret is not set.
+ */
+export function linkedinRenewal(
+  config: LinkedinSettings,
+  runtime: PublisherRuntime,
+): TokenRenewal | null {
+  const { clientId, clientSecret } = config;
+  if (!clientId || !clientSecret) return null;
+  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/oauth/v2/accessToken`;
+  return async (refreshToken, signal) => {
+    const { tokens } = await standardTokenRequest(
+      runtime,
+      url,
+      {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: clientId,
+        client_secret: clientSecret,
+      },
+      signal,
+      'LinkedIn token refresh',
+      {},
+      linkedinRefused,
+    );
+    // LinkedIn repeats the refresh token (or sends none: the stored one stays valid).
+    return { ...tokens, refreshToken: tokens.refreshToken || null };
+  };
+}
+
+/** The publisher's renewal on a 401: the same request as the connector's refresh. */
+export const linkedinRefresher = (config: LinkedinSettings, runtime: PublisherRuntime) =>
+  publisherRefresher(linkedinRenewal(config, runtime));

@@ -1,0 +1,14 @@
+import { definePlatform } from '../descriptor.ts';
+import { createLinkedinOAuth } from './oauth.ts';
+import { createLinkedinPublisher } from './publisher.ts';
+import { LINKEDIN_SETTINGS } from './settings.ts';
+
+export const linkedin = definePlatform({
+  name: 'linkedin',
+  label: 'LinkedIn',
+  media: {},
+  contentMaxLength: 3000,
+  settings: LINKEDIN_SETTINGS,
+  createPublisher: createLinkedinPublisher,
+  createOAuth: createLinkedinOAuth,
+});

@@ -1,0 +1,168 @@
+// Media bytes for LinkedIn uploads: fetched through the SSRF-guarded media dispatcher and
+// streamed straight into the upload PUT (never held whole in memory).
+import { type Readable, Transform } from 'node:stream';
+import { checkUrl, findRefusal } from '@social-publisher/net-guard';
+import { request } from 'undici';
+import type { PublisherRuntime } from '../config.ts';
+import { header, transportFailure } from '../shared/http.ts';
+import { fail } from '../shared/outcome.ts';
+
+export interface MediaBody {
+  body: Readable;
+  /** Bytes that will flow (undefined when the server did not say). */
+  length: number | undefined;
+  contentType: string;
+}
+
+export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSignal) {
+  async function get(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) {
+    assertMediaUrl(url);
+    try {
+      return await request(url, {
+        method,
+        headers,
+        dispatcher: runtime.mediaDispatcher,
+        signal,
+        headersTimeout: runtime.requestTimeoutMs,
+        bodyTimeout: runtime.requestTimeoutMs,
+      });
+    } catch (error) {
+      throw mediaTransportFailure(error, signal, `media ${method} ${url}`);
+    }
+  }
+
+  return {
+    /** Total size of the media: HEAD, then GET (headers only) when HEAD gives no length. */
+    async size(url: string): Promise<number> {
+      let status = 0;
+      for (const method of ['HEAD', 'GET'] as const) {
+        const response = await get(url, method, {});
+        discard(response.body);
+        status = response.statusCode;
+        const length = Number(header(response.headers, 'content-length'));
+        if (status >= 200 && status < 300 && Number.isSafeInteger(length) && length > 0) {
+          return length;
+        }
+      }
+      if (status >= 200 && status < 300) {
+        throw fail('media_fetch_failed', `media ${url} gives no Content-Length`, false);
+      }
+      throw mediaFailure(url, status);
+    },
+
+    /** The whole media, as it streams. */
+    async whole(url: string): Promise<MediaBody> {
+      const response = await get(url, 'GET', {});
+      if (response.statusCode !== 200) {
+        discard(response.body);
+        throw mediaFailure(url, response.statusCode);
+      }
+      const length = Number(header(response.headers, 'content-length'));
+      return {
+        body: response.body,
+        length: Number.isSafeInteger(length) && length >= 0 ? length : undefined,
+        contentType: contentTypeOf(header(response.headers, 'content-type')),
+      };
+    },
+
+    /**
+     * Bytes `first`..`last` (inclusive) of a media of `total` bytes: a Range request; a server
+     * that ignores Range (200, everything) is cut down to the range as the bytes stream by.
+     */
+    async range(url: string, first: number, last: number, total: number): Promise<MediaBody> {
+      const wanted = last - first + 1;
+      const response = await get(url, 'GET', { range: `bytes=${first}-${last}` });
+      const contentType = contentTypeOf(header(response.headers, 'content-type'));
+      if (response.statusCode === 206) {
+        const range = /bytes (\d+)-(\d+)\/(\d+|\*)/.exec(
+          header(response.headers, 'content-range') ?? '',
+        );
+        if (!range || Number(range[1]) !== first || Number(range[2]) !== last) {
+          discard(response.body);
+          throw fail(
+            'media_size_changed',
+            `media ${url} answered range ${range?.[0] ?? '?'} for bytes=${first}-${last}`,
+            false,
+          );
+        }
+        return { body: response.body, length: wanted, contentType };
+      }
+      if (response.statusCode === 200) {
+        const length = Number(header(response.headers, 'content-length'));
+        if (Number.isFinite(length) && length !== total) {
+          discard(response.body);
+          throw fail(
+            'media_size_changed',
+            `media ${url} is now ${length} bytes, was ${total}`,
+            false,
+          );
+        }
+        if (first === 0 && last === total - 1) {
+          return { body: response.body, length: wanted, contentType };
+        }
+        const source = response.body;
+        const slice = sliceBytes(first, wanted, () => {
+          source.unpipe(slice);
+          slice.end();
+          discard(source);
+        });
+        source.on('error', (error) => slice.destroy(error));
+        source.pipe(slice);
+        return { body: slice, length: wanted, contentType };
+      }
+      discard(response.body);
+      throw mediaFailure(url, response.statusCode);
+    },
+  };
+}
+
+/** Stops reading a stream we no longer want (its late AbortError is swallowed). */
+export function discard(stream: Readable): void {
+  stream.on('error', () => {});
+  stream.destroy();
+}
+
+/** Passes `take` bytes after skipping `skip`; `done` runs once they all went through. */
+function sliceBytes(skip: number, take: number, done: () => void): Transform {
+  let position = 0;
+  let finished = false;
+  const end = skip + take;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const start = position;
+      position += chunk.length;
+      if (finished || position <= skip || start >= end) {
+        callback();
+        return;
+      }
+      const piece = chunk.subarray(Math.max(0, skip - start), Math.min(chunk.length, end - start));
+      callback(null, piece);
+      if (position >= end) {
+        finished = true;
+        queueMicrotask(done);
+      }
+    },
+  });
+}
+
+const contentTypeOf = (value: string | undefined): string =>
+  (value ?? '').split(';')[0]?.trim() || 'application/octet-stream';
+
+function mediaTransportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
+  const refusal = signal.aborted ? null : findRefusal(error);
+  if (refusal) return fail('media_url_refused', `${what}: ${refusal.message}`, false);
+  return transportFailure(error, signal, what);
+}
+
+function assertMediaUrl(url: string): void {
+  const check = checkUrl(url, { allowHttp: true, allowPrivateNetworks: true });
+  if (!check.ok) throw fail('media_url_refused', `media ${url} refused: ${check.reason}`, false);
+}
+
+function mediaFailure(url: string, status: number): Error {
+  return fail(
+    'media_fetch_failed',
+    `media ${url} answered HTTP ${status}`,
+    status >= 500 || status === 429 || status === 408,
+  );
+}

@@ -1,0 +1,268 @@
+// LinkedIn OAuth 2.0 (3-legged, "Sign In with LinkedIn using OpenID Connect" + Community
+// Management): consent and token endpoints on www.linkedin.com/oauth/v2, the member from
+// /v2/userinfo, the organizations the member administers from /rest/organizationAcls and
+// /rest/organizations/{id} (learn.microsoft.com/linkedin "Authorization Code Flow",
+// "Programmatic Refresh Tokens", "Organization Access Control by Role"). No PKCE.
+import type {
+  AuthorizationRequest,
+  CodeExchange,
+  ConnectedIdentity,
+  ConnectOutcome,
+  GrantedTokens,
+  PlatformOAuth,
+  RefreshInput,
+  RefreshOutcome,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from '../config.ts';
+import { asString, isRecord } from '../shared/http.ts';
+import {
+  authorizationUrl,
+  missingClientSettings,
+  OAuthStepError,
+  oauthGet,
+  runConnect,
+  runRefresh,
+  standardTokenRequest,
+} from '../shared/oauth.ts';
+import { LINKEDIN_SETTINGS, type LinkedinSettings } from './settings.ts';
+
+export const LINKEDIN_MEMBER_SCOPES: readonly string[] = ['openid', 'profile', 'w_member_social'];
+/** Community Management API: post as, and list, the organizations the member administers. */
+export const LINKEDIN_ORGANIZATION_SCOPES: readonly string[] = [
+  'w_organization_social',
+  'rw_organization_admin',
+];
+
+const LABEL = 'LinkedIn';
+/** organizationAcls results per page, and pages followed at most. */
+const ACL_PAGE_SIZE = 100;
+const MAX_ACL_PAGES = 10;
+
+export function createLinkedinOAuth(
+  settings: LinkedinSettings,
+  runtime: PublisherRuntime,
+): PlatformOAuth {
+  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
+  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'apiVersion'>(
+    key: K,
+  ) => (settings[key] as string | undefined) ?? LINKEDIN_SETTINGS[key].default;
+  const tokenUrl = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/oauth/v2/accessToken`;
+  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
+  const clientId = settings.clientId ?? '';
+  const clientSecret = settings.clientSecret ?? '';
+  // An app without the Community Management API is refused any consent asking for its scopes
+  // (unauthorized_scope_error): LINKEDIN_ORGANIZATIONS=false asks for the member scopes only.
+  const scopes =
+    settings.organizations === 'false'
+      ? [...LINKEDIN_MEMBER_SCOPES]
+      : [...LINKEDIN_MEMBER_SCOPES, ...LINKEDIN_ORGANIZATION_SCOPES];
+
+  /** POST /oauth/v2/accessToken (form): `{ access_token, expires_in, refresh_token?, scope }`. */
+  async function token(
+    fields: Record<string, string>,
+    signal: AbortSignal,
+    what: string,
+  ): Promise<GrantedTokens> {
+    try {
+      const answer = await standardTokenRequest(
+        runtime,
+        tokenUrl,
+        { ...fields, client_id: clientId, client_secret: clientSecret },
+        signal,
+        what,
+      );
+      return { ...answer.tokens, refreshToken: answer.tokens.refreshToken || null };
+    } catch (error) {
+      throw refusalOf(error);
+    }
+  }
+
+  /** GET on api.linkedin.com with the member's token (versioned headers for /rest). */
+  async function apiGet(path: string, accessToken: string, signal: AbortSignal, what: string) {
+    const headers: Record<string, string> = { authorization: `Bearer ${accessToken}` };
+    if (path.startsWith('/rest/')) {
+      headers['linkedin-version'] = setting('apiVersion');
+      headers['x-restli-protocol-version'] = '2.0.0';
+    }
+    const response = await oauthGet(runtime, new URL(`${apiBase}${path}`), signal, what, headers);
+    const body = isRecord(response.json) ? response.json : undefined;
+    if (response.status >= 200 && response.status < 300 && body) return body;
+    throw apiError(response.status, body, what);
+  }
+
+  /** The organizations the member administers (approved ADMINISTRATOR role). */
+  async function organizations(accessToken: string, signal: AbortSignal) {
+    const ids: string[] = [];
+    for (let page = 0; page < MAX_ACL_PAGES; page += 1) {
+      const query = new URLSearchParams({
+        q: 'roleAssignee',
+        role: 'ADMINISTRATOR',
+        state: 'APPROVED',
+        start: String(page * ACL_PAGE_SIZE),
+        count: String(ACL_PAGE_SIZE),
+      });
+      const body = await apiGet(
+        `/rest/organizationAcls?${query.toString()}`,
+        accessToken,
+        signal,
+        `${LABEL} organizations (organizationAcls)`,
+      );
+      const elements = Array.isArray(body.elements) ? body.elements : [];
+      for (const element of elements) {
+        if (!isRecord(element)) continue;
+        const urn = asString(element.organization) ?? asString(element.organizationTarget);
+        const id = urn ? /^urn:li:organization:(\d+)$/.exec(urn)?.[1] : undefined;
+        if (id && !ids.includes(id)) ids.push(id);
+      }
+      const paging = isRecord(body.paging) ? body.paging : {};
+      const total = Number(paging.total);
+      const seen = (page + 1) * ACL_PAGE_SIZE;
+      if (elements.length < ACL_PAGE_SIZE || (Number.isFinite(total) && seen >= total)) break;
+    }
+    const found: { id: string; name: string | null }[] = [];
+    for (const id of ids) {
+      const body = await apiGet(
+        `/rest/organizations/${id}`,
+        accessToken,
+        signal,
+        `${LABEL} organization ${id}`,
+      );
+      found.push({ id, name: asString(body.localizedName) ?? asString(body.vanityName) ?? null });
+    }
+    return found;
+  }
+
+  return {
+    platform: 'linkedin',
+    missingSettings: missingClientSettings(LINKEDIN_SETTINGS, settings),
+
+    authorizationUrl(request: AuthorizationRequest): string {
+      // No PKCE for LinkedIn web apps: the challenge is not sent. Scopes are space-separated.
+      const base = setting('authBaseUrl').replace(/\/+$/, '');
+      const url = authorizationUrl(`${base}/oauth/v2/authorization`, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: request.redirectUri,
+        state: request.state,
+        scope: scopes.join(' '),
+      });
+      // Spaces as %20, as LinkedIn's documentation writes them (a literal + is already %2B).
+      return url.replace(/\+/g, '%20');
+    },
+
+    connect(exchange: CodeExchange, signal?: AbortSignal): Promise<ConnectOutcome> {
+      return runConnect(LABEL, [exchange.code], signal, async (active, secrets) => {
+        const granted = await token(
+          {
+            grant_type: 'authorization_code',
+            code: exchange.code,
+            redirect_uri: exchange.redirectUri,
+          },
+          active,
+          `${LABEL} code exchange`,
+        );
+        secrets.push(granted.accessToken, granted.refreshToken ?? '');
+        // LinkedIn may omit `scope`: then it granted what was asked.
+        const tokens: GrantedTokens = {
+          ...granted,
+          scopes: granted.scopes.length > 0 ? granted.scopes : scopes,
+        };
+        const member = await apiGet(
+          '/v2/userinfo',
+          tokens.accessToken,
+          active,
+          `${LABEL} member (userinfo)`,
+        );
+        const sub = asString(member.sub);
+        if (!sub) {
+          throw new OAuthStepError('invalid_response', `${LABEL} userinfo gave no sub`, 'failed');
+        }
+        const identities: ConnectedIdentity[] = [
+          { externalId: `urn:li:person:${sub}`, displayName: memberName(member), tokens },
+        ];
+        const canManagePages = LINKEDIN_ORGANIZATION_SCOPES.every((scope) =>
+          tokens.scopes.includes(scope),
+        );
+        if (canManagePages) {
+          for (const organization of await organizations(tokens.accessToken, active)) {
+            identities.push({
+              externalId: `urn:li:organization:${organization.id}`,
+              displayName: organization.name,
+              tokens,
+            });
+          }
+        }
+        return identities;
+      });
+    },
+
+    refresh(input: RefreshInput, signal?: AbortSignal): Promise<RefreshOutcome> {
+      const refreshToken = input.refreshToken;
+      if (refreshToken === null || refreshToken === '') {
+        return Promise.resolve({
+          kind: 'refused',
+          reason: 'LinkedIn gave no refresh token: reconnect the account',
+        });
+      }
+      return runRefresh(
+        LABEL,
+        [input.accessToken, refreshToken],
+        signal,
+        async (active, secrets) => {
+          const fresh = await token(
+            { grant_type: 'refresh_token', refresh_token: refreshToken },
+            active,
+            `${LABEL} token refresh`,
+          );
+          secrets.push(fresh.accessToken, fresh.refreshToken ?? '');
+          return {
+            ...fresh,
+            // The refresh token stays valid until its own expiry when none is returned.
+            refreshToken: fresh.refreshToken ?? refreshToken,
+            scopes: fresh.scopes.length > 0 ? fresh.scopes : scopes,
+          };
+        },
+      );
+    },
+  };
+}
+
+function memberName(member: Record<string, unknown>): string | null {
+  const name = asString(member.name);
+  if (name) return name;
+  const parts = [asString(member.given_name), asString(member.family_name)].filter(Boolean);
+  return parts.length > 0 ? parts.join(' ') : null;
+}
+
+/**
+ * invalid_grant is a refusal (shared mapping); so is an invalid_request about the refresh token
+ * being invalid, expired or revoked, which LinkedIn has been reported to answer (unconfirmed).
+ */
+function refusalOf(error: unknown): unknown {
+  if (
+    error instanceof OAuthStepError &&
+    error.kind === 'error' &&
+    error.code === 'invalid_request' &&
+    /refresh.token/i.test(error.message) &&
+    !/missing/i.test(error.message)
+  ) {
+    return new OAuthStepError(error.code, error.message, 'refused');
+  }
+  return error;
+}
+
+/** API errors `{ status, serviceErrorCode, code, message }`; 401 is a rejected token. */
+function apiError(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  what: string,
+): OAuthStepError {
+  const transient = status >= 500 || status === 429;
+  const code = (body && asString(body.code)) ?? `http_${status}`;
+  const message = (body && asString(body.message)) ?? `unexpected answer (HTTP ${status})`;
+  return new OAuthStepError(
+    code,
+    `${what}: ${message}`,
+    status === 401 ? 'refused' : transient ? 'failed' : 'error',
+  );
+}

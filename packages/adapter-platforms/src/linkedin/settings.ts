@@ -1,0 +1,29 @@
+import type { SettingsOf } from '../descriptor.ts';
+import { oauthSettings } from '../shared/oauth-settings.ts';
+
+export const LINKEDIN_SETTINGS = {
+  ...oauthSettings('LINKEDIN', {
+    auth: 'https://www.linkedin.com',
+    token: 'https://www.linkedin.com',
+    api: 'https://api.linkedin.com',
+  }),
+  apiVersion: {
+    env: 'LINKEDIN_API_VERSION',
+    kind: 'string',
+    default: '202510',
+    pattern: /^\d{6}$/,
+    hint: 'like 202510 (YYYYMM)',
+    description: 'LinkedIn-Version header (versions are retired on a schedule)',
+  },
+  organizations: {
+    env: 'LINKEDIN_ORGANIZATIONS',
+    kind: 'string',
+    default: 'true',
+    pattern: /^(true|false)$/,
+    hint: 'true or false',
+    description:
+      'Ask for the organization scopes (Community Management API) and connect the organizations the member administers; false for apps without that product',
+  },
+} as const;
+
+export type LinkedinSettings = SettingsOf<typeof LINKEDIN_SETTINGS>;

@@ -1,0 +1,17 @@
+import type { PlatformDescriptor } from './descriptor.ts';
+import { facebook } from './facebook/descriptor.ts';
+import { instagram } from './instagram/descriptor.ts';
+import { linkedin } from './linkedin/descriptor.ts';
+import { tiktok } from './tiktok/descriptor.ts';
+import { twitter } from './twitter/descriptor.ts';
+import { youtube } from './youtube/descriptor.ts';
+
+/** Every platform this service publishes to: adding one is its folder and one entry here. */
+export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
+  tiktok,
+  instagram,
+  youtube,
+  twitter,
+  linkedin,
+  facebook,
+];

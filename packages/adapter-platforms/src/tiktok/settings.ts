@@ -1,0 +1,22 @@
+import type { SettingsOf } from '../descriptor.ts';
+import { oauthSettings } from '../shared/oauth-settings.ts';
+
+export const TIKTOK_SETTINGS = {
+  ...oauthSettings(
+    'TIKTOK',
+    {
+      auth: 'https://www.tiktok.com',
+      token: 'https://open.tiktokapis.com',
+      api: 'https://open.tiktokapis.com',
+    },
+    { clientId: ['TIKTOK_CLIENT_KEY'] },
+  ),
+  photoProxyUrl: {
+    env: 'TIKTOK_PHOTO_PROXY_URL',
+    kind: 'url',
+    description:
+      'Photo URLs are sent through this proxy as ?url=<encoded original> (verified domain)',
+  },
+} as const;
+
+export type TiktokSettings = SettingsOf<typeof TIKTOK_SETTINGS>;

@@ -1,0 +1,18 @@
+import { definePlatform } from '../descriptor.ts';
+import { createYoutubeOAuth } from './oauth.ts';
+import { validateYoutubeOptions, YOUTUBE_OPTIONS_SCHEMA } from './options.ts';
+import { createYoutubePublisher } from './publisher.ts';
+import { YOUTUBE_SETTINGS } from './settings.ts';
+
+export const youtube = definePlatform({
+  name: 'youtube',
+  label: 'YouTube',
+  media: {
+    requiredMessage: 'youtube requires a video URL',
+    refuses: { photo: 'youtube does not accept photos; give a video URL' },
+  },
+  options: { schema: YOUTUBE_OPTIONS_SCHEMA, validate: validateYoutubeOptions },
+  settings: YOUTUBE_SETTINGS,
+  createPublisher: createYoutubePublisher,
+  createOAuth: createYoutubeOAuth,
+});

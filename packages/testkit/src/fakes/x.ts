@@ -1,0 +1,213 @@
+// A local X API v2 for the OAuth 2.0 Authorization Code flow with PKCE: consent
+// (/i/oauth2/authorize), tokens (/2/oauth2/token, HTTP Basic for confidential clients,
+// rotating refresh tokens) and identity (/2/users/me). One base URL serves the three hosts.
+// Posting and media come with the real publisher: add their routes to `api` below.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  bearerToken,
+  dropConnection,
+  type FakeServer,
+  listen,
+  parseBody,
+  type RecordedRequest,
+  readBody,
+  record,
+  ScriptQueue,
+  sendJson,
+} from './http.ts';
+import { FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+
+/** X's problem answer (RFC 7807-like) on the API host. */
+export interface XProblem {
+  status: number;
+  title: string;
+  detail: string;
+  type?: string;
+}
+
+export type XScript =
+  /** The next `times` API calls (to `path` if given; OAuth paths excluded) answer this problem. */
+  | { error: XProblem; path?: string; times?: number }
+  /** The next `times` API calls (to `path` if given) get their connection dropped. */
+  | { drop: true; path?: string; times?: number };
+
+export interface FakeXOptions {
+  oauth?: { clientId: string; clientSecret: string };
+  /**
+   * Confidential client (default true): the token endpoint wants HTTP Basic client_id:secret
+   * and answers 401 unauthorized_client without it. false: a public client (client_id in the
+   * form, no secret).
+   */
+  confidential?: boolean;
+}
+
+export interface FakeX extends FakeServer {
+  /** Consent, code exchange and refresh (PKCE required, refresh tokens rotate). */
+  oauth: FakeOAuthProvider;
+  /** Who consents: GET /2/users/me answers it. */
+  user: { id: string; name: string; username: string };
+  script(step: XScript): void;
+  /** Further API calls with this access token answer 401. */
+  expireAccessToken(token: string): void;
+}
+
+const OAUTH_PATHS = new Set(['/i/oauth2/authorize', '/2/oauth2/token']);
+
+const problem = (p: XProblem) => ({
+  title: p.title,
+  type: p.type ?? 'about:blank',
+  status: p.status,
+  detail: p.detail,
+});
+const UNAUTHORIZED: XProblem = { status: 401, title: 'Unauthorized', detail: 'Unauthorized' };
+
+/** HTTP Basic credentials, when the request has them. */
+function basicCredentials(request: IncomingMessage) {
+  const header = request.headers.authorization ?? '';
+  if (!header.startsWith('Basic ')) return undefined;
+  const decoded = Buffer.from(header.slice(6), 'base64').toString();
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return {
+    clientId: decodeURIComponent(decoded.slice(0, colon)),
+    clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+  };
+}
+
+export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
+  const requests: RecordedRequest[] = [];
+  const scripts = new ScriptQueue<XScript>();
+  const expired = new Set<string>();
+  const confidential = options.confidential ?? true;
+  const oauth = new FakeOAuthProvider({
+    clientId: options.oauth?.clientId ?? 'x-client-id',
+    clientSecret: options.oauth?.clientSecret ?? 'x-client-secret',
+    pkce: 'required',
+    accessTokenTtlSeconds: 7_200,
+    rotateRefreshTokens: true,
+  });
+  const user = { id: '1460000000000000001', name: 'Fake Account', username: 'fake_account' };
+
+  async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
+    const raw = await readBody(request);
+    const body = parseBody(raw, request.headers['content-type']);
+    const recorded = record(request, url, body);
+    requests.push(recorded);
+    const form = (typeof body === 'object' && body !== null ? body : {}) as Record<string, string>;
+
+    if (url.pathname === '/i/oauth2/authorize') return authorize(response, url.searchParams);
+    if (url.pathname === '/2/oauth2/token' && request.method === 'POST') {
+      return token(request, response, form);
+    }
+    return api(request, response, url, recorded);
+  }
+
+  function authorize(response: ServerResponse, q: URLSearchParams) {
+    if (q.get('response_type') !== 'code') {
+      return sendJson(response, 400, {
+        error: 'invalid_request',
+        error_description: 'response_type must be code',
+      });
+    }
+    const answer = oauth.authorize({
+      clientId: q.get('client_id') ?? undefined,
+      redirectUri: q.get('redirect_uri') ?? undefined,
+      state: q.get('state') ?? undefined,
+      scope: q.get('scope') ?? '',
+      codeChallenge: q.get('code_challenge') ?? undefined,
+      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
+    });
+    if ('redirect' in answer) {
+      response.writeHead(302, { location: answer.redirect }).end();
+      return;
+    }
+    // X shows an error page here; its wording is not part of any contract.
+    sendJson(response, answer.status, {
+      error: answer.error,
+      error_description: answer.description,
+    });
+  }
+
+  function token(request: IncomingMessage, response: ServerResponse, form: Record<string, string>) {
+    const refuse = (status: number, error: string, description: string) =>
+      sendJson(response, status, { error, error_description: description });
+    const basic = basicCredentials(request);
+    if (confidential && !basic) {
+      return refuse(401, 'unauthorized_client', 'Missing valid authorization header');
+    }
+    const client = basic ?? { clientId: form.client_id, clientSecret: oauth.options.clientSecret };
+    let answer: TokenAnswer;
+    let what: 'authorization code' | 'token';
+    if (form.grant_type === 'authorization_code') {
+      what = 'authorization code';
+      answer = oauth.exchangeCode({
+        code: form.code,
+        ...client,
+        redirectUri: form.redirect_uri,
+        codeVerifier: form.code_verifier,
+      });
+    } else if (form.grant_type === 'refresh_token') {
+      what = 'token';
+      answer = oauth.refresh({ refreshToken: form.refresh_token, ...client });
+    } else {
+      return refuse(400, 'invalid_request', 'Missing required parameter [grant_type].');
+    }
+    if (!answer.ok) {
+      // X does not say invalid_grant: a used, unknown or mismatched code or refresh token is
+      // `invalid_request` "Value passed for the ... was invalid." (scripted refusals pass as is).
+      if (answer.error === 'invalid_grant' && !answer.scripted) {
+        return refuse(400, 'invalid_request', `Value passed for the ${what} was invalid.`);
+      }
+      if (answer.error === 'invalid_client' && !answer.scripted) {
+        return refuse(401, 'unauthorized_client', 'Missing valid authorization header');
+      }
+      return refuse(answer.status, answer.error, answer.description);
+    }
+    sendJson(response, 200, {
+      token_type: 'bearer',
+      expires_in: answer.tokens.expiresIn,
+      access_token: answer.tokens.accessToken,
+      scope: answer.tokens.scopes.join(' '),
+      refresh_token: answer.tokens.refreshToken ?? undefined,
+    });
+  }
+
+  function api(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    recorded: RecordedRequest,
+  ) {
+    const scripted = scripts.take(recorded);
+    if (scripted && 'drop' in scripted) return dropConnection(request);
+    if (scripted) return sendJson(response, scripted.error.status, problem(scripted.error));
+    const accessToken = bearerToken(request.headers);
+    if (!oauth.isValidAccessToken(accessToken) || expired.has(accessToken ?? '')) {
+      return sendJson(response, 401, problem(UNAUTHORIZED));
+    }
+    if (url.pathname === '/2/users/me' && request.method === 'GET') {
+      return sendJson(response, 200, { data: user });
+    }
+    sendJson(
+      response,
+      404,
+      problem({ status: 404, title: 'Not Found Error', detail: `no route ${url.pathname}` }),
+    );
+  }
+
+  const server = await listen(handle);
+  return {
+    baseUrl: server.baseUrl,
+    requests,
+    close: server.close,
+    oauth,
+    user,
+    script(step) {
+      const path = step.path;
+      const matches = (r: RecordedRequest) =>
+        !OAUTH_PATHS.has(r.path) && (path === undefined || r.path === path);
+      scripts.add(step, matches, step.times ?? 1);
+    },
+    expireAccessToken: (token) => expired.add(token),
+  };
+}
