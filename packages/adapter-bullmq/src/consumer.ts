@@ -7,6 +7,7 @@
  * machinery, so that both kinds of retry keep the same job (same id, so the dedupe still holds):
  * - a `{ kind: 'retry', delayMs }` result bumps `attempt` and moves the job back to `delayed`
  *   (job.moveToDelayed + DelayedError);
+ * - a retry with `spendsAttempt: false` (a platform's rate limit) bumps `waits` instead;
  * - a thrown exception does the same with exponential backoff and jitter;
  * - after `maxAttempts` the job is dropped (logged) and removed, so its id can be added again.
  * Every BullMQ job is added with `attempts: 1`; BullMQ itself never retries.
@@ -16,16 +17,16 @@
  * runs again with the same attempt number. The handlers must therefore be safe to re-run
  * (the domain claims targets with a conditional update and resumes from stored platform ids).
  */
-import type {
-  JobContext,
-  JobHandlers,
-  JobResult,
-  Logger,
-  QueueConsumer,
+import {
+  exponentialBackoff,
+  type JobContext,
+  type JobHandlers,
+  type JobResult,
+  type Logger,
+  type QueueConsumer,
 } from '@social-publisher/domain';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import {
-  backoffDelay,
   consoleLogger,
   DEFAULT_PREFIX,
   DELIVERY_QUEUE,
@@ -122,7 +123,8 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       const key = `${job.queueName}/${job.id}`;
       const controller = new AbortController();
       running.set(key, controller);
-      const ctx: JobContext = { attempt, maxAttempts: max, signal: controller.signal };
+      const waits = Number.isInteger(data.waits) && (data.waits ?? 0) >= 0 ? (data.waits ?? 0) : 0;
+      const ctx: JobContext = { attempt, maxAttempts: max, waits, signal: controller.signal };
 
       let result: JobResult;
       try {
@@ -136,7 +138,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
           );
           throw error; // attempts: 1, removeOnFail: the job fails for good and is removed
         }
-        const delayMs = backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs);
+        const delayMs = exponentialBackoff(attempt, retryBaseDelayMs, retryMaxDelayMs);
         logger.warn({ ...log, err: errorMessage(error), delayMs }, 'job failed; will retry');
         result = { kind: 'retry', delayMs, reason: errorMessage(error) };
       } finally {
@@ -144,11 +146,17 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       }
 
       if (result?.kind !== 'retry') return;
+      const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
+      if (result.spendsAttempt === false) {
+        // A wait (rate limit): same attempt, so the job's failure budget is left whole.
+        await job.updateData({ ...job.data, waits: waits + 1 });
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
+      }
       if (attempt >= max) {
         logger.warn({ ...log, reason: result.reason }, 'retry asked on the last attempt; dropped');
         return;
       }
-      const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
       // Count the attempt first: a crash between the two calls re-runs the job with the
       // higher number (never fewer attempts than asked for).
       await job.updateData({ ...job.data, attempt: attempt + 1 });

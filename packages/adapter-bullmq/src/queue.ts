@@ -129,6 +129,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
   }
 
   return {
+    kind: 'redis',
     prefix,
 
     async enqueuePublish(postId, runAt) {

@@ -12,11 +12,14 @@ export const DEFAULT_PREFIX = 'sp';
 export interface PublishJobData {
   postId: string;
   attempt: number;
+  /** Retries that did not spend an attempt (rate-limit waits); absent = 0. */
+  waits?: number;
 }
 
 export interface DeliveryJobData {
   deliveryId: string;
   attempt: number;
+  waits?: number;
 }
 
 /** A `redis://` / `rediss://` URL, or ioredis options (optionally with a `url`). */
@@ -50,12 +53,6 @@ export function throttledErrorLog(logger: Logger, msg: string, everyMs = 30_000)
     logger.warn({ ...fields, err: errorMessage(error), suppressed }, msg);
     suppressed = 0;
   };
-}
-
-/** Exponential backoff with "equal jitter": between half and all of base * 2^(attempt-1). */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
-  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential / 2 + Math.random() * (exponential / 2));
 }
 
 export function positiveInt(name: string, value: number | undefined, fallback: number): number {

@@ -17,13 +17,14 @@
  *   them at the next start), waits for the in-flight handlers, and aborts their signal after
  *   `shutdownGraceMs`.
  */
-import type {
-  JobContext,
-  JobHandlers,
-  JobResult,
-  Logger,
-  PublishQueue,
-  QueueConsumer,
+import {
+  exponentialBackoff,
+  type JobContext,
+  type JobHandlers,
+  type JobResult,
+  type Logger,
+  type PublishQueue,
+  type QueueConsumer,
 } from '@social-publisher/domain';
 
 export interface InProcessQueueOptions {
@@ -63,6 +64,8 @@ type Kind = 'publish' | 'deliver';
 interface Entry {
   id: string;
   attempt: number;
+  /** Retries that did not spend an attempt (rate-limit waits). */
+  waits: number;
   state: 'waiting' | 'delayed' | 'active';
   runAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -87,12 +90,6 @@ const consoleLogger: Logger = {
   warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
   error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...obj })),
 };
-
-/** Exponential backoff with "equal jitter": between half and all of base * 2^(attempt-1). */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
-  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential / 2 + Math.random() * (exponential / 2));
-}
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const result = value ?? fallback;
@@ -181,6 +178,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     const entry: Entry = {
       id,
       attempt: 1,
+      waits: 0,
       state: 'waiting',
       runAt: runAt ? runAt.getTime() : Date.now(),
       timer: undefined,
@@ -230,7 +228,12 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
   async function execute(lane: Lane, entry: Entry, signal: AbortSignal): Promise<void> {
     const current = handlers;
     if (!current) throw new Error('no handlers');
-    const ctx: JobContext = { attempt: entry.attempt, maxAttempts: lane.maxAttempts, signal };
+    const ctx: JobContext = {
+      attempt: entry.attempt,
+      maxAttempts: lane.maxAttempts,
+      waits: entry.waits,
+      signal,
+    };
     const log = { kind: lane.kind, id: entry.id, attempt: entry.attempt };
     let result: JobResult;
     try {
@@ -249,7 +252,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
         retire(lane, entry);
         return;
       }
-      const delayMs = backoffDelay(entry.attempt, retryBaseDelayMs, retryMaxDelayMs);
+      const delayMs = exponentialBackoff(entry.attempt, retryBaseDelayMs, retryMaxDelayMs);
       logger.warn({ ...log, err: errorMessage(error), delayMs }, 'job failed; will retry');
       result = { kind: 'retry', delayMs, reason: errorMessage(error) };
     }
@@ -257,7 +260,8 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       retire(lane, entry);
       return;
     }
-    if (entry.attempt >= lane.maxAttempts) {
+    const spends = result.spendsAttempt !== false;
+    if (spends && entry.attempt >= lane.maxAttempts) {
       logger.warn({ ...log, reason: result.reason }, 'retry asked on the last attempt; dropped');
       retire(lane, entry);
       return;
@@ -271,7 +275,8 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       retire(lane, entry);
       return;
     }
-    entry.attempt += 1;
+    if (spends) entry.attempt += 1;
+    else entry.waits += 1;
     const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
     entry.runAt = Date.now() + delayMs;
     arm(lane, entry);
@@ -319,6 +324,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
   }
 
   return {
+    kind: 'inprocess',
     async enqueuePublish(postId, runAt) {
       add(lanes.publish, postId, runAt);
     },
@@ -343,7 +349,10 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       return closePromise;
     },
     stats() {
-      return { publish: laneStats(lanes.publish), deliver: laneStats(lanes.deliver) };
+      return {
+        publish: laneStats(lanes.publish),
+        deliver: laneStats(lanes.deliver),
+      };
     },
   };
 }

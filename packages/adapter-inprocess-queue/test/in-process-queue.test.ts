@@ -1,6 +1,6 @@
 import type { JobContext, JobHandlers, JobResult, Logger } from '@social-publisher/domain';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay, MAX_TIMER_MS } from '../src/in-process-queue.ts';
+import { MAX_TIMER_MS } from '../src/in-process-queue.ts';
 import { createInProcessQueue, type InProcessQueueOptions } from '../src/index.ts';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -162,12 +162,21 @@ describe('in-process queue', () => {
     expect(() => createInProcessQueue({ concurrency: 0 })).toThrow(/concurrency/);
   });
 
-  it('backoff grows exponentially with jitter and is capped', () => {
-    for (let attempt = 1; attempt <= 10; attempt++) {
-      const full = Math.min(60_000, 1_000 * 2 ** (attempt - 1));
-      const delay = backoffDelay(attempt, 1_000, 60_000);
-      expect(delay).toBeGreaterThanOrEqual(full / 2);
-      expect(delay).toBeLessThanOrEqual(full);
-    }
+  it("retries a thrown job after the domain's backoff (full jitter, capped)", async () => {
+    // The domain's exponentialBackoff with base 40 ms: attempt 2 comes 20-40 ms after attempt 1.
+    const queue = make({ retryBaseDelayMs: 40, retryMaxDelayMs: 40 });
+    const runs: number[] = [];
+    await queue.start(
+      handlers(async () => {
+        runs.push(performance.now());
+        if (runs.length === 1) throw new Error('transient');
+        return { kind: 'done' };
+      }),
+    );
+    await queue.enqueuePublish('backoff', null);
+    await vi.waitFor(() => expect(runs).toHaveLength(2));
+    const gap = (runs[1] ?? 0) - (runs[0] ?? 0);
+    expect(gap).toBeGreaterThanOrEqual(19);
+    expect(gap).toBeLessThan(1_000);
   });
 });

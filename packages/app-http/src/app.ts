@@ -4,8 +4,13 @@
  */
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Config } from '@social-publisher/config';
-import type { CoreDeps } from '@social-publisher/domain';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { CoreDeps, QueueKind } from '@social-publisher/domain';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  LogController,
+} from 'fastify';
 import pino from 'pino';
 import { Settings } from 'typebox/system';
 import { handleError } from './errors.ts';
@@ -19,9 +24,10 @@ import { installRequestIdHeader, requestIdOf } from './plugins/request-id.ts';
 import { installShutdownGuard } from './plugins/shutdown.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
-import { createRedisRateLimitStore } from './rate-limit/redis-store.ts';
+import { createRedisRateLimitStore, type RedisEvalClient } from './rate-limit/redis-store.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
 import { postRoutes } from './routes/posts.ts';
 import type { RouteOptions } from './routes/route-options.ts';
@@ -40,19 +46,20 @@ export type AppConfig = Pick<
   | 'idempotencyTtlMs'
   | 'authJwtSecret'
   | 'authJwksUrl'
-  | 'redisUrl'
   | 'queuePrefix'
 >;
 
 export interface AppOptions {
   deps: CoreDeps;
   checks: HealthChecks;
-  queueKind: 'redis' | 'inprocess';
+  queueKind: QueueKind;
   config: AppConfig;
   /** pino (or compatible); default: silent. */
   logger?: FastifyBaseLogger;
-  /** Overrides the rate limit store (default: Redis when config.redisUrl is set, else memory). */
+  /** Overrides the rate limit store (default: Redis through rateLimitRedis, else memory). */
   rateLimitStore?: RateLimitStore;
+  /** The runtime's rate-limit Redis connection (limits shared by every API process). */
+  rateLimitRedis?: RedisEvalClient | null;
   /** Overrides the JWT verifier built from config (tests). */
   jwtVerifier?: JwtVerifier | null;
   /** How long GET /health waits for a check (default 3 s). */
@@ -61,15 +68,12 @@ export interface AppOptions {
   idempotencySweepMs?: number;
 }
 
-async function rateLimitStoreFor(options: AppOptions): Promise<RateLimitStore> {
+function rateLimitStoreFor(options: AppOptions): RateLimitStore {
   if (options.rateLimitStore) return options.rateLimitStore;
-  const { redisUrl, queuePrefix } = options.config;
-  if (!redisUrl) return createMemoryRateLimitStore();
-  // Loaded only with Redis: the embedded mode never touches ioredis.
-  const { connectRateLimitRedis } = await import('./rate-limit/redis-client.ts');
+  if (!options.rateLimitRedis) return createMemoryRateLimitStore();
   return createRedisRateLimitStore(
-    await connectRateLimitRedis(redisUrl),
-    `${queuePrefix}:ratelimit:`,
+    options.rateLimitRedis,
+    `${options.config.queuePrefix}:ratelimit:`,
   );
 }
 
@@ -113,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await installOpenApi(app);
 
-  const limiter = createRateLimiter(await rateLimitStoreFor(options), config.rateLimit, app.log);
+  const limiter = createRateLimiter(rateLimitStoreFor(options), config.rateLimit, app.log);
   const verifyJwt =
     options.jwtVerifier === undefined ? createJwtVerifier(config) : options.jwtVerifier;
   const authenticator = createAuthenticator(deps, verifyJwt);
@@ -123,6 +127,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     checks: options.checks,
     queueKind: options.queueKind,
     ...(options.healthTimeoutMs ? { timeoutMs: options.healthTimeoutMs } : {}),
+  });
+
+  // The OAuth callback is public (the single-use state is its credential): limited per address.
+  await app.register(oauthCallbackRoutes, {
+    deps,
+    limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
   });
 
   // Everything else needs a credential, and counts against its rate limit.
@@ -140,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const routeOptions: RouteOptions = { deps, idempotency };
     await api.register(postRoutes, routeOptions);
     await api.register(socialAccountRoutes, routeOptions);
+    await api.register(connectRoutes, routeOptions);
     await api.register(apiKeyRoutes, routeOptions);
     await api.register(webhookRoutes, routeOptions);
     await api.register(workspaceRoutes, routeOptions);

@@ -3,9 +3,14 @@
  *   pnpm cli users create [--email E]   prints { "user_id", "api_key" } as JSON
  * Usage errors exit 2 with the usage on stderr; failures exit 1 with one line.
  */
-import { createRuntime, type Runtime, StartupError } from '@social-publisher/app-worker';
-import { ConfigError, loadConfig } from '@social-publisher/config';
+import { ConfigError } from '@social-publisher/config';
 import { createUser } from '@social-publisher/domain';
+import {
+  createRuntime,
+  loadRuntimeConfig,
+  type Runtime,
+  StartupError,
+} from '@social-publisher/runtime';
 import pino from 'pino';
 import { type ParsedCommand, parseCommand, USAGE, UsageError } from './cli-args.ts';
 import { createLogger } from './logger.ts';
@@ -21,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let runtime: Runtime | undefined;
   try {
-    const config = loadConfig();
+    const config = loadRuntimeConfig();
     // Logs go to stderr: stdout carries only the JSON result.
     const logger = createLogger(
       { logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },

@@ -2,10 +2,15 @@
  * THE error mapper: every failure the API answers with goes through `toHttpError`, and every
  * error body is `{ error: { code, message, details? } }` (DESIGN.md section 4). Anything it
  * does not recognise is a 500 `internal_error`, logged with its stack; no input may get there.
+ * An unreachable database or queue is a 503 `service_unavailable` with Retry-After.
  */
 import type { DomainError, Problem, Result } from '@social-publisher/domain';
+import { isDependencyUnavailable } from '@social-publisher/runtime';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemsFromSchemaIssues, type SchemaIssue } from './validation.ts';
+
+/** What a 503 asks clients to wait: a database restart or failover takes seconds. */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: Problem[] };
@@ -48,6 +53,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   not_found: 404,
   conflict: 409,
   limit_exceeded: 409,
+  platform_not_configured: 400,
 };
 
 export function fromDomainError(error: DomainError): HttpError {
@@ -139,6 +145,14 @@ export function toHttpError(error: unknown): HttpError {
         : `${details.length} fields are invalid`;
     return new HttpError(400, 'validation_failed', message, { details });
   }
+  if (isDependencyUnavailable(error)) {
+    return new HttpError(
+      503,
+      'service_unavailable',
+      'the service cannot reach its database or queue right now; retry shortly (with the same Idempotency-Key to be safe)',
+      { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } },
+    );
+  }
   const known = typeof candidate.code === 'string' ? FRAMEWORK_ERRORS[candidate.code] : undefined;
   if (known) return new HttpError(known.status, known.code, known.message);
   const status = candidate.statusCode;
@@ -160,7 +174,9 @@ export function sendHttpError(reply: FastifyReply, error: HttpError): FastifyRep
 /** Fastify error handler (and frameworkErrors handler): map, log, answer. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const httpError = toHttpError(error);
-  if (httpError.statusCode >= 500) {
+  if (httpError.code === 'service_unavailable') {
+    request.log.warn({ err: String(error) }, 'a dependency is unreachable: answered 503');
+  } else if (httpError.statusCode >= 500) {
     request.log.error({ err: error }, 'unexpected error');
   } else {
     request.log.info({ code: httpError.code, status: httpError.statusCode }, httpError.message);

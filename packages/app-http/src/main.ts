@@ -6,14 +6,16 @@
  * Config errors stop the process with one line. SIGTERM/SIGINT: stop taking requests, finish
  * the ones in flight, stop the worker, close the runtime; a second signal exits at once.
  */
+import { type Config, ConfigError } from '@social-publisher/config';
 import {
   createRuntime,
+  loadRuntimeConfig,
+  onLauncherGone,
   type Runtime,
   StartupError,
   startWorker,
   type Worker,
-} from '@social-publisher/app-worker';
-import { type Config, ConfigError, loadConfig } from '@social-publisher/config';
+} from '@social-publisher/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { bootstrap, firstUserBanner } from './bootstrap.ts';
@@ -28,7 +30,7 @@ function fail(line: string): never {
 
 function readConfig(): Config {
   try {
-    return loadConfig();
+    return loadRuntimeConfig();
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -89,6 +91,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  onLauncherGone(() => {
+    logger.info({}, 'the script runner that launched this process is gone');
+    onSignal('SIGTERM');
+  });
 
   try {
     runtime = await createRuntime(config, logger, { role: apiOnly ? 'api' : 'embedded' });
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
     queueKind: runtime.queueKind,
     config,
     logger,
+    rateLimitRedis: runtime.rateLimitRedis,
   });
   await app.listen({ port: config.port, host: config.host });
 

@@ -18,6 +18,8 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/webhooks/{id}/deliveries'],
   ['post', '/webhooks/{id}/deliveries/{delivery_id}/redeliver'],
   ['post', '/social-accounts'],
+  ['post', '/social-accounts/connect'],
+  ['get', '/oauth/callback/{platform}'],
   ['get', '/social-accounts'],
   ['delete', '/social-accounts/{id}'],
   ['post', '/workspaces'],
@@ -72,7 +74,8 @@ describe('GET /openapi.json', () => {
     expect(operation?.summary).toBeTruthy();
     const statuses = Object.keys(operation?.responses ?? {});
     expect(statuses.some((status) => status.startsWith('2'))).toBe(true);
-    const isPublic = path === '/health' || path === '/openapi.json';
+    const isPublic =
+      path === '/health' || path === '/openapi.json' || path.startsWith('/oauth/callback/');
     if (!isPublic) {
       expect(statuses).toEqual(expect.arrayContaining(['401', '429', '500']));
       expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);

@@ -20,6 +20,7 @@ const POST_KEYS = [
   'media_urls',
   'platform_options',
   'post_targets',
+  'sandbox',
   'scheduled_at',
   'status',
   'updated_at',
@@ -34,6 +35,7 @@ const TARGET_KEYS = [
   'platform_url',
   'published_at',
   'retryable',
+  'sandbox',
   'social_account_id',
   'status',
   'updated_at',
@@ -85,8 +87,12 @@ describe('POST /posts', () => {
   it('content defaults to an empty string; 5000 characters are fine', async () => {
     const empty = await createPost({ social_account_ids: [twitter.id] });
     expect(empty.json().data.content).toBe('');
-    const full = await createPost({ content: 'é'.repeat(5000), social_account_ids: [twitter.id] });
+    // On a platform whose own limit is above the shared one (X's 280 would refuse it).
+    const facebook = await seedConnection(h.deps, h.alice.user.id, 'facebook');
+    const full = await createPost({ content: 'é'.repeat(5000), social_account_ids: [facebook.id] });
     expect(full.statusCode).toBe(201);
+    const long = await createPost({ content: 'x'.repeat(281), social_account_ids: [twitter.id] });
+    expectInvalid(long, 'content');
   });
 
   it('legacy platforms target the account context active connection', async () => {

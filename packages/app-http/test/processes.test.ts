@@ -89,6 +89,32 @@ describe('processes', { timeout: 90_000 }, () => {
     expect(await exited).toBe(0);
   });
 
+  it('SIGTERM to the pnpm process of `pnpm start` stops node gracefully (pnpm 10 does not relay it)', async () => {
+    const root = new URL('../../../', import.meta.url).pathname;
+    const pnpm = spawn('pnpm', ['start'], {
+      cwd: root,
+      env: env({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dataDir, 'launcher') }),
+    });
+    const { output, waitFor } = watch(pnpm);
+    const [, pid] = await waitFor(/"pid":(\d+).*"msg":"listening"/);
+    const node = Number(pid);
+    expect(node).not.toBe(pnpm.pid);
+    pnpm.kill('SIGTERM');
+    const alive = () => {
+      try {
+        process.kill(node, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(node, 'SIGKILL');
+    expect(alive()).toBe(false);
+    expect(output.text).toMatch(/the script runner that launched this process is gone/);
+  });
+
   it('pnpm cli users create prints { user_id, api_key } as JSON; usage errors exit 2', async () => {
     const created = await run([CLI, 'users', 'create', '--email', 'cli@example.com'], {});
     expect(created.code).toBe(0);

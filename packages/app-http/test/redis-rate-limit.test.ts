@@ -1,4 +1,5 @@
 /** Two API processes sharing one Redis share one rate limit (skipped when no Redis answers). */
+import { connectRateLimitRedis } from '@social-publisher/runtime';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, expectError, type Harness } from './support.ts';
@@ -31,12 +32,12 @@ describe.skipIf(!available)(`rate limit on Redis (${url})`, () => {
   let two: Harness;
   beforeAll(async () => {
     const config = {
-      redisUrl: url,
       queuePrefix: `sp-test-${process.pid}-${Date.now()}`,
       rateLimit: { max: 3, windowMs: 10_000 },
     };
-    one = await createHarness({ config });
-    two = await createHarness({ config });
+    // Each "process" with its own connection, as the runtime builds it.
+    one = await createHarness({ config, rateLimitRedis: await connectRateLimitRedis(url) });
+    two = await createHarness({ config, rateLimitRedis: await connectRateLimitRedis(url) });
   });
   afterAll(async () => {
     await one.close();

@@ -36,6 +36,8 @@ describe('POST /social-accounts', () => {
       'external_id',
       'id',
       'platform',
+      'sandbox',
+      'scopes',
       'status',
       'token_expires_at',
     ]);

@@ -1,5 +1,7 @@
+import { PLATFORM_DESCRIPTORS } from '@social-publisher/adapter-platforms';
 import {
   createTestDeps,
+  ScriptedPlatformRegistry,
   type SeededUser,
   seedConnection,
   seedUser,
@@ -16,7 +18,6 @@ export const TEST_CONFIG: AppConfig = {
   idempotencyTtlMs: 24 * 3_600_000,
   authJwtSecret: null,
   authJwksUrl: null,
-  redisUrl: null,
   queuePrefix: 'sp',
 };
 
@@ -36,20 +37,27 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Scripted publishers with the real platforms' rules (media, content, platform_options). */
+export const realPlatformRules = () =>
+  new ScriptedPlatformRegistry(PLATFORM_DESCRIPTORS.map((descriptor) => descriptor.rules));
+
 export async function createHarness(
   overrides: Partial<Omit<AppOptions, 'deps' | 'checks' | 'config'>> & {
     config?: Partial<AppConfig>;
+    /** Default: every real platform's rules, with scripted publishers. */
+    platforms?: ScriptedPlatformRegistry;
   } = {},
 ): Promise<Harness> {
-  const deps = createTestDeps();
+  const { platforms, ...appOverrides } = overrides;
+  const deps = createTestDeps({ platforms: platforms ?? realPlatformRules() });
   const health = { database: true, queue: true };
   const app = await buildApp({
     queueKind: 'inprocess',
     idempotencySweepMs: 0,
-    ...overrides,
+    ...appOverrides,
     deps,
     checks: { database: async () => health.database, queue: async () => health.queue },
-    config: { ...TEST_CONFIG, ...overrides.config },
+    config: { ...TEST_CONFIG, ...appOverrides.config },
   });
   await app.ready();
   const alice = await seedUser(deps, 'alice@example.com');

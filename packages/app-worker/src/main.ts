@@ -3,10 +3,17 @@
  * processes. The embedded mode (API and worker in one process) is `pnpm start` in app-http.
  * JSON logs on stdout (pino). SIGTERM/SIGINT: graceful shutdown; a second signal exits at once.
  */
-import { ConfigError, loadConfig } from '@social-publisher/config';
+import { type Config, ConfigError } from '@social-publisher/config';
+import {
+  createRuntime,
+  loadRuntimeConfig,
+  onLauncherGone,
+  type Runtime,
+  StartupError,
+  startWorker,
+  type Worker,
+} from '@social-publisher/runtime';
 import pino from 'pino';
-import { createRuntime, type Runtime, StartupError } from './runtime.ts';
-import { startWorker, type Worker } from './worker.ts';
 
 /** Past this, a shutdown that is still waiting (a stuck handler) gives up and exits. */
 const SHUTDOWN_DEADLINE_MS = 30_000;
@@ -17,9 +24,9 @@ function fail(line: string): never {
 }
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
-    config = loadConfig();
+    config = loadRuntimeConfig();
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -68,6 +75,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  onLauncherGone(() => {
+    logger.info({}, 'the script runner that launched this process is gone');
+    onSignal('SIGTERM');
+  });
 
   let runtime: Runtime;
   try {

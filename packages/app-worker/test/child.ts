@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ENCRYPTION_KEY, FAST_TIMINGS } from './harness.ts';
+import { ENCRYPTION_KEY, FAST_TIMINGS } from '../../runtime/test/harness.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -1,5 +1,6 @@
 /** GET /health: public; SPEC.md's shape plus checks.database. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { QueueKind } from '@social-publisher/domain';
 import { Type } from 'typebox';
 
 export interface HealthChecks {
@@ -9,7 +10,7 @@ export interface HealthChecks {
 
 export interface HealthOptions {
   checks: HealthChecks;
-  queueKind: 'redis' | 'inprocess';
+  queueKind: QueueKind;
   /** A check that has not answered by then counts as failed. */
   timeoutMs?: number;
 }

@@ -8,11 +8,10 @@ import {
   listPosts,
   listPostsPage,
   MAX_POSTS_PAGE,
-  PLATFORMS,
+  type PlatformCatalog,
   type PostMode,
-  TIKTOK_PRIVACY_LEVELS,
+  SANDBOX_OUTCOMES,
   validationFailed,
-  YOUTUBE_PRIVACY_STATUSES,
 } from '@social-publisher/domain';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -47,45 +46,32 @@ const PostsQuery = Type.Object({
   ),
 });
 
-const TiktokOptions = Type.Object(
-  {
-    tiktokPrivacy: Type.Optional(Type.Enum([...TIKTOK_PRIVACY_LEVELS])),
-    tiktokIsDraft: Type.Optional(Type.Boolean()),
-    tiktokAllowComments: Type.Optional(Type.Boolean()),
-    tiktokAllowDuet: Type.Optional(Type.Boolean({ description: 'Videos only' })),
-    tiktokAllowStitch: Type.Optional(Type.Boolean({ description: 'Videos only' })),
-    tiktokBrandOrganic: Type.Optional(Type.Boolean()),
-    tiktokBrandContent: Type.Optional(Type.Boolean()),
-    tiktokAutoAddMusic: Type.Optional(Type.Boolean()),
-    tiktokIsAigc: Type.Optional(Type.Boolean({ description: 'Videos only' })),
-  },
-  { additionalProperties: false },
-);
+const SANDBOX_OUTCOME = {
+  enum: [...SANDBOX_OUTCOMES],
+  description:
+    'Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)',
+};
 
-const OpenOptions = Type.Record(Type.String(), Type.Unknown());
+/** A platform's options schema, plus the sandbox_outcome every platform takes. */
+function optionsSchemaOf(catalog: PlatformCatalog, name: string): Record<string, unknown> {
+  const schema = catalog.rules(name)?.optionsSchema ?? {};
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  return { ...schema, properties: { ...properties, sandbox_outcome: SANDBOX_OUTCOME } };
+}
 
-const PlatformOptionsInput = Type.Object(
-  {
-    tiktok: Type.Optional(TiktokOptions),
-    instagram: Type.Optional(OpenOptions),
-    youtube: Type.Optional(
-      Type.Object(
-        {
-          privacyStatus: Type.Optional(
-            Type.Enum([...YOUTUBE_PRIVACY_STATUSES], { description: 'Default private' }),
-          ),
-        },
-        { additionalProperties: true },
-      ),
+/** `platform_options`: one optional entry per platform, each with its descriptor's schema. */
+const platformOptionsInput = (catalog: PlatformCatalog) =>
+  Type.Object(
+    Object.fromEntries(
+      catalog.names.map((name) => [
+        name,
+        Type.Optional(Type.Unsafe<Record<string, unknown>>(optionsSchemaOf(catalog, name))),
+      ]),
     ),
-    twitter: Type.Optional(OpenOptions),
-    linkedin: Type.Optional(OpenOptions),
-    facebook: Type.Optional(OpenOptions),
-  },
-  { additionalProperties: false, description: 'Per-platform options keyed by platform name' },
-);
+    { additionalProperties: false, description: 'Per-platform options keyed by platform name' },
+  );
 
-const postFields = {
+const postFields = (catalog: PlatformCatalog) => ({
   content: Type.Optional(
     Type.String({ maxLength: 5000, description: 'At most 5000 characters; default ""' }),
   ),
@@ -96,7 +82,7 @@ const postFields = {
     }),
   ),
   platforms: Type.Optional(
-    Type.Array(Type.Enum([...PLATFORMS]), {
+    Type.Array(Type.Enum([...catalog.names]), {
       maxItems: MAX_TARGETS,
       description: "Legacy targeting: the account's active connection for each platform",
     }),
@@ -108,36 +94,40 @@ const postFields = {
     }),
   ),
   workspace_id: WorkspaceField,
-  platform_options: Type.Optional(PlatformOptionsInput),
-};
+  platform_options: Type.Optional(platformOptionsInput(catalog)),
+});
 
-const CreatePostBody = Type.Object(
-  {
-    ...postFields,
-    // Accepted by the schema only so the domain can answer with the route to use instead.
-    scheduled_at: Type.Optional(
-      Type.Unknown({ description: 'Not allowed here: scheduled posts go to POST /posts/schedule' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'At least one target: social_account_ids or platforms',
-  },
-);
+const createPostBody = (catalog: PlatformCatalog) =>
+  Type.Object(
+    {
+      ...postFields(catalog),
+      // Accepted by the schema only so the domain can answer with the route to use instead.
+      scheduled_at: Type.Optional(
+        Type.Unknown({
+          description: 'Not allowed here: scheduled posts go to POST /posts/schedule',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'At least one target: social_account_ids or platforms',
+    },
+  );
 
-const SchedulePostBody = Type.Object(
-  {
-    ...postFields,
-    scheduled_at: Type.String({
-      format: 'date-time',
-      description: 'When to publish (ISO 8601 with timezone); must be in the future',
-    }),
-  },
-  {
-    additionalProperties: false,
-    description: 'At least one target: social_account_ids or platforms',
-  },
-);
+const schedulePostBody = (catalog: PlatformCatalog) =>
+  Type.Object(
+    {
+      ...postFields(catalog),
+      scheduled_at: Type.String({
+        format: 'date-time',
+        description: 'When to publish (ISO 8601 with timezone); must be in the future',
+      }),
+    },
+    {
+      additionalProperties: false,
+      description: 'At least one target: social_account_ids or platforms',
+    },
+  );
 
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -149,14 +139,14 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-const createSchema = (mode: PostMode) => ({
+const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
   tags: ['Posts'],
   summary: mode === 'now' ? 'Publish a post now' : 'Schedule a post',
   description:
     'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
   security: SECURED,
   headers: IdempotencyHeaders,
-  body: mode === 'now' ? CreatePostBody : SchedulePostBody,
+  body: mode === 'now' ? createPostBody(catalog) : schedulePostBody(catalog),
   response: {
     201: Data(PostSchema, 'The created post (Location: /posts/{id})'),
     ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
@@ -179,7 +169,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
 
   for (const mode of ['now', 'scheduled'] as const) {
     const url = mode === 'now' ? '/posts' : '/posts/schedule';
-    app.post(url, { schema: createSchema(mode) }, async (request, reply) => {
+    app.post(url, { schema: createSchema(mode, deps.platforms) }, async (request, reply) => {
       const run = create(mode);
       const key = request.headers['idempotency-key'] as string | undefined;
       const actor = actorOf(request);

@@ -4,7 +4,7 @@ import {
   connectSocialAccount,
   deleteSocialAccount,
   listSocialAccounts,
-  PLATFORMS,
+  type PlatformCatalog,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
@@ -22,29 +22,40 @@ import {
 import { presentSocialAccount, SocialAccountSchema } from '../schemas/social-accounts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
-const ConnectBody = Type.Object(
-  {
-    platform: Type.Enum([...PLATFORMS]),
-    external_id: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description:
-        "The account's id on the platform (TikTok open_id, Instagram user id, YouTube channel id...)",
-    }),
-    display_name: Type.Optional(Type.String({ maxLength: 200 })),
-    access_token: Type.String({
-      minLength: 1,
-      maxLength: 10_000,
-      description: 'Encrypted at rest; never returned',
-    }),
-    refresh_token: Type.Optional(
-      Type.String({ maxLength: 10_000, description: 'Encrypted at rest; never returned' }),
-    ),
-    token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-    workspace_id: WorkspaceField,
-  },
-  { additionalProperties: false },
-);
+const connectBody = (catalog: PlatformCatalog) =>
+  Type.Object(
+    {
+      platform: Type.Enum([...catalog.names]),
+      sandbox: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks',
+        }),
+      ),
+      external_id: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description:
+            "The account's id on the platform (user id, page id, channel id...); required unless sandbox",
+        }),
+      ),
+      display_name: Type.Optional(Type.String({ maxLength: 200 })),
+      access_token: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 10_000,
+          description: 'Required unless sandbox. Encrypted at rest; never returned',
+        }),
+      ),
+      refresh_token: Type.Optional(
+        Type.String({ maxLength: 10_000, description: 'Encrypted at rest; never returned' }),
+      ),
+      token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+      workspace_id: WorkspaceField,
+    },
+    { additionalProperties: false },
+  );
 
 export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
@@ -57,9 +68,9 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
         tags: ['Social accounts'],
         summary: 'Connect a social account',
         description:
-          'Registers a connection with its OAuth tokens (obtained by your app). Tokens are encrypted at rest and never returned.',
+          'Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.',
         security: SECURED,
-        body: ConnectBody,
+        body: connectBody(deps.platforms),
         response: {
           201: Data(SocialAccountSchema, 'The connection'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
@@ -77,6 +88,7 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
           accessToken: body.access_token,
           refreshToken: body.refresh_token,
           tokenExpiresAt: body.token_expires_at,
+          sandbox: body.sandbox,
         }),
       );
       reply.header('Location', `/social-accounts/${connection.id}`);

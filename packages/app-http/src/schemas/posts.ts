@@ -1,6 +1,5 @@
 /** The post representation (snake_case) and how a domain post becomes it. */
 import {
-  PLATFORMS,
   POST_STATUSES,
   type PostTarget,
   type PostWithTargets,
@@ -14,8 +13,9 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
 export const PostTargetSchema = Type.Object(
   {
     id: Uuid(),
-    platform: Type.Enum([...PLATFORMS]),
+    platform: Type.String({ description: 'The platform name, as in POST /posts platforms' }),
     social_account_id: Uuid('The connection published to'),
+    sandbox: Type.Boolean({ description: 'A sandbox target never reaches the platform' }),
     status: Type.Enum([...TARGET_STATUSES], {
       description: 'pending -> publishing -> published | failed, or cancelled',
     }),
@@ -51,6 +51,9 @@ export const PostSchema = Type.Object({
   }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
+  sandbox: Type.Boolean({
+    description: 'Every target is a sandbox one: nothing of this post reaches a platform',
+  }),
   post_targets: Type.Array(PostTargetSchema),
 });
 
@@ -61,6 +64,7 @@ function presentTarget(target: PostTarget): Static<typeof PostTargetSchema> {
     id: target.id,
     platform: target.platform,
     social_account_id: target.socialAccountId,
+    sandbox: target.sandbox,
     status: target.status,
     attempts: target.attempts,
     error_code: target.errorCode,
@@ -86,6 +90,7 @@ export function presentPost(post: PostWithTargets): PostJson {
     status: post.status,
     created_at: post.createdAt.toISOString(),
     updated_at: post.updatedAt.toISOString(),
+    sandbox: post.targets.length > 0 && post.targets.every((target) => target.sandbox),
     post_targets: post.targets.map(presentTarget),
   };
 }

@@ -36,7 +36,7 @@ export const WebhookStateSchema = Type.Object({ id: Uuid(), active: Type.Boolean
 const DeliveryFields = {
   id: Uuid('Also sent as the webhook-id header'),
   webhook_id: Uuid(),
-  post_id: Uuid(),
+  post_id: Nullable(Uuid('null for social_account.expired')),
   event: WebhookEventSchema,
   status: Type.Enum([...DELIVERY_STATUSES]),
   attempts: Type.Integer({ minimum: 0 }),

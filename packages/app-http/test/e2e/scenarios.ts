@@ -46,12 +46,19 @@ export async function setUpWorld(system: System): Promise<World> {
     twitter: '12345',
   };
   for (const platform of Object.keys(externalIds) as ConnectedPlatform[]) {
-    const created = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
-      platform,
-      external_id: externalIds[platform],
-      display_name: `${platform} e2e`,
-      access_token: `token-${platform}-e2e`,
-    });
+    // X has no real publisher yet: its connection is a sandbox one (never calls the platform).
+    const created = await api.call<{ data: { id: string } }>(
+      'POST',
+      '/social-accounts',
+      platform === 'twitter'
+        ? { platform, sandbox: true, display_name: `${platform} e2e` }
+        : {
+            platform,
+            external_id: externalIds[platform],
+            display_name: `${platform} e2e`,
+            access_token: `token-${platform}-e2e`,
+          },
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     connections[platform] = created.body.data.id;
   }
@@ -275,7 +282,13 @@ export function defineE2eScenarios(get: () => World): void {
     });
     expect(media.requests.some((request) => request.path === `/media/${tag}.mp4`)).toBe(true);
 
-    expect(targetOf(post, 'twitter').platform_post_id).toMatch(/^mock-twitter-[0-9a-f]{16}$/);
+    const sandboxTarget = targetOf(post, 'twitter');
+    expect(sandboxTarget).toMatchObject({
+      sandbox: true,
+      platform_post_id: `sandbox-${sandboxTarget.id}`,
+      platform_url: null,
+    });
+    expect(post.sandbox).toBe(false); // the other targets are real
 
     // post.published at its subscribers (/flaky answered 500: it gets it again later).
     const arrivals = await waitForArrivals(world, postId, ['published', 'all', 'flaky']);
@@ -342,8 +355,8 @@ export function defineE2eScenarios(get: () => World): void {
     const world = get();
     const { api, tiktok, instagram, youtube, receiver } = world.system;
     const tag = unique('failed');
-    // A second twitter connection, removed before the post runs: the mocked twitter cannot be
-    // told to fail through the runtime, a missing connection can.
+    // A second twitter connection, removed before the post runs: a missing connection fails
+    // the target before any platform is called.
     const doomed = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'twitter',
       external_id: `doomed-${tag}`,
@@ -354,8 +367,9 @@ export function defineE2eScenarios(get: () => World): void {
       error: 'spam_risk_user_banned_from_posting',
       path: '/v2/post/publish/video/init/',
     });
-    instagram.script({ error: INSTAGRAM_ERRORS.dailyLimit, on: 'create' });
-    youtube.script({ error: YOUTUBE_ERRORS.quotaExceeded, on: 'start' });
+    // (Rate limits and quotas wait instead of failing: these are permanent refusals.)
+    instagram.script({ error: INSTAGRAM_ERRORS.permission, on: 'create' });
+    youtube.script({ error: YOUTUBE_ERRORS.uploadLimitExceeded, on: 'start' });
 
     const scheduledAt = new Date(Date.now() + 1_500).toISOString();
     const created = await api.call<{ data: PostJson }>('POST', '/posts/schedule', {
@@ -384,15 +398,17 @@ export function defineE2eScenarios(get: () => World): void {
     );
     expect(codes).toEqual({
       tiktok: 'spam_risk_user_banned_from_posting',
-      instagram: '2207042',
-      youtube: 'quotaExceeded',
+      instagram: '10',
+      youtube: 'uploadLimitExceeded',
       twitter: 'connection_missing',
     });
     for (const target of post.post_targets) {
       expect(target).toMatchObject({ status: 'failed', retryable: false, platform_post_id: null });
       expect(target.error_message).toBeTruthy();
     }
-    expect(targetOf(post, 'youtube').error_message).toBe(YOUTUBE_ERRORS.quotaExceeded.message);
+    expect(targetOf(post, 'youtube').error_message).toBe(
+      YOUTUBE_ERRORS.uploadLimitExceeded.message,
+    );
 
     const arrivals = await waitForArrivals(world, postId, ['failed', 'all']);
     expect(receiver.rejected).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * The whole service for the end-to-end tests, as `pnpm start` / `start:api` + `start:worker`
- * wire it: loadConfig -> createRuntime -> bootstrap -> buildApp listening on a real socket ->
+ * wire it: loadRuntimeConfig -> createRuntime -> bootstrap -> buildApp listening on a real socket ->
  * startWorker. Every platform adapter is real and points at the testkit's fake servers; media
  * comes from the testkit media server; webhooks go to a local verifying receiver.
  *
@@ -16,23 +16,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Config } from '@social-publisher/config';
 import {
   createRuntime,
+  loadRuntimeConfig,
   type Runtime,
   startWorker,
   type Worker,
-} from '@social-publisher/app-worker';
-import { type Config, loadConfig } from '@social-publisher/config';
+} from '@social-publisher/runtime';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import {
+  type FakeFacebook,
   type FakeInstagram,
+  type FakeLinkedin,
   type FakeTiktok,
+  type FakeTiktokOptions,
+  type FakeX,
+  type FakeXOptions,
   type FakeYoutube,
   type MediaServer,
+  startFakeFacebook,
   startFakeInstagram,
+  startFakeLinkedin,
   startFakeTiktok,
+  startFakeX,
   startFakeYoutube,
   startMediaServer,
 } from '../../../testkit/src/index.ts';
@@ -73,6 +82,9 @@ export interface System {
   tiktok: FakeTiktok;
   instagram: FakeInstagram;
   youtube: FakeYoutube;
+  x: FakeX;
+  facebook: FakeFacebook;
+  linkedin: FakeLinkedin;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -204,10 +216,34 @@ const FAST = {
   RATE_LIMIT_MAX: '100000',
 } as const;
 
+/** How browsers reach the API in these tests (not resolvable: the test forwards callbacks). */
+export const PUBLIC_BASE_URL = 'http://api.connect.test';
+/** The client app a connect flow returns to. */
+export const RETURN_ORIGIN = 'https://app.example.com';
+
+/** P_CLIENT_ID, P_CLIENT_SECRET and the three hosts of one platform, all on its fake. */
+function oauthEnv(
+  prefix: string,
+  baseUrl: string,
+  client: { clientId: string; clientSecret: string },
+): Record<string, string> {
+  return {
+    [`${prefix}_CLIENT_ID`]: client.clientId,
+    [`${prefix}_CLIENT_SECRET`]: client.clientSecret,
+    [`${prefix}_AUTH_BASE_URL`]: baseUrl,
+    [`${prefix}_TOKEN_BASE_URL`]: baseUrl,
+    [`${prefix}_API_BASE_URL`]: baseUrl,
+  };
+}
+
 export interface StartOptions {
   mode: Mode;
+  /** Extra environment for this system (e.g. token renewal timings). */
+  env?: Record<string, string>;
   /** production: the database to use (from createTestDatabase). */
   databaseUrl?: string;
+  /** Options of the fake platforms (e.g. rate limits). */
+  fakes?: { tiktok?: FakeTiktokOptions; x?: FakeXOptions };
 }
 
 export async function startSystem(options: StartOptions): Promise<System> {
@@ -226,15 +262,21 @@ export async function startSystem(options: StartOptions): Promise<System> {
   };
 
   try {
-    const [tiktok, instagram, youtube, media, receiver] = await Promise.all([
-      startFakeTiktok(),
+    const [tiktok, instagram, youtube, x, facebook, linkedin, media, receiver] = await Promise.all([
+      startFakeTiktok(options.fakes?.tiktok),
       startFakeInstagram(),
       startFakeYoutube(),
+      startFakeX(options.fakes?.x),
+      startFakeFacebook(),
+      startFakeLinkedin(),
       startMediaServer(),
       startReceiver(),
     ]);
     cleanups.push(
       () => tiktok.close(),
+      () => x.close(),
+      () => facebook.close(),
+      () => linkedin.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -247,9 +289,21 @@ export async function startSystem(options: StartOptions): Promise<System> {
       HOST: '127.0.0.1',
       PORT: '0',
       TIKTOK_API_BASE_URL: tiktok.baseUrl,
+      TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
       INSTAGRAM_API_BASE_URL: instagram.baseUrl,
       YOUTUBE_API_BASE_URL: youtube.baseUrl,
       YOUTUBE_OAUTH_BASE_URL: youtube.baseUrl,
+      // Connecting accounts: every platform's three hosts are its fake (CONNECT.md section 2).
+      ...oauthEnv('TIKTOK', tiktok.baseUrl, tiktok.oauth.options),
+      ...oauthEnv('YOUTUBE', youtube.baseUrl, youtube.oauth.options),
+      ...oauthEnv('X', x.baseUrl, x.oauth.options),
+      ...oauthEnv('INSTAGRAM', instagram.baseUrl, instagram.oauth.options),
+      ...oauthEnv('FACEBOOK', facebook.baseUrl, facebook.oauth.options),
+      ...oauthEnv('LINKEDIN', linkedin.baseUrl, linkedin.oauth.options),
+      // Browsers reach the API here; the test sends the callback to the real port itself.
+      PUBLIC_BASE_URL: PUBLIC_BASE_URL,
+      CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
+      ...options.env,
       MEDIA_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -274,7 +328,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
       env.DATA_DIR = dataDir;
     }
-    const config: Config = loadConfig(env);
+    const config: Config = loadRuntimeConfig(env);
     const { logger, lines } = memoryLogger(mode);
 
     // The runtimes, as main.ts (API) and app-worker's main.ts (worker) create them.
@@ -285,7 +339,6 @@ export async function startSystem(options: StartOptions): Promise<System> {
       cleanups.push(() => apiRuntime.close());
       const workerRuntime = await createRuntime(config, logger.child({ name: 'worker' }), {
         role: 'worker',
-        queueTuning: {},
       });
       worker = await startWorker(workerRuntime, config);
       cleanups.push(() => worker.stop()); // also closes workerRuntime
@@ -313,6 +366,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       queueKind: apiRuntime.queueKind,
       config,
       logger: logger.child({ name: 'http' }),
+      rateLimitRedis: apiRuntime.rateLimitRedis,
     });
     await app.listen({ port: config.port, host: config.host });
     // Closed first: no request in flight while the worker and the runtimes stop.
@@ -355,6 +409,9 @@ export async function startSystem(options: StartOptions): Promise<System> {
       tiktok,
       instagram,
       youtube,
+      x,
+      facebook,
+      linkedin,
       media,
       receiver,
       worker,
@@ -364,6 +421,9 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'tiktok', requests: tiktok.requests },
         { name: 'instagram', requests: instagram.requests },
         { name: 'youtube', requests: youtube.requests },
+        { name: 'x', requests: x.requests },
+        { name: 'facebook', requests: facebook.requests },
+        { name: 'linkedin', requests: linkedin.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

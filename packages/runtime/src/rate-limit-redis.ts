@@ -1,5 +1,4 @@
 import { Redis } from 'ioredis';
-import type { RedisEvalClient } from './redis-store.ts';
 
 /**
  * A dedicated connection for rate limiting. Commands fail fast while Redis is unreachable (no
@@ -7,10 +6,7 @@ import type { RedisEvalClient } from './redis-store.ts';
  * connection errors are left to the limiter's own (throttled) warning. Start-up waits up to
  * `readyTimeoutMs` for the first connection, then goes on either way.
  */
-export async function connectRateLimitRedis(
-  url: string,
-  readyTimeoutMs = 2_000,
-): Promise<RedisEvalClient> {
+export async function connectRateLimitRedis(url: string, readyTimeoutMs = 2_000): Promise<Redis> {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

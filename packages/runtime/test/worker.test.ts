@@ -45,6 +45,7 @@ function harness(): Harness {
     queueKind: 'inprocess',
     databaseKind: 'pglite',
     consumer,
+    rateLimitRedis: null,
     close: async () => {
       events.push('runtime.close');
     },
@@ -64,7 +65,12 @@ const config = (reconcileIntervalMs: number) => ({
   worker: { concurrency: 1, maxPublishAttempts: 3, targetLeaseMs: 1_000, reconcileIntervalMs },
 });
 
-const ctx: JobContext = { attempt: 1, maxAttempts: 3, signal: new AbortController().signal };
+const ctx: JobContext = {
+  attempt: 1,
+  maxAttempts: 3,
+  waits: 0,
+  signal: new AbortController().signal,
+};
 
 describe('startWorker', () => {
   it('hands jobs to the domain use cases (unknown ids finish at once)', async () => {

@@ -83,7 +83,7 @@ function expectAllPublished(post: PostWithTargets): void {
  * restart scenario runs after them, alone, since it stops the worker.
  */
 export function defineScenarios(get: () => System): void {
-  it.concurrent('publishes an immediate post (mocked twitter + TikTok fake)', async () => {
+  it.concurrent('publishes an immediate post (sandbox twitter + TikTok fake)', async () => {
     const system = get();
     const content = `immediate ${Date.now()}`;
     const post = await create(system, content, { tiktok: true });

@@ -1,10 +1,11 @@
 /**
- * Shared pieces of the worker integration tests: config from a plain env map, a pino logger
- * that keeps its lines, account seeding through the domain use cases, polling helpers.
+ * Shared pieces of the runtime's integration tests (and of app-worker's process tests): config
+ * from a plain env map, a pino logger that keeps its lines, account seeding through the domain
+ * use cases, polling helpers.
  */
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { type Config, loadConfig } from '@social-publisher/config';
+import type { Config } from '@social-publisher/config';
 import type {
   AccountContext,
   Actor,
@@ -14,6 +15,7 @@ import type {
   Repositories,
 } from '@social-publisher/domain';
 import { seedUserWithConnections } from '@social-publisher/domain/testing';
+import { loadRuntimeConfig } from '@social-publisher/runtime';
 import pino from 'pino';
 
 /** The same key for every runtime of a test file: connections stay readable across restarts. */
@@ -30,7 +32,7 @@ export const FAST_TIMINGS = {
 } as const;
 
 export function testConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig({ LOG_LEVEL: 'info', ENCRYPTION_KEY, ...FAST_TIMINGS, ...env });
+  return loadRuntimeConfig({ LOG_LEVEL: 'info', ENCRYPTION_KEY, ...FAST_TIMINGS, ...env });
 }
 
 export interface TestLogger {
@@ -73,10 +75,15 @@ export interface Seeded {
   connections: Partial<Record<Platform, string>>;
 }
 
+/** Platforms without a real publisher yet: their connections here are sandbox ones. */
+const SANDBOXED: Platform[] = ['twitter', 'linkedin', 'facebook'];
+
 /** A user (createUser) with one connection per platform (connectSocialAccount). */
 export async function seedAccount(deps: CoreDeps, platforms: Platform[]): Promise<Seeded> {
   const email = `${randomBytes(6).toString('hex')}@worker.test`;
-  const { ctx, actor, connections } = await seedUserWithConnections(deps, platforms, email);
+  const { ctx, actor, connections } = await seedUserWithConnections(deps, platforms, email, {
+    sandbox: platforms.filter((platform) => SANDBOXED.includes(platform)),
+  });
   return { ctx, actor, connections };
 }
 

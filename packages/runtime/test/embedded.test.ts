@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '@social-publisher/config';
 import type { CoreDeps, PublishQueue } from '@social-publisher/domain';
+import { createRuntime, type Runtime, startWorker, type Worker } from '@social-publisher/runtime';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { type FakeTiktok, startFakeTiktok } from '../../testkit/src/index.ts';
-import { createRuntime, type Runtime } from '../src/runtime.ts';
-import { startWorker, type Worker } from '../src/worker.ts';
 import { seedAccount, testConfig, testLogger } from './harness.ts';
 import { defineScenarios, type System } from './scenarios.ts';
 
@@ -35,7 +34,11 @@ function unreachableQueue(queue: PublishQueue): PublishQueue {
 
 beforeAll(async () => {
   tiktok = await startFakeTiktok();
-  config = testConfig({ DATA_DIR: dataDir, TIKTOK_API_BASE_URL: tiktok.baseUrl });
+  config = testConfig({
+    DATA_DIR: dataDir,
+    TIKTOK_API_BASE_URL: tiktok.baseUrl,
+    TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
+  });
   await start();
   expect(runtime.queueKind).toBe('inprocess');
   expect(runtime.databaseKind).toBe('pglite');

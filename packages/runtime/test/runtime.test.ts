@@ -1,71 +1,14 @@
 /**
- * The composition root and the worker entry point: start-up failures give one clear line,
- * unsafe switches are warned about once each, roles pick the right queue side.
+ * The composition root: start-up failures give one clear line, unsafe switches are warned about
+ * once each, roles pick the right queue side, the rate-limit connection exists only where HTTP
+ * is served with Redis configured.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@social-publisher/config';
+import { createRuntime, StartupError } from '@social-publisher/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../testkit/src/index.ts';
-import { createRuntime, readQueueTuning, StartupError } from '../src/runtime.ts';
-import { closedPort, ENCRYPTION_KEY, testConfig, testLogger } from './harness.ts';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-function runMain(
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-describe.concurrent('pnpm start:worker (main.ts)', () => {
-  it('without DATABASE_URL and REDIS_URL: one clear line, exit 1', async () => {
-    const { code, stderr } = await runMain({});
-    expect(code).toBe(1);
-    expect(stderr.trim().split('\n')).toEqual([
-      'start:worker is the production worker and needs DATABASE_URL and REDIS_URL (for one process with API and worker, use pnpm start)',
-    ]);
-  });
-
-  it('the database unreachable: start-up stops with one line naming it, exit 1', async () => {
-    const { code, stderr } = await runMain({
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/nope`,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      ENCRYPTION_KEY,
-    });
-    expect(code).toBe(1);
-    const lines = stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^cannot start: PostgreSQL \(DATABASE_URL\): .*ECONNREFUSED/);
-  });
-});
-
-describe('readQueueTuning', () => {
-  it('reads the BullMQ knobs, or leaves the adapter defaults', () => {
-    expect(readQueueTuning({})).toEqual({});
-    expect(
-      readQueueTuning({ QUEUE_STALLED_INTERVAL_MS: '500', QUEUE_LOCK_DURATION_MS: '1000' }),
-    ).toEqual({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    expect(() => readQueueTuning({ QUEUE_STALLED_INTERVAL_MS: '10' })).toThrow(ConfigError);
-    expect(() => readQueueTuning({ QUEUE_LOCK_DURATION_MS: '1e3' })).toThrow(
-      /QUEUE_LOCK_DURATION_MS/,
-    );
-  });
-});
+import { closedPort, testConfig, testLogger } from './harness.ts';
+import { deleteKeys, REDIS_URL, redisUnavailable, uniquePrefix } from './redis.ts';
 
 describe('createRuntime', () => {
   it('a database it cannot reach: StartupError, nothing left open', async () => {
@@ -90,6 +33,7 @@ describe('createRuntime', () => {
 });
 
 const database = await createTestDatabase();
+const redisSkip = await redisUnavailable();
 
 describe.skipIf(database.skipReason)(
   `createRuntime on PostgreSQL${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
@@ -119,6 +63,7 @@ describe.skipIf(database.skipReason)(
         });
         expect(runtime.queueKind).toBe('inprocess');
         expect(runtime.consumer).toBeNull();
+        expect(runtime.rateLimitRedis).toBeNull();
         expect(await runtime.checks.database()).toBe(true);
         expect(await runtime.checks.queue()).toBe(true);
         expect(runtime.deps.ids.newId()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
@@ -131,5 +76,30 @@ describe.skipIf(database.skipReason)(
       expect(await runtime.checks.database()).toBe(false);
       expect(log.messages().filter((msg) => msg === 'runtime closed')).toHaveLength(1);
     });
+
+    it.skipIf(redisSkip)(
+      `the rate-limit Redis client: built for roles that serve HTTP, closed with the runtime${redisSkip ? ` (skipped: ${redisSkip})` : ''}`,
+      async () => {
+        const log = testLogger('rate-limit-redis');
+        const prefix = uniquePrefix('rate-limit');
+        const config = testConfig({ DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix });
+        const api = await createRuntime(config, log.logger, { role: 'api' });
+        const worker = await createRuntime(config, log.logger, { role: 'worker' });
+        const client = api.rateLimitRedis;
+        try {
+          expect(client?.status).toBe('ready');
+          expect(await client?.ping()).toBe('PONG');
+          expect(worker.rateLimitRedis).toBeNull();
+          // Both producers connected before closing: a BullMQ producer closed during its
+          // connection handshake leaks an unhandled ioredis rejection (adapter-bullmq).
+          expect(await api.checks.queue()).toBe(true);
+          expect(await worker.checks.queue()).toBe(true);
+        } finally {
+          await Promise.all([api.close(), worker.close()]);
+          await deleteKeys(prefix);
+        }
+        expect(client?.status).toBe('end');
+      },
+    );
   },
 );

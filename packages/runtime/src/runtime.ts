@@ -1,7 +1,7 @@
 /**
  * THE composition root, shared by the API (app-http) and the worker: reads the validated
  * config and wires every adapter into the domain's CoreDeps. Nothing else in the apps creates
- * adapters.
+ * adapters (the API's rate-limit Redis connection included).
  *
  * - storage: PostgreSQL (DATABASE_URL) or embedded PGlite under DATA_DIR; migrations run first,
  *   and a failed migration stops the start-up with one clear message;
@@ -16,12 +16,11 @@ import {
   type RedisConnectionInput,
 } from '@social-publisher/adapter-bullmq';
 import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
-import { createPlatformRegistry } from '@social-publisher/adapter-platforms';
-import { type DatabaseHandle, openDatabase } from '@social-publisher/adapter-postgres';
+import { createPlatformRegistry, PLATFORM_DESCRIPTORS } from '@social-publisher/adapter-platforms';
 import { createWebhookSender } from '@social-publisher/adapter-webhooks';
 import {
   type Config,
-  ConfigError,
+  loadConfig,
   resolveEncryptionKey,
   unsafeSwitches,
 } from '@social-publisher/config';
@@ -35,9 +34,22 @@ import {
   type Logger,
   type PublishQueue,
   type QueueConsumer,
+  type QueueKind,
 } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
+import type { Redis } from 'ioredis';
 import type pino from 'pino';
+import { errorMessage } from './errors.ts';
+import { connectRateLimitRedis } from './rate-limit-redis.ts';
+import { defaultPoolSize, openStorage } from './storage.ts';
+
+/** The configuration with every platform's declared settings read too. */
+export function loadRuntimeConfig(
+  source: Record<string, string | undefined> = process.env,
+  options: { requireEncryptionKey?: boolean } = {},
+): Config {
+  return loadConfig(source, { ...options, platforms: PLATFORM_DESCRIPTORS });
+}
 
 export type RuntimeRole = 'api' | 'worker' | 'embedded';
 
@@ -48,83 +60,31 @@ export interface RuntimeOptions {
    * the consumer are the same object. Default `embedded`.
    */
   role: RuntimeRole;
-  /** BullMQ consumer timings; default from QUEUE_STALLED_INTERVAL_MS / QUEUE_LOCK_DURATION_MS. */
-  queueTuning?: QueueTuning;
-}
-
-export interface QueueTuning {
-  /** How often a worker looks for jobs whose worker died (BullMQ default 30 s). */
-  stalledIntervalMs?: number;
-  /** How long a job's lock lives without renewal (BullMQ default 30 s). */
-  lockDurationMs?: number;
 }
 
 export interface Runtime {
   deps: CoreDeps;
   /** For GET /health; never throw. */
   checks: { database(): Promise<boolean>; queue(): Promise<boolean> };
-  queueKind: 'redis' | 'inprocess';
+  /** The queue adapter's own kind (`queue.kind`). */
+  queueKind: QueueKind;
   databaseKind: 'postgres' | 'pglite';
   /** The consumer side of the queue: only for the `worker` and `embedded` roles. */
   consumer: QueueConsumer | null;
+  /** The API's rate-limit connection: roles that serve HTTP, with Redis configured. */
+  rateLimitRedis: Redis | null;
   /** Closes the consumer, the producer, the HTTP clients and the database, in that order. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Why the process cannot start (database unreachable, migration failed): one clear line. */
-export class StartupError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StartupError';
-  }
-}
-
 const systemClock: Clock = { now: () => new Date() };
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * BullMQ knobs the shared config does not carry (tests shorten them to recover the jobs of a
- * killed worker quickly): QUEUE_STALLED_INTERVAL_MS and QUEUE_LOCK_DURATION_MS.
- */
-export function readQueueTuning(
-  env: Record<string, string | undefined> = process.env,
-): QueueTuning {
-  const read = (name: string): number | undefined => {
-    const raw = env[name]?.trim();
-    if (raw === undefined || raw === '') return undefined;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < 100 || value > 3_600_000) {
-      throw new ConfigError(name, 'must be a whole number of milliseconds between 100 and 3600000');
-    }
-    return value;
-  };
-  const tuning: QueueTuning = {};
-  const stalledIntervalMs = read('QUEUE_STALLED_INTERVAL_MS');
-  const lockDurationMs = read('QUEUE_LOCK_DURATION_MS');
-  if (stalledIntervalMs !== undefined) tuning.stalledIntervalMs = stalledIntervalMs;
-  if (lockDurationMs !== undefined) tuning.lockDurationMs = lockDurationMs;
-  return tuning;
-}
-
-/**
- * Connections a process needs so that no query waits for one: a publish job has up to ~4
- * queries in flight (claims, connection lookups, lease renewals, the result); the API one
- * per concurrent request stage. Measured: at 64 concurrent POST /posts a pool of 10 made each
- * request wait 55-75 ms for a connection, four times.
- */
-function defaultPoolSize(config: Config, role: RuntimeRole): number {
-  // Capped: PostgreSQL's default max_connections is 100 for every process together.
-  const worker = role === 'api' ? 0 : Math.min(4 * config.worker.concurrency, 40);
-  const api = role === 'worker' ? 0 : 20;
-  return Math.max(10, worker + api);
-}
 
 function settingsFrom(config: Config): CoreSettings {
   return {
     ...DEFAULT_SETTINGS,
+    publicBaseUrl: config.connect.publicBaseUrl,
+    connectReturnOrigins: config.connect.returnOrigins,
+    tokenRefreshMarginMs: config.connect.tokenRefreshMarginMs,
     targetLeaseMs: config.worker.targetLeaseMs,
     webhookAllowHttp: config.webhookAllowHttp,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -152,32 +112,13 @@ function quietWhileBuilding(logger: Logger): { logger: Logger; built(): void } {
   };
 }
 
-/** Opens PostgreSQL or PGlite and brings the schema up to date (closed again on failure). */
-async function openStorage(
-  config: Config,
-  logger: Logger,
-  poolSize: number,
-): Promise<DatabaseHandle> {
-  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
-  try {
-    return await openDatabase({
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-      dataDir: config.dataDir,
-      poolSize,
-      logger,
-      migrate: true,
-    });
-  } catch (error) {
-    throw new StartupError(`cannot start: ${where}: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
 /**
  * A producer for an API process without Redis: nothing to hand jobs to in this process, so the
  * database alone carries them and a worker's reconciler (sharing the database) enqueues them.
  */
 function databaseOnlyQueue(): PublishQueue {
   return {
+    kind: 'inprocess',
     enqueuePublish: async () => {},
     cancelPublish: async () => false,
     enqueueDelivery: async () => {},
@@ -203,7 +144,6 @@ export async function createRuntime(
   }
   // Config errors first, before anything is opened.
   const cipher = createAesGcmCipher(resolveEncryptionKey(config));
-  const queueTuning = options.queueTuning ?? readQueueTuning();
 
   const database = await openStorage(
     config,
@@ -242,32 +182,15 @@ export async function createRuntime(
     });
     closers.push({ name: 'media dispatcher', close: () => mediaDispatcher.close() });
 
-    const { platforms: p } = config;
-    const platforms = createPlatformRegistry({
-      tiktok: {
-        baseUrl: p.tiktok.baseUrl,
-        ...(p.tiktok.clientKey ? { clientKey: p.tiktok.clientKey } : {}),
-        ...(p.tiktok.clientSecret ? { clientSecret: p.tiktok.clientSecret } : {}),
-        ...(p.tiktok.photoProxyUrl ? { photoProxyUrl: p.tiktok.photoProxyUrl } : {}),
-      },
-      instagram: { baseUrl: p.instagram.baseUrl, graphVersion: p.instagram.graphVersion },
-      youtube: {
-        baseUrl: p.youtube.baseUrl,
-        oauthBaseUrl: p.youtube.oauthBaseUrl,
-        ...(p.youtube.clientId ? { clientId: p.youtube.clientId } : {}),
-        ...(p.youtube.clientSecret ? { clientSecret: p.youtube.clientSecret } : {}),
-      },
-      pollIntervalMs: p.pollIntervalMs,
-      pollTimeoutMs: p.pollTimeoutMs,
-      mediaDispatcher,
-    });
+    const platforms = createPlatformRegistry(
+      { ...config.platforms, mediaDispatcher },
+      PLATFORM_DESCRIPTORS,
+    );
 
     let queue: PublishQueue;
     let consumer: QueueConsumer | null = null;
-    let queueKind: Runtime['queueKind'];
     const queueLogger = rootLogger.child({ component: 'queue' });
     if (config.redisUrl) {
-      queueKind = 'redis';
       const connection: RedisConnectionInput = config.redisUrl;
       queue = createBullmqQueue({ connection, prefix: config.queuePrefix, logger: queueLogger });
       closers.push({ name: 'queue producer', close: () => queue.close() });
@@ -277,14 +200,13 @@ export async function createRuntime(
           prefix: config.queuePrefix,
           concurrency: config.worker.concurrency,
           maxPublishAttempts: config.worker.maxPublishAttempts,
-          ...queueTuning,
+          ...config.queueTuning,
           logger: queueLogger,
         });
         consumer = bullmqConsumer;
         closers.push({ name: 'queue consumer', close: () => bullmqConsumer.close() });
       }
     } else {
-      queueKind = 'inprocess';
       if (consumes) {
         const inProcess = createInProcessQueue({
           concurrency: config.worker.concurrency,
@@ -301,6 +223,13 @@ export async function createRuntime(
           'no REDIS_URL: this API process only stores jobs in the database; a worker sharing the database picks them up',
         );
       }
+    }
+
+    let rateLimitRedis: Redis | null = null;
+    if (role !== 'worker' && config.redisUrl) {
+      const client = await connectRateLimitRedis(config.redisUrl);
+      rateLimitRedis = client;
+      closers.push({ name: 'rate-limit redis', close: async () => client.disconnect() });
     }
 
     const deps: CoreDeps = {
@@ -321,7 +250,7 @@ export async function createRuntime(
       {
         role,
         database: database.kind,
-        queue: queueKind,
+        queue: queue.kind,
         prefix: config.redisUrl ? config.queuePrefix : undefined,
       },
       'runtime ready',
@@ -332,9 +261,10 @@ export async function createRuntime(
         database: () => database.health.ping().catch(() => false),
         queue: () => queue.ping().catch(() => false),
       },
-      queueKind,
+      queueKind: queue.kind,
       databaseKind: database.kind,
       consumer,
+      rateLimitRedis,
       close: () => {
         closing ??= closeAll().then(() => logger.info({ role }, 'runtime closed'));
         return closing;

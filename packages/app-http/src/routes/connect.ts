@@ -1,0 +1,147 @@
+/**
+ * Connecting real accounts (CONNECT.md section 1): POST /social-accounts/connect (authenticated)
+ * and GET /oauth/callback/:platform (public: the state is the credential).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type CoreDeps, completeConnect, startConnect } from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { contextOf } from '../context.ts';
+import { unwrap } from '../errors.ts';
+import { connectResultPage } from '../pages/connect-result.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  Timestamp,
+  WorkspaceField,
+} from '../schemas/common.ts';
+import { type RouteOptions, SECURED } from './route-options.ts';
+
+const ConnectStartBody = (names: readonly string[]) =>
+  Type.Object(
+    {
+      platform: Type.Enum([...names]),
+      return_url: Type.Optional(
+        Type.String({
+          maxLength: 2048,
+          description:
+            'Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS.',
+        }),
+      ),
+      workspace_id: WorkspaceField,
+    },
+    { additionalProperties: false },
+  );
+
+const ConnectStartSchema = Type.Object({
+  authorization_url: Type.String({
+    description: "The platform's consent page: send the user's browser there",
+  }),
+  state: Type.String({ description: 'Single-use; comes back on the callback' }),
+  expires_at: Timestamp('The consent must be completed before this (10 minutes)'),
+});
+
+export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
+  app.post(
+    '/social-accounts/connect',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: 'Start connecting an account (OAuth)',
+        description:
+          "Answers the platform's consent URL. After consent the platform sends the browser to GET /oauth/callback/{platform}, which creates the connection(s) on this account. 400 platform_not_configured names the variables to set.",
+        security: SECURED,
+        body: ConnectStartBody(deps.platforms.names),
+        response: {
+          201: Data(ConnectStartSchema, 'The consent URL'),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { workspace_id: workspaceId, ...input } = request.body;
+      const ctx = await contextOf(deps, request, workspaceId);
+      const started = unwrap(await startConnect(deps, ctx, input));
+      return reply.code(201).send({
+        data: {
+          authorization_url: started.authorizationUrl,
+          state: started.state,
+          expires_at: started.expiresAt.toISOString(),
+        },
+      });
+    },
+  );
+};
+
+/** `url` with these query parameters added (its own are kept). */
+function withQuery(url: string, params: Record<string, string>): string {
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
+  return target.toString();
+}
+
+const CallbackQuery = Type.Object(
+  {
+    code: Type.Optional(Type.String({ maxLength: 4096 })),
+    state: Type.Optional(Type.String({ maxLength: 512 })),
+    error: Type.Optional(Type.String({ maxLength: 512 })),
+    error_description: Type.Optional(Type.String({ maxLength: 4096 })),
+  },
+  // Platforms add their own parameters (scope, error_reason, granted_scopes...).
+  { additionalProperties: true },
+);
+
+export interface CallbackOptions {
+  deps: CoreDeps;
+  /** Limits callbacks per client address (the route is public). */
+  limit(ip: string, reply: unknown): Promise<void>;
+}
+
+export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = async (
+  app,
+  { deps, limit },
+) => {
+  app.get(
+    '/oauth/callback/:platform',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: 'OAuth callback (the platform redirects the browser here)',
+        description:
+          'Public: the single-use state is the credential. Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
+        params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
+        querystring: CallbackQuery,
+        response: {
+          200: Type.String({ description: 'HTML page: connected as whom, or why not' }),
+          302: Type.Null({ description: 'Redirect to return_url' }),
+          ...errors(400, 429, 500),
+        },
+      },
+      preHandler: async (request, reply) => limit(request.ip, reply),
+    },
+    async (request, reply) => {
+      const { platform } = request.params;
+      const result = await completeConnect(deps, platform, request.query);
+      reply.header('Cache-Control', 'no-store');
+      reply.header('Referrer-Policy', 'no-referrer');
+      if (result.returnUrl) {
+        const location = result.ok
+          ? withQuery(result.returnUrl, {
+              social_account_ids: result.connections.map((c) => c.id).join(','),
+              platform: result.platform,
+            })
+          : withQuery(result.returnUrl, {
+              error: result.code,
+              error_description: result.message,
+            });
+        return reply.code(302).header('Location', location).send(null);
+      }
+      return reply
+        .code(result.ok ? 200 : 400)
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .send(connectResultPage(result));
+    },
+  );
+};

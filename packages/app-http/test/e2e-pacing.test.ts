@@ -1,0 +1,108 @@
+/**
+ * Pacing end to end, in both modes: a burst of posts to one account against fakes that enforce
+ * per-user rate limits ends with every post published and none failed for rate limiting. The
+ * limits keep the platforms' counts (TikTok: 6 init calls per window per user token) with the
+ * window compressed from a minute to a second, so the test takes seconds, not minutes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../testkit/src/index.ts';
+import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+
+const BURST = 30;
+const TERMINAL = new Set(['published', 'partial', 'failed', 'cancelled']);
+
+interface TargetJson {
+  platform: string;
+  status: string;
+  platform_post_id: string | null;
+  error_code: string | null;
+}
+interface PostJson {
+  id: string;
+  status: string;
+  post_targets: TargetJson[];
+}
+
+async function connect(system: System, platform: string, externalId: string): Promise<string> {
+  const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+    platform,
+    external_id: externalId,
+    display_name: `${platform} burst`,
+    access_token: `token-${platform}-burst`,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.data.id;
+}
+
+async function burst(system: System, body: (index: number) => unknown): Promise<PostJson[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < BURST; index += 1) {
+    const created = await system.api.call<{ data: { id: string } }>('POST', '/posts', body(index));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    ids.push(created.body.data.id);
+  }
+  return waitFor(
+    `${BURST} posts to finish`,
+    async () => {
+      const posts = await Promise.all(
+        ids.map(async (id) => {
+          const got = await system.api.call<{ data: PostJson }>('GET', `/posts/${id}`);
+          return got.body.data;
+        }),
+      );
+      return posts.every((post) => TERMINAL.has(post.status)) ? posts : undefined;
+    },
+    60_000,
+    250,
+  );
+}
+
+const modes: Mode[] = ['production', 'embedded'];
+
+describe.each(modes)('pacing, %s mode', (mode) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let system: System | undefined;
+  let skipReason: string | undefined;
+
+  beforeAll(async () => {
+    if (mode === 'production') {
+      database = await createTestDatabase();
+      skipReason = await unavailable(mode, database);
+      if (skipReason) return;
+    }
+    system = await startSystem({
+      mode,
+      ...(database?.url ? { databaseUrl: database.url } : {}),
+      // Five windows' worth of posts with two attempts each: only waits that spend no attempt
+      // can publish them all.
+      env: { PUBLISH_MAX_ATTEMPTS: '2' },
+      fakes: {
+        tiktok: { initRateLimit: { limit: 6, windowMs: 1_000, retryAfterHeader: true } },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await system?.close();
+    } finally {
+      await database?.drop();
+    }
+  }, 60_000);
+
+  it(`a burst of ${BURST} posts to one TikTok account: every post published, none failed for rate limiting`, async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const account = await connect(system, 'tiktok', 'tt-burst');
+    const video = system.media.url('burst.mp4', 1024);
+    const posts = await burst(system, (index) => ({
+      content: `burst ${index}`,
+      social_account_ids: [account],
+      media_urls: [video],
+    }));
+    expect(posts.map((post) => post.status)).toEqual(posts.map(() => 'published'));
+    expect(new Set(posts.map((post) => post.post_targets[0]?.platform_post_id)).size).toBe(BURST);
+    // The limit was really hit, and every post reached the platform exactly once.
+    expect(system.tiktok.rateLimitedCalls).toBeGreaterThan(0);
+    expect(system.tiktok.publishes).toHaveLength(BURST);
+  }, 90_000);
+});

@@ -1,0 +1,145 @@
+/**
+ * The real X, LinkedIn and Facebook publishers end to end, in both modes: HTTP -> worker ->
+ * the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id and URL
+ * the platform handed out. Text, image and video to each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../testkit/src/index.ts';
+import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+
+interface TargetJson {
+  platform: string;
+  status: string;
+  platform_post_id: string | null;
+  platform_url: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+interface PostJson {
+  id: string;
+  status: string;
+  post_targets: TargetJson[];
+}
+
+type Kind = 'text' | 'image' | 'video';
+
+interface PlatformCase {
+  platform: string;
+  /** A connection the platform's fake accepts (bring-your-own token). */
+  connection(system: System): { external_id: string; access_token: string };
+  /** What the fake recorded for the post with this content: its id and public URL. */
+  created(system: System, content: string): { id: string; url: string } | undefined;
+}
+
+const CASES: PlatformCase[] = [
+  {
+    platform: 'linkedin',
+    connection: (system) => ({
+      external_id: `urn:li:person:${system.linkedin.member.sub}`,
+      access_token: 'linkedin-e2e-token',
+    }),
+    created: (system, content) => {
+      const post = system.linkedin.posts.find((candidate) => candidate.commentary === content);
+      return post && { id: post.urn, url: `https://www.linkedin.com/feed/update/${post.urn}` };
+    },
+  },
+];
+
+const MEDIA: Record<Kind, (system: System, tag: string) => string[]> = {
+  text: () => [],
+  image: (system, tag) => [system.media.url(`${tag}.jpg`, 40_000)],
+  video: (system, tag) => [system.media.url(`${tag}.mp4`, 300_000)],
+};
+
+let sequence = 0;
+const uniqueTag = (label: string) => `${label}-${Date.now().toString(36)}-${++sequence}`;
+
+const modes: Mode[] = ['production', 'embedded'];
+
+describe.each(modes)('real publishers end to end, %s mode', (mode) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let system: System | undefined;
+  let skipReason: string | undefined;
+  const connections = new Map<string, string>();
+  let hookSecretRegistered = false;
+
+  beforeAll(async () => {
+    if (mode === 'production') {
+      database = await createTestDatabase();
+      skipReason = await unavailable(mode, database);
+      if (skipReason) return;
+    }
+    system = await startSystem({
+      mode,
+      ...(database?.url ? { databaseUrl: database.url } : {}),
+    });
+    const hook = await system.api.call<{ data: { secret: string } }>('POST', '/webhooks', {
+      url: system.receiver.url('/published'),
+      events: ['post.published'],
+    });
+    expect(hook.status).toBe(201);
+    system.receiver.register('/published', hook.body.data.secret);
+    hookSecretRegistered = true;
+    for (const { platform, connection } of CASES) {
+      const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+        platform,
+        display_name: `${platform} e2e`,
+        ...connection(system),
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      connections.set(platform, created.body.data.id);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await system?.close();
+    } finally {
+      await database?.drop();
+    }
+  }, 60_000);
+
+  for (const { platform, created } of CASES) {
+    for (const kind of ['text', 'image', 'video'] as const) {
+      it(`${platform}: ${kind} post published, its platform id and URL in GET /posts/:id, a signed webhook`, async (context) => {
+        if (skipReason || !system) return context.skip(skipReason);
+        expect(hookSecretRegistered).toBe(true);
+        const { api, receiver } = system;
+        const tag = uniqueTag(`${platform}-${kind}`);
+        const content = `Release notes ${tag}`;
+        const response = await api.call<{ data: PostJson }>('POST', '/posts', {
+          content,
+          social_account_ids: [connections.get(platform)],
+          media_urls: MEDIA[kind](system, tag),
+        });
+        expect(response.status, JSON.stringify(response.body)).toBe(201);
+        const id = response.body.data.id;
+        const post = await waitFor(
+          `${platform} ${kind} post to end`,
+          async () => {
+            const got = await api.call<{ data: PostJson }>('GET', `/posts/${id}`);
+            return ['published', 'failed', 'partial'].includes(got.body.data.status)
+              ? got.body.data
+              : undefined;
+          },
+          20_000,
+        );
+        const target = post.post_targets[0];
+        expect(post.status, JSON.stringify(target)).toBe('published');
+        const record = created(system, content);
+        expect(record).toBeDefined();
+        expect(target).toMatchObject({
+          status: 'published',
+          platform_post_id: record?.id,
+          platform_url: record?.url,
+        });
+        const arrivals = await waitFor('the post.published webhook', () => {
+          const found = receiver.arrivalsFor(id, '/published');
+          return found.length > 0 ? found : undefined;
+        });
+        expect(arrivals[0]?.event).toBe('post.published');
+        expect(receiver.rejected).toEqual([]);
+      }, 30_000);
+    }
+  }
+});

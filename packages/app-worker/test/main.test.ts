@@ -1,0 +1,147 @@
+/**
+ * `pnpm start:worker` (src/main.ts) as child processes: start-up failures give one clear line
+ * and exit 1; a worker killed with SIGKILL mid-publish is taken over by another; SIGTERM stops
+ * one gracefully. The runtime and the worker loop themselves are tested in packages/runtime,
+ * whose test harness these tests share.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createPost } from '@social-publisher/domain';
+import { createRuntime } from '@social-publisher/runtime';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  closedPort,
+  ENCRYPTION_KEY,
+  loadPost,
+  seedAccount,
+  testConfig,
+  testLogger,
+  waitFor,
+  waitForStatus,
+} from '../../runtime/test/harness.ts';
+import { deleteKeys, REDIS_URL, redisUnavailable, uniquePrefix } from '../../runtime/test/redis.ts';
+import { tiktokInits, VIDEO_URL } from '../../runtime/test/scenarios.ts';
+import { createTestDatabase, startFakeTiktok } from '../../testkit/src/index.ts';
+import { spawnWorker } from './child.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+function runMain(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.concurrent('pnpm start:worker (main.ts)', () => {
+  it('without DATABASE_URL and REDIS_URL: one clear line, exit 1', async () => {
+    const { code, stderr } = await runMain({});
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      'start:worker is the production worker and needs DATABASE_URL and REDIS_URL (for one process with API and worker, use pnpm start)',
+    ]);
+  });
+
+  it('the database unreachable: start-up stops with one line naming it, exit 1', async () => {
+    const { code, stderr } = await runMain({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/nope`,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ENCRYPTION_KEY,
+    });
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^cannot start: PostgreSQL \(DATABASE_URL\): .*ECONNREFUSED/);
+  });
+});
+
+const database = await createTestDatabase();
+const skipReason = database.skipReason ?? (await redisUnavailable());
+const log = testLogger('main');
+
+describe.skipIf(skipReason)(
+  `pnpm start:worker on PostgreSQL + Redis${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    afterAll(() => database.drop());
+
+    it('a worker killed with SIGKILL mid-publish: another worker finishes it, one publish per target', async () => {
+      // Its own database and prefix: no other worker may touch this post before the kill.
+      const killPrefix = uniquePrefix('sigkill');
+      const tiktok = await startFakeTiktok();
+      const env = {
+        DATABASE_URL: database.url ?? '',
+        REDIS_URL,
+        QUEUE_PREFIX: killPrefix,
+        TIKTOK_API_BASE_URL: tiktok.baseUrl,
+        TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
+      };
+      const killConfig = testConfig(env);
+      const producer = await createRuntime(killConfig, log.logger, { role: 'api' });
+      const first = spawnWorker('first', env);
+      let second: ReturnType<typeof spawnWorker> | undefined;
+      try {
+        const seeded = await seedAccount(producer.deps, ['tiktok']);
+        await first.started;
+
+        // TikTok keeps the publish "processing" until told otherwise: the worker sits polling.
+        tiktok.script({ processingPolls: 100_000 });
+        const content = `sigkill ${Date.now()}`;
+        const created = await createPost(
+          producer.deps,
+          seeded.ctx,
+          { content, platforms: ['tiktok'], media_urls: [VIDEO_URL] },
+          'now',
+        );
+        if (!created.ok) throw new Error(JSON.stringify(created.error));
+        const postId = created.value.id;
+        const publish = await waitFor('the first worker to be polling TikTok', () => {
+          const init = tiktokInits(tiktok, content)[0];
+          return init && init.statusFetches >= 2 ? init : undefined;
+        });
+
+        const mid = await loadPost(producer.deps.repos, postId);
+        expect(mid.status).toBe('publishing');
+        expect(mid.targets[0]?.status).toBe('publishing');
+        expect(mid.targets[0]?.resumeState).toMatchObject({ publishId: publish.publishId });
+
+        first.process.kill('SIGKILL');
+        expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
+        publish.pollsLeft = 0; // TikTok finishes processing: the next status fetch says PUBLISH_COMPLETE
+
+        second = spawnWorker('second', env);
+        await second.started;
+        const done = await waitForStatus(producer.deps.repos, postId, 'published', 15_000);
+        const target = done.targets[0];
+        expect(target?.status).toBe('published');
+        expect(target?.platformPostId).toBe(publish.postId);
+        // One init (publish) per target: the second worker resumed the stored publish_id.
+        expect(tiktokInits(tiktok, content)).toHaveLength(1);
+        expect(target?.attempts).toBe(2);
+
+        // Graceful shutdown of the survivor: SIGTERM, exit 0.
+        second.process.kill('SIGTERM');
+        expect(await second.exited).toMatchObject({ code: 0 });
+        expect(second.messages()).toContain('worker stopped');
+      } finally {
+        first.process.kill('SIGKILL');
+        second?.process.kill('SIGKILL');
+        await producer.close();
+        await tiktok.close();
+        await deleteKeys(killPrefix);
+      }
+    }, 40_000);
+  },
+);

@@ -1,0 +1,12 @@
+export { StartupError } from './errors.ts';
+export { onLauncherGone } from './launcher.ts';
+export { connectRateLimitRedis } from './rate-limit-redis.ts';
+export {
+  createRuntime,
+  loadRuntimeConfig,
+  type Runtime,
+  type RuntimeOptions,
+  type RuntimeRole,
+} from './runtime.ts';
+export { isDependencyUnavailable } from './unavailable.ts';
+export { startWorker, type Worker } from './worker.ts';

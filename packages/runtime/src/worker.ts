@@ -1,0 +1,113 @@
+/**
+ * The worker: consumes publish and webhook-delivery jobs with the domain use cases, runs the
+ * reconciler (the database is the truth; the reconciler re-adds whatever the queue lost) and
+ * the token pass (tokens renewed before they expire; expired connect states removed). Safe
+ * with any number of workers: enqueueing is idempotent (job id = post/delivery id), targets
+ * are claimed with conditional updates, and connections are renewed under a lease.
+ */
+
+import type { Config } from '@social-publisher/config';
+import {
+  deliverWebhook,
+  processPublishJob,
+  reconcile,
+  refreshExpiringTokens,
+} from '@social-publisher/domain';
+import { periodic } from './periodic.ts';
+import type { Runtime } from './runtime.ts';
+import { isDependencyUnavailable } from './unavailable.ts';
+
+export interface Worker {
+  /** Stops the periodic passes, closes the consumer (in-flight jobs finish or are handed back), closes the runtime. */
+  stop(): Promise<void>;
+  /** Runs one reconcile pass now (waits for a running one instead of overlapping it). */
+  reconcileNow(): Promise<void>;
+  /** Runs one token pass now (renewals due within the margin, expired connect states). */
+  refreshTokensNow(): Promise<void>;
+}
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+export async function startWorker(
+  runtime: Runtime,
+  config: Pick<Config, 'worker'> & Partial<Pick<Config, 'connect'>>,
+): Promise<Worker> {
+  const { deps, consumer } = runtime;
+  if (!consumer)
+    throw new Error('startWorker needs a runtime created with role worker or embedded');
+  const { logger } = deps;
+  const reconcileIntervalMs = config.worker.reconcileIntervalMs;
+  const tokenIntervalMs = config.connect?.tokenRefreshIntervalMs ?? 60_000;
+
+  await consumer.start({
+    publish: (postId, ctx) => processPublishJob(deps, postId, ctx),
+    deliver: (deliveryId, ctx) => deliverWebhook(deps, deliveryId, ctx),
+  });
+
+  /** An unreachable database is an outage to ride out (warn), anything else a bug (error). */
+  const passFailed = (pass: string, error: unknown) => {
+    if (isDependencyUnavailable(error)) {
+      logger.warn(
+        { err: errorText(error) },
+        `${pass} pass: database or queue unreachable; retrying`,
+      );
+    } else {
+      logger.error({ err: errorText(error) }, `${pass} pass failed`);
+    }
+  };
+
+  const reconciler = periodic(async () => {
+    try {
+      const report = await reconcile(deps);
+      if (report.postsEnqueued + report.leasesResumed + report.deliveriesEnqueued > 0) {
+        logger.debug({ ...report }, 'reconciler pass');
+      }
+    } catch (error) {
+      // Database down, etc.: the next pass tries again; the worker keeps running.
+      passFailed('reconciler', error);
+    }
+  }, reconcileIntervalMs);
+
+  const passAbort = new AbortController();
+  const tokens = periodic(async () => {
+    try {
+      const report = await refreshExpiringTokens(deps, passAbort.signal);
+      await deps.repos.oauthStates.deleteExpired(deps.clock.now());
+      if (report.refreshed + report.expired + report.failed > 0) {
+        logger.info({ ...report }, 'token pass');
+      }
+    } catch (error) {
+      passFailed('token', error);
+    }
+  }, tokenIntervalMs);
+
+  // Once at start: rebuilds the in-process queue from the database (and catches up after downtime).
+  await reconciler.runNow();
+  reconciler.start();
+  void tokens.runNow().then(() => tokens.start());
+  logger.info(
+    { reconcileIntervalMs, tokenRefreshIntervalMs: tokenIntervalMs, queue: runtime.queueKind },
+    'worker started',
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    reconcileNow: () => reconciler.runNow(),
+    refreshTokensNow: () => tokens.runNow(),
+    stop: () => {
+      stopping ??= (async () => {
+        passAbort.abort(new Error('worker stopping'));
+        await Promise.all([reconciler.stop(), tokens.stop()]);
+        logger.info({}, 'worker stopping: waiting for jobs in flight');
+        try {
+          await consumer.close();
+        } catch (error) {
+          logger.warn({ err: errorText(error) }, 'consumer close failed');
+        }
+        await runtime.close();
+      })();
+      return stopping;
+    },
+  };
+}
