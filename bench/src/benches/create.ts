@@ -1,14 +1,14 @@
 /**
- * create: POST /posts with 2 targets (mocked twitter + linkedin connections), 64 concurrent
+ * create: POST /posts with 2 targets (sandbox twitter + linkedin connections), 64 concurrent
  * connections from autocannon (a child process) for a fixed duration, against the API running
  * in this process (no worker consuming: only creation is measured; rate limit lifted).
  * Floor: the same transaction (post + targets insert) plus the queue add, called directly
  * with the same drivers (the runtime's pool and queue producer) and the same concurrency.
  */
 import { buildApp } from '@social-publisher/app-http';
-import { createRuntime, type Runtime } from '@social-publisher/app-worker';
 import type { Config } from '@social-publisher/config';
 import { createPost } from '@social-publisher/domain';
+import { createRuntime, type Runtime } from '@social-publisher/runtime';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';

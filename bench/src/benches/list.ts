@@ -5,9 +5,9 @@
  * the rows grouped by post.
  */
 import { buildApp } from '@social-publisher/app-http';
-import { createRuntime } from '@social-publisher/app-worker';
 import type { Config } from '@social-publisher/config';
 import { listPosts } from '@social-publisher/domain';
+import { createRuntime } from '@social-publisher/runtime';
 import { type Kysely, sql } from 'kysely';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';

@@ -1,17 +1,11 @@
 /**
- * pipeline: N posts x 3 targets on the mocked (zero-latency) platforms, from enqueue to every
+ * pipeline: N posts x 3 targets on sandbox (zero-latency) connections, from enqueue to every
  * target terminal and every webhook delivered to a local receiver (a child process).
  * Floor: the same number of jobs through the bare queue with no-op processors at the same
  * concurrency, each publish job adding one delivery job (BullMQ on Redis; the in-process queue
  * in embedded mode).
  */
 import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
-import {
-  type Worker as AppWorker,
-  createRuntime,
-  type Runtime,
-  startWorker,
-} from '@social-publisher/app-worker';
 import type { Config } from '@social-publisher/config';
 import {
   createWebhook,
@@ -19,6 +13,12 @@ import {
   type PostWithTargets,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
+import {
+  type Worker as AppWorker,
+  createRuntime,
+  type Runtime,
+  startWorker,
+} from '@social-publisher/runtime';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
@@ -229,7 +229,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
   const s = await setup(mode);
   try {
     out(
-      `pipeline ${label}: ${posts} posts x ${PLATFORMS.length} targets (mocked ${PLATFORMS.join(', ')}), webhook per post, worker concurrency ${s.config.worker.concurrency}, ${runs} runs`,
+      `pipeline ${label}: ${posts} posts x ${PLATFORMS.length} targets (sandbox ${PLATFORMS.join(', ')}), webhook per post, worker concurrency ${s.config.worker.concurrency}, ${runs} runs`,
     );
     await measureOnce(s, Math.min(posts, 50)); // warm-up: connections, JIT
     const rates: number[] = [];

@@ -7,14 +7,10 @@
  *   jobs added through the queue port); the time until all of them started.
  * Floors: the bare queue with no-op jobs, same concurrency, same delays.
  */
-import {
-  createRuntime,
-  type Runtime,
-  startWorker,
-  type Worker,
-} from '@social-publisher/app-worker';
+
 import type { Config } from '@social-publisher/config';
-import { type CoreDeps, createPost, type PlatformPublisher } from '@social-publisher/domain';
+import { type CoreDeps, createPost } from '@social-publisher/domain';
+import { createRuntime, type Runtime, startWorker, type Worker } from '@social-publisher/runtime';
 import { sql } from 'kysely';
 import { startBareQueue } from '../lib/bare-queue.ts';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
@@ -69,31 +65,21 @@ interface Session {
 /** Past this (after the due time) the bulk measurement stops and projects the rest. */
 const BULK_CAP_MS = 30_000;
 
-/** Wraps the publishers so the first publish call of each post is timed. */
+/**
+ * Times the moment each post's targets are claimed by a worker (the start of publishing):
+ * the connections are sandbox ones, which never reach a publisher.
+ */
 function recordStarts(deps: CoreDeps, hooks: Session['hooks']): Map<string, number> {
   const starts = new Map<string, number>();
-  const { platforms } = deps;
-  const wrapped = new Map<string, PlatformPublisher>();
-  deps.platforms = {
-    get(platform) {
-      const publisher = platforms.get(platform);
-      if (!publisher) return undefined;
-      let recorded = wrapped.get(platform);
-      if (!recorded) {
-        recorded = {
-          ...publisher,
-          publish: (request) => {
-            if (!starts.has(request.post.id)) {
-              starts.set(request.post.id, nowMs());
-              hooks.onStart?.();
-            }
-            return publisher.publish(request);
-          },
-        };
-        wrapped.set(platform, recorded);
-      }
-      return recorded;
-    },
+  const posts = deps.repos.posts;
+  const claimTargets = posts.claimTargets.bind(posts);
+  posts.claimTargets = async (postId, leaseExpiresAt, now, allowExpiredLease) => {
+    const claims = await claimTargets(postId, leaseExpiresAt, now, allowExpiredLease);
+    if (claims.length > 0 && !starts.has(postId)) {
+      starts.set(postId, nowMs());
+      hooks.onStart?.();
+    }
+    return claims;
   };
   return starts;
 }

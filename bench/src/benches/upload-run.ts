@@ -45,6 +45,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
     postId: post.id,
     platform: 'youtube',
     socialAccountId: randomUUID(),
+    sandbox: false,
     status: 'publishing',
     attempts: 1,
     errorCode: null,
@@ -69,15 +70,16 @@ function publishRequest(mediaUrl: string): PublishRequest {
       tokenExpiresAt: null,
     },
     saveProgress: async () => {},
+    intent: null,
+    recordIntent: async () => {},
+    clearIntent: async () => {},
     saveTokens: async () => {},
     signal: new AbortController().signal,
   };
 }
 
 const registry = createPlatformRegistry({
-  tiktok: { baseUrl: 'http://127.0.0.1:9' },
-  instagram: { baseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
-  youtube: { baseUrl: youtubeBase, oauthBaseUrl: youtubeBase },
+  settings: { youtube: { apiBaseUrl: youtubeBase, tokenBaseUrl: youtubeBase } },
   // The media server is on loopback: the SSRF guard must let it through (as
   // MEDIA_ALLOW_PRIVATE_NETWORKS does).
   mediaDispatcher: createGuardedDispatcher({ allowPrivateNetworks: true, label: 'media' }),

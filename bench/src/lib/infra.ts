@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type Config, loadConfig } from '@social-publisher/config';
+import type { Config } from '@social-publisher/config';
 import type { AccountContext, Actor, CoreDeps, Platform } from '@social-publisher/domain';
 import { seedUserWithConnections } from '@social-publisher/domain/testing';
+import { loadRuntimeConfig } from '@social-publisher/runtime';
 import { createTestDatabase } from '@social-publisher/testkit';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -143,7 +144,7 @@ const ENCRYPTION_KEY = randomBytes(32).toString('base64');
  * API key); webhooks to a local receiver are allowed (WEBHOOK_ALLOW_HTTP/PRIVATE).
  */
 export function benchConfig(backend: Backend, extra: Record<string, string> = {}): Config {
-  return loadConfig({
+  return loadRuntimeConfig({
     ENCRYPTION_KEY,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_MAX: '1000000',
@@ -208,14 +209,19 @@ export interface SeededUser {
   userId: string;
   rawKey: string;
   connections: Partial<Record<Platform, string>>;
+  /** The platforms whose connection is a sandbox one. */
+  sandbox: ReadonlySet<Platform>;
 }
 
-/** A user (createUser: personal account + API key) with one active connection per platform. */
+/**
+ * A user (createUser: personal account + API key) with one active sandbox connection per
+ * platform: the benchmarks measure the service, and a sandbox target never waits on a platform.
+ */
 export async function seedUser(deps: CoreDeps, platforms: Platform[]): Promise<SeededUser> {
   const email = `${randomBytes(6).toString('hex')}@bench.test`;
-  const seeded = await seedUserWithConnections(deps, platforms, email);
+  const seeded = await seedUserWithConnections(deps, platforms, email, { sandbox: platforms });
   const { ctx, actor, rawKey, connections } = seeded;
-  return { ctx, actor, userId: seeded.user.id, rawKey, connections };
+  return { ctx, actor, userId: seeded.user.id, rawKey, connections, sandbox: new Set(platforms) };
 }
 
 export function connectionIds(seeded: SeededUser, platforms: Platform[]): string[] {

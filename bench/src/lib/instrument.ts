@@ -72,6 +72,9 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
   deps.webhookSender = wrapObject('webhookSender', webhookSender);
   const publishers = new Map<string, PlatformPublisher>();
   deps.platforms = {
+    names: platforms.names,
+    rules: (platform) => platforms.rules(platform),
+    oauth: (platform) => platforms.oauth(platform),
     get(platform) {
       const publisher = platforms.get(platform);
       if (!publisher) return publisher;

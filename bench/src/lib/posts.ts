@@ -18,6 +18,7 @@ export function buildPost(
       postId,
       platform,
       socialAccountId,
+      sandbox: seeded.sandbox.has(platform),
       status: 'pending',
       attempts: 0,
       errorCode: null,

@@ -2,6 +2,7 @@
  * Direct access to a backend's database, beside (PostgreSQL) or instead of (PGlite: one process
  * only) the runtime: bulk seeding with multi-row INSERTs and the raw-SQL floors.
  */
+import { createPlatformRegistry } from '@social-publisher/adapter-platforms';
 import { type DatabaseHandle, openDatabase } from '@social-publisher/adapter-postgres';
 import { type Config, resolveEncryptionKey } from '@social-publisher/config';
 import {
@@ -34,13 +35,15 @@ export async function openStorage(config: Config, poolSize = 10): Promise<Storag
     uow: handle.uow,
     repos: handle.repos,
     queue: {
+      kind: 'inprocess',
       enqueuePublish: unavailable,
       cancelPublish: unavailable,
       enqueueDelivery: unavailable,
       ping: async () => false,
       close: async () => {},
     },
-    platforms: { get: () => undefined },
+    // The real platforms' rules; no publisher is ever called here.
+    platforms: createPlatformRegistry({ settings: {} }),
     webhookSender: { send: unavailable },
     clock: { now: () => new Date() },
     ids: createUuidV7Generator(),
