@@ -2,6 +2,7 @@
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../config.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import type { MediaBody } from '../shared/media-fetch.ts';
 import {
   publisherRefresher,
   type RefusalRule,
@@ -10,7 +11,6 @@ import {
 } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
-import type { MediaBody } from './media.ts';
 import type { LinkedinSettings } from './settings.ts';
 
 /**

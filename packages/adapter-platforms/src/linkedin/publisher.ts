@@ -10,6 +10,7 @@ import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
+import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import {
@@ -20,7 +21,6 @@ import {
   type VideoPart,
   type VideoUpload,
 } from './api.ts';
-import { createMediaFetcher, discard } from './media.ts';
 import { LINKEDIN_SETTINGS, type LinkedinSettings } from './settings.ts';
 
 export const LINKEDIN_MAX_IMAGES = 20;

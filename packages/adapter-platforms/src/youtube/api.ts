@@ -1,18 +1,8 @@
 // YouTube Data API v3 resumable upload wire calls (PLATFORMS.md; developers.google.com
 // "YouTube Data API - Resumable Uploads").
-import { pipeline, type Readable, Transform } from 'node:stream';
-import { checkUrl, findRefusal } from '@social-publisher/net-guard';
-import { request } from 'undici';
 import type { PublisherRuntime } from '../config.ts';
-import {
-  asString,
-  excerpt,
-  type HttpResult,
-  header,
-  httpCall,
-  isRecord,
-  transportFailure,
-} from '../shared/http.ts';
+import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
 import { publisherRefresher, standardTokenRequest, type TokenRenewal } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -29,10 +19,7 @@ const THROTTLE_WAITS_MS: Record<string, number> = {
   quotaExceeded: 60 * 60_000,
 };
 
-export interface MediaInfo {
-  totalBytes: number;
-  contentType: string;
-}
+export type { MediaInfo };
 
 /** Where a resumable session stands. */
 export type SessionState =
@@ -50,6 +37,7 @@ export function createYoutubeApi(
   // The byte transfer refreshes undici's inactivity timers while data flows; after the last byte
   // YouTube may take a while to answer with the video resource.
   const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
+  const mediaFetcher = createMediaFetcher(runtime, signal);
 
   /** 200/201 with the video resource, 308 incomplete (Range: bytes=0-N, none = 0 bytes). */
   function sessionAnswer(response: HttpResult): SessionState {
@@ -68,41 +56,15 @@ export function createYoutubeApi(
   }
 
   return {
-    /**
-     * Size and type of the media: HEAD, then GET (headers only, body discarded) when HEAD is
-     * refused or gives no length (e.g. URLs signed for GET only). Through the media dispatcher.
-     */
+    /** Size and type of the media (a non-video type is sent as application/octet-stream). */
     async probeMedia(url: string): Promise<MediaInfo> {
-      assertMediaUrl(url);
-      let status = 0;
-      for (const method of ['HEAD', 'GET'] as const) {
-        let response: Awaited<ReturnType<typeof request>>;
-        try {
-          response = await request(url, {
-            method,
-            dispatcher: runtime.mediaDispatcher,
-            signal,
-            headersTimeout: runtime.requestTimeoutMs,
-            bodyTimeout: runtime.requestTimeoutMs,
-          });
-        } catch (error) {
-          throw mediaTransportFailure(error, signal, `media ${method} ${url}`);
-        }
-        discard(response.body); // only the headers are wanted
-        status = response.statusCode;
-        const length = Number(header(response.headers, 'content-length'));
-        if (status >= 200 && status < 300 && Number.isSafeInteger(length) && length > 0) {
-          const type = (header(response.headers, 'content-type') ?? '').split(';')[0]?.trim() ?? '';
-          return {
-            totalBytes: length,
-            contentType: type.startsWith('video/') ? type : 'application/octet-stream',
-          };
-        }
-      }
-      if (status >= 200 && status < 300) {
-        throw fail('media_fetch_failed', `media ${url} gives no Content-Length`, false);
-      }
-      throw mediaFailure(url, status);
+      const media = await mediaFetcher.probe(url);
+      return {
+        totalBytes: media.totalBytes,
+        contentType: media.contentType.startsWith('video/')
+          ? media.contentType
+          : 'application/octet-stream',
+      };
     },
 
     /** POST the resumable session with the metadata -> session URL (Location). */
@@ -166,7 +128,13 @@ export function createYoutubeApi(
       media: MediaInfo,
       offset: number,
     ): Promise<SessionState> {
-      const source = await openMedia(mediaUrl, offset, media.totalBytes);
+      // Bytes from `offset` to the end (a server ignoring Range is skipped through as it streams).
+      const { body: source } = await mediaFetcher.range(
+        mediaUrl,
+        offset,
+        media.totalBytes - 1,
+        media.totalBytes,
+      );
       try {
         const headers: Record<string, string> = {
           authorization: `Bearer ${token}`,
@@ -194,108 +162,6 @@ export function createYoutubeApi(
       }
     },
   };
-
-  /**
-   * GET the media from `offset` (a `Range: bytes=<offset>-` header). A server that ignores Range
-   * answers 200 with everything: the first `offset` bytes are then skipped as they stream by.
-   */
-  async function openMedia(url: string, offset: number, totalBytes: number): Promise<Readable> {
-    let response: Awaited<ReturnType<typeof request>>;
-    try {
-      response = await request(url, {
-        method: 'GET',
-        headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
-        dispatcher: runtime.mediaDispatcher,
-        signal,
-        headersTimeout: runtime.requestTimeoutMs,
-        bodyTimeout: runtime.requestTimeoutMs,
-      });
-    } catch (error) {
-      throw mediaTransportFailure(error, signal, `media GET ${url}`);
-    }
-    const length = Number(header(response.headers, 'content-length'));
-    if (response.statusCode === 206 && offset > 0) {
-      const range = /bytes (\d+)-(\d+)\/(\d+|\*)/.exec(
-        header(response.headers, 'content-range') ?? '',
-      );
-      if (!range || Number(range[1]) !== offset || Number(range[2]) !== totalBytes - 1) {
-        discard(response.body);
-        throw fail(
-          'media_size_changed',
-          `media ${url} answered range ${range?.[0] ?? '?'} for bytes=${offset}-`,
-          false,
-        );
-      }
-      return response.body;
-    }
-    if (response.statusCode === 200) {
-      if (Number.isFinite(length) && length !== totalBytes) {
-        discard(response.body);
-        throw fail(
-          'media_size_changed',
-          `media ${url} is now ${length} bytes, was ${totalBytes}`,
-          false,
-        );
-      }
-      if (offset === 0) return response.body;
-      const skipper = skipBytes(offset);
-      pipeline(response.body, skipper, () => {
-        // errors reach the consumer through `skipper`
-      });
-      return skipper;
-    }
-    discard(response.body);
-    throw mediaFailure(url, response.statusCode);
-  }
-}
-
-/**
- * Stops reading a stream we no longer want. Destroying an unfinished undici body emits an
- * AbortError; nobody listens for it any more, so it is swallowed here.
- */
-function discard(stream: Readable): void {
-  stream.on('error', () => {});
-  stream.destroy();
-}
-
-function skipBytes(count: number): Transform {
-  let left = count;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (left >= chunk.length) {
-        left -= chunk.length;
-        callback();
-        return;
-      }
-      const rest = left > 0 ? chunk.subarray(left) : chunk;
-      left = 0;
-      callback(null, rest);
-    },
-  });
-}
-
-/**
- * A media fetch that did not get an answer. A destination refused by the SSRF guard (private,
- * loopback, metadata address...) cannot succeed later; anything else may.
- */
-function mediaTransportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
-  const refusal = signal.aborted ? null : findRefusal(error);
-  if (refusal) return fail('media_url_refused', `${what}: ${refusal.message}`, false);
-  return transportFailure(error, signal, what);
-}
-
-/** Scheme and credentials check before any connection (addresses are checked at connect time). */
-function assertMediaUrl(url: string): void {
-  const check = checkUrl(url, { allowHttp: true, allowPrivateNetworks: true });
-  if (!check.ok) throw fail('media_url_refused', `media ${url} refused: ${check.reason}`, false);
-}
-
-function mediaFailure(url: string, status: number): Error {
-  return fail(
-    'media_fetch_failed',
-    `media ${url} answered HTTP ${status}`,
-    status >= 500 || status === 429 || status === 408,
-  );
 }
 
 /**

@@ -1,11 +1,17 @@
-// Media bytes for LinkedIn uploads: fetched through the SSRF-guarded media dispatcher and
-// streamed straight into the upload PUT (never held whole in memory).
+// Media bytes for the platforms we upload to (YouTube, LinkedIn, X): fetched through the
+// SSRF-guarded media dispatcher and streamed straight into the upload (never whole in memory).
 import { type Readable, Transform } from 'node:stream';
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';
 import { request } from 'undici';
 import type { PublisherRuntime } from '../config.ts';
-import { header, transportFailure } from '../shared/http.ts';
-import { fail } from '../shared/outcome.ts';
+import { header, transportFailure } from './http.ts';
+import { fail } from './outcome.ts';
+
+export interface MediaInfo {
+  totalBytes: number;
+  /** The media type the server names, without parameters (application/octet-stream if none). */
+  contentType: string;
+}
 
 export interface MediaBody {
   body: Readable;
@@ -32,22 +38,33 @@ export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSigna
   }
 
   return {
-    /** Total size of the media: HEAD, then GET (headers only) when HEAD gives no length. */
-    async size(url: string): Promise<number> {
+    /**
+     * Size and type of the media: HEAD, then GET (headers only, body discarded) when HEAD is
+     * refused or gives no length (e.g. URLs signed for GET only).
+     */
+    async probe(url: string): Promise<MediaInfo> {
       let status = 0;
       for (const method of ['HEAD', 'GET'] as const) {
         const response = await get(url, method, {});
-        discard(response.body);
+        discard(response.body); // only the headers are wanted
         status = response.statusCode;
         const length = Number(header(response.headers, 'content-length'));
         if (status >= 200 && status < 300 && Number.isSafeInteger(length) && length > 0) {
-          return length;
+          return {
+            totalBytes: length,
+            contentType: contentTypeOf(header(response.headers, 'content-type')),
+          };
         }
       }
       if (status >= 200 && status < 300) {
         throw fail('media_fetch_failed', `media ${url} gives no Content-Length`, false);
       }
       throw mediaFailure(url, status);
+    },
+
+    /** Total size of the media (see `probe`). */
+    async size(url: string): Promise<number> {
+      return (await this.probe(url)).totalBytes;
     },
 
     /** The whole media, as it streams. */
@@ -71,7 +88,8 @@ export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSigna
      */
     async range(url: string, first: number, last: number, total: number): Promise<MediaBody> {
       const wanted = last - first + 1;
-      const response = await get(url, 'GET', { range: `bytes=${first}-${last}` });
+      const whole = first === 0 && last === total - 1;
+      const response = await get(url, 'GET', whole ? {} : { range: `bytes=${first}-${last}` });
       const contentType = contentTypeOf(header(response.headers, 'content-type'));
       if (response.statusCode === 206) {
         const range = /bytes (\d+)-(\d+)\/(\d+|\*)/.exec(
@@ -97,7 +115,7 @@ export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSigna
             false,
           );
         }
-        if (first === 0 && last === total - 1) {
+        if (whole) {
           return { body: response.body, length: wanted, contentType };
         }
         const source = response.body;
@@ -148,12 +166,17 @@ function sliceBytes(skip: number, take: number, done: () => void): Transform {
 const contentTypeOf = (value: string | undefined): string =>
   (value ?? '').split(';')[0]?.trim() || 'application/octet-stream';
 
+/**
+ * A media fetch that did not get an answer. A destination refused by the SSRF guard (private,
+ * loopback, metadata address...) cannot succeed later; anything else may.
+ */
 function mediaTransportFailure(error: unknown, signal: AbortSignal, what: string): unknown {
   const refusal = signal.aborted ? null : findRefusal(error);
   if (refusal) return fail('media_url_refused', `${what}: ${refusal.message}`, false);
   return transportFailure(error, signal, what);
 }
 
+/** Scheme and credentials check before any connection (addresses are checked at connect time). */
 function assertMediaUrl(url: string): void {
   const check = checkUrl(url, { allowHttp: true, allowPrivateNetworks: true });
   if (!check.ok) throw fail('media_url_refused', `media ${url} refused: ${check.reason}`, false);
