@@ -8,19 +8,65 @@ import { type FailedOutcome, failedOutcome, PublishFailure, TokenRejected } from
  * nothing was created (an error answer, a connection never made). A crash, an abort or a
  * timeout after sending leaves the intent: the next run looks for the result instead of
  * sending again.
+ *
+ * One such call per connection is in flight at a time in this process: a worker killed in the
+ * middle then leaves at most one send per account unaccounted for (an `outcome_unknown` where
+ * the platform offers no lookup), not one per concurrent job. Platforms allow one account far
+ * fewer posts than this lets through (TikTok 6 per minute, X 100 per 15 minutes).
  */
 export async function sendOnce<T>(
   request: PublishRequest,
   step: string,
   call: () => Promise<T>,
 ): Promise<T> {
-  await request.recordIntent(step);
+  return oneAtATime(request.connection.id, request.signal, async () => {
+    await request.recordIntent(step);
+    try {
+      return await call();
+    } catch (error) {
+      if (!request.signal.aborted && nothingCreated(error)) await request.clearIntent();
+      throw error;
+    }
+  });
+}
+
+/** The tail of each connection's chain of create calls in this process. */
+const inFlight = new Map<string, Promise<unknown>>();
+
+/** Runs `task` after every task queued before it for `key`; an abort stops the waiting. */
+async function oneAtATime<T>(key: string, signal: AbortSignal, task: () => Promise<T>): Promise<T> {
+  const before = inFlight.get(key) ?? Promise.resolve();
+  let release: () => void = () => {};
+  const mine = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = before.then(() => mine);
+  inFlight.set(key, tail);
   try {
-    return await call();
-  } catch (error) {
-    if (!request.signal.aborted && nothingCreated(error)) await request.clearIntent();
-    throw error;
+    await waitUnlessAborted(before, signal);
+    return await task();
+  } finally {
+    release();
+    if (inFlight.get(key) === tail) inFlight.delete(key);
   }
+}
+
+function waitUnlessAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+    );
+  });
 }
 
 function nothingCreated(error: unknown): boolean {
