@@ -96,6 +96,21 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
   let closed = false;
   let closePromise: Promise<void> | undefined;
 
+  /**
+   * The connection's next 'ready', shared by every caller waiting for it: one listener however
+   * many creates arrive while Redis is away (one each would pile up listeners on the client).
+   */
+  let nextReady: Promise<void> | null = null;
+  const readyEvent = (): Promise<void> => {
+    nextReady ??= new Promise<void>((resolve) => {
+      client.once('ready', () => {
+        nextReady = null;
+        resolve();
+      });
+    });
+    return nextReady;
+  };
+
   /** Resolves once the connection is ready, or rejects after connectWaitMs (nothing sent). */
   function whenReady(): Promise<void> {
     if (closed) return Promise.reject(new Error('bullmq queue is closed'));
@@ -104,15 +119,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
       return Promise.reject(new Error('bullmq queue: Redis connection ended'));
     }
     return new Promise<void>((resolve, reject) => {
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
       const timer = setTimeout(() => {
-        client.off('ready', onReady);
         reject(new Error(`bullmq queue: Redis unreachable (not ready after ${connectWaitMs} ms)`));
       }, connectWaitMs);
-      client.once('ready', onReady);
+      void readyEvent().then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 

@@ -693,6 +693,32 @@ describe('processPublishJob: publish intents', () => {
     });
   });
 
+  it('a platform answer outlives a short storage outage: saveProgress tries again until stored', async () => {
+    const { deps, post } = await setup(['tiktok']);
+    deps.store.failNext('posts.saveResumeState');
+    const run = async (request: PublishRequest) => {
+      await request.recordIntent('init');
+      deps.store.failNext('posts.saveResumeState');
+      deps.store.failNext('posts.saveResumeState');
+      await request.saveProgress({ publishId: 'p-1' });
+      return published('p-1');
+    };
+    deps.platforms.publisher('tiktok').script(run, run);
+    expect((await processPublishJob(deps, post.id, jobCtx(1))).kind).toBe('retry');
+    // The intent's own write failing sends nothing; the next run records it, and the answer is
+    // stored through two more failures.
+    expect(await processPublishJob(deps, post.id, jobCtx(2))).toEqual({ kind: 'done' });
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({
+      status: 'published',
+      platformPostId: 'p-1',
+    });
+    expect(
+      deps.logger
+        .at('warn')
+        .filter((e) => e.msg === 'could not store the platform answer yet; trying again'),
+    ).toHaveLength(2);
+  });
+
   it('saveProgress (the answer recorded) and clearIntent (a refusal) end the intent', async () => {
     const { deps, post } = await setup(['tiktok', 'youtube']);
     deps.platforms.publisher('tiktok').script(async (request: PublishRequest) => {

@@ -43,6 +43,25 @@ function keepLease(deps: CoreDeps, targetId: string, abort: AbortController): ()
   return () => clearInterval(timer);
 }
 
+/** Waits between tries of a write that must not be lost: about 30 s in all, then it gives up. */
+const STORE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000];
+
+async function untilStored(
+  write: () => Promise<void>,
+  onFailure: (attempt: number, error: unknown) => void,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const delay = STORE_RETRY_DELAYS_MS[attempt - 1];
+      if (delay === undefined) throw error;
+      onFailure(attempt, error);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 function buildRequest(
   deps: CoreDeps,
   post: Post,
@@ -53,6 +72,18 @@ function buildRequest(
   const { cipher } = deps;
   const save = (state: ResumeState) =>
     deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now());
+  // Once a platform has answered a create call, its answer lives only in this process until it
+  // is stored: a database blip must not turn it into an unknown outcome. Recording an intent
+  // needs no such care (nothing has been sent while it fails).
+  const saveAnswer = (state: ResumeState) =>
+    untilStored(
+      () => save(state),
+      (attempt, error) =>
+        deps.logger.warn(
+          { targetId: target.id, attempt, err: String(error) },
+          'could not store the platform answer yet; trying again',
+        ),
+    );
   // The publisher's own state as last saved: an intent is recorded beside it.
   let own = withoutIntent(target.resumeState);
   return {
@@ -61,7 +92,7 @@ function buildRequest(
     target: { ...target, resumeState: own },
     intent: intentOf(target.resumeState),
     recordIntent: (step) => save(withIntent(own, { step, at: deps.clock.now() })),
-    clearIntent: () => save(own ?? {}),
+    clearIntent: () => saveAnswer(own ?? {}),
     connection: {
       id: connection.id,
       platform: connection.platform,
@@ -75,7 +106,7 @@ function buildRequest(
     },
     saveProgress: (state) => {
       own = state;
-      return save(state);
+      return saveAnswer(state);
     },
     saveTokens: (tokens) =>
       deps.repos.socialAccounts.updateTokens(
