@@ -49,7 +49,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   publishRetryBaseMs: 2_000,
   publishRetryMaxMs: 5 * 60_000,
   publishMaxWaits: 200,
-  // Instagram's publishing quota is a rolling 24 hours.
+  // The longest publishing quota window among the platforms is a rolling 24 hours.
   publishMaxWaitMs: 25 * 3_600_000,
   // now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts over about a day
   deliveryRetryScheduleMs: [

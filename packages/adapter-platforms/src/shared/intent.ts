@@ -12,7 +12,7 @@ import { type FailedOutcome, failedOutcome, PublishFailure, TokenRejected } from
  * One such call per connection is in flight at a time in this process: a worker killed in the
  * middle then leaves at most one send per account unaccounted for (an `outcome_unknown` where
  * the platform offers no lookup), not one per concurrent job. Platforms allow one account far
- * fewer posts than this lets through (TikTok 6 per minute, X 100 per 15 minutes).
+ * fewer posts than this lets through (a few per minute at most).
  */
 export async function sendOnce<T>(
   request: PublishRequest,

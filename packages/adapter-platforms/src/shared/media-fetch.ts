@@ -1,4 +1,4 @@
-// Media bytes for the platforms we upload to (YouTube, LinkedIn, X): fetched through the
+// Media bytes for the platforms we upload to ourselves: fetched through the
 // SSRF-guarded media dispatcher and streamed straight into the upload (never whole in memory).
 import { type Readable, Transform } from 'node:stream';
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';

@@ -3,7 +3,7 @@
  * scope parsing, and the two runners that turn a connect or a refresh into the domain's
  * outcome without ever throwing and without a token in any message.
  *
- * A platform with a standard token endpoint (RFC 6749: TikTok, Google, X) writes one
+ * A platform with a standard token endpoint (RFC 6749) writes one
  * `TokenRenewal` on `standardTokenRequest`; `oauthRefresh` makes it the connector's `refresh`
  * and `publisherRefresher` the publisher's renewal on a rejected token: one request for both.
  */
@@ -205,10 +205,10 @@ export async function runRefresh(
   }
 }
 
-/** A standard OAuth 2.0 token answer (RFC 6749 5.1), as TikTok, Google and X send it. */
+/** A standard OAuth 2.0 token answer (RFC 6749 5.1). */
 export interface StandardTokenAnswer {
   tokens: GrantedTokens;
-  /** The whole answer, for platform extras (TikTok's open_id). */
+  /** The whole answer, for platform extras (e.g. an open id beside the tokens). */
   body: Record<string, unknown>;
 }
 
