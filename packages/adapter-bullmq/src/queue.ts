@@ -183,6 +183,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
       });
     },
 
+    async prometheusMetrics() {
+      const texts = await run('prometheusMetrics', () =>
+        Promise.all([publishQueue, deliveryQueue].map((queue) => queue.exportPrometheusMetrics())),
+      );
+      return mergePrometheusTexts(texts);
+    },
+
     async ping() {
       try {
         await whenReady();
@@ -212,4 +219,37 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
       return closePromise;
     },
   };
+}
+
+/**
+ * One exposition from several queues' exports: each repeats every metric's HELP and TYPE lines
+ * and lists its own samples, while a scraper wants each metric once with all its samples
+ * together (and strict parsers reject the space BullMQ puts between labels).
+ */
+export function mergePrometheusTexts(texts: readonly string[]): string {
+  const families = new Map<string, { comments: string[]; samples: string[] }>();
+  const family = (name: string) => {
+    let found = families.get(name);
+    if (!found) {
+      found = { comments: [], samples: [] };
+      families.set(name, found);
+    }
+    return found;
+  };
+  for (const line of texts.flatMap((text) => text.split('\n'))) {
+    const comment = /^# (HELP|TYPE) (\S+)/.exec(line);
+    if (comment?.[2]) {
+      const { comments } = family(comment[2]);
+      if (!comments.includes(line)) comments.push(line);
+    } else if (line.trim() !== '' && !line.startsWith('#')) {
+      // BullMQ separates labels with ", "; strict parsers want a bare comma.
+      const sampleLine = line.replace(/(?<!\\)", (?=[a-zA-Z_])/g, '",');
+      family(/^[^{\s]+/.exec(line)?.[0] ?? line).samples.push(sampleLine);
+    }
+  }
+  const lines = [...families.values()].flatMap(({ comments, samples }) => [
+    ...comments,
+    ...samples,
+  ]);
+  return `${lines.join('\n')}\n`;
 }

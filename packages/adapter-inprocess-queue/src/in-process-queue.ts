@@ -334,6 +334,25 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     async enqueueDelivery(deliveryId, runAt) {
       add(lanes.deliver, deliveryId, runAt, true);
     },
+    async prometheusMetrics() {
+      // The same series BullMQ exports, so one dashboard serves both modes. Failed jobs are
+      // not kept in memory (their outcome is in the database): always 0 here.
+      const names: Record<Kind, string> = { publish: 'publish', deliver: 'webhook-delivery' };
+      const lines = [
+        '# HELP bullmq_job_count Number of jobs in the queue by state',
+        '# TYPE bullmq_job_count gauge',
+      ];
+      for (const lane of Object.values(lanes)) {
+        let delayed = 0;
+        for (const entry of lane.jobs.values()) if (entry.state === 'delayed') delayed += 1;
+        const counts = { waiting: lane.waiting.size, active: lane.active, delayed, failed: 0 };
+        for (const [state, count] of Object.entries(counts)) {
+          lines.push(`bullmq_job_count{queue="${names[lane.kind]}",state="${state}"} ${count}`);
+        }
+      }
+      return `${lines.join('\n')}\n`;
+    },
+
     async ping() {
       return !closing;
     },

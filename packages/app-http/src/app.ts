@@ -29,6 +29,7 @@ import type { RateLimitStore } from './rate-limit/store.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
+import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
 import { postRoutes } from './routes/posts.ts';
 import type { RouteOptions } from './routes/route-options.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
@@ -66,6 +67,10 @@ export interface AppOptions {
   healthTimeoutMs?: number;
   /** How often expired idempotency records are deleted; 0 = never (default 1 h). */
   idempotencySweepMs?: number;
+  /** The process's metrics: HTTP latency is recorded; GET /metrics is served with `metricsToken`. */
+  metrics?: MetricsExposition;
+  /** METRICS_TOKEN (null: no /metrics on this port). */
+  metricsToken?: string | null;
 }
 
 function rateLimitStoreFor(options: AppOptions): RateLimitStore {
@@ -104,7 +109,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installRequestIdHeader(app);
   installShutdownGuard(app);
   installNotFoundHandler(app);
+  const { metrics } = options;
   app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL: one series per route, whatever the ids.
+    metrics?.httpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info(
       {
         method: request.method,
@@ -128,6 +141,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     queueKind: options.queueKind,
     ...(options.healthTimeoutMs ? { timeoutMs: options.healthTimeoutMs } : {}),
   });
+
+  if (metrics && options.metricsToken) {
+    await app.register(metricsRoutes, { metrics, token: options.metricsToken });
+  }
 
   // The OAuth callback is public (the single-use state is its credential): limited per address.
   await app.register(oauthCallbackRoutes, {

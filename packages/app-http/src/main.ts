@@ -10,9 +10,11 @@ import { type Config, ConfigError } from '@social-publisher/config';
 import {
   createRuntime,
   loadRuntimeConfig,
+  type MetricsServer,
   onLauncherGone,
   type Runtime,
   StartupError,
+  startMetricsServer,
   startWorker,
   type Worker,
 } from '@social-publisher/runtime';
@@ -59,11 +61,13 @@ async function main(): Promise<void> {
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   let runtime: Runtime | undefined;
+  let metricsServer: MetricsServer | undefined;
   let signals = 0;
 
   const shutdown = async (): Promise<void> => {
     // Stop taking requests and let those in flight finish; then the worker; then the rest.
     if (app) await app.close();
+    if (metricsServer) await metricsServer.close();
     if (worker) await worker.stop();
     if (runtime) await runtime.close();
   };
@@ -119,8 +123,14 @@ async function main(): Promise<void> {
     config,
     logger,
     rateLimitRedis: runtime.rateLimitRedis,
+    metrics: runtime.metrics,
+    metricsToken: config.metrics.token,
   });
   await app.listen({ port: config.port, host: config.host });
+  if (config.metrics.port !== null) {
+    metricsServer = await startMetricsServer(runtime.metrics, config.metrics.port, config.host);
+    logger.info({ port: metricsServer.port }, 'metrics on their own port (GET /metrics)');
+  }
 
   if (!apiOnly) worker = await startWorker(runtime, config);
   const url = localUrl(config, app);

@@ -7,9 +7,11 @@ import { type Config, ConfigError } from '@social-publisher/config';
 import {
   createRuntime,
   loadRuntimeConfig,
+  type MetricsServer,
   onLauncherGone,
   type Runtime,
   StartupError,
+  startMetricsServer,
   startWorker,
   type Worker,
 } from '@social-publisher/runtime';
@@ -91,6 +93,19 @@ async function main(): Promise<void> {
   shutdown = () => runtime.close();
   const worker: Worker = await startWorker(runtime, config);
   shutdown = () => worker.stop();
+  if (config.metrics.port !== null) {
+    // A worker serves no HTTP otherwise: its counters are scraped here.
+    const metricsServer: MetricsServer = await startMetricsServer(
+      runtime.metrics,
+      config.metrics.port,
+      config.host,
+    );
+    logger.info({ port: metricsServer.port }, 'metrics on their own port (GET /metrics)');
+    shutdown = async () => {
+      await metricsServer.close();
+      await worker.stop();
+    };
+  }
 }
 
 main().catch((error: unknown) => {

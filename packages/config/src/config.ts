@@ -54,6 +54,18 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   webhookAllowHttp: boolean;
   mediaAllowPrivateNetworks: boolean;
+  metrics: {
+    /** METRICS_TOKEN: GET /metrics on the API's port, with `Authorization: Bearer <token>`. */
+    token: string | null;
+    /** METRICS_PORT: GET /metrics on a port of its own, no credential (workers too). */
+    port: number | null;
+  };
+  admin: {
+    /** ADMIN_TOKEN: the credential of /admin/queues (Bearer, or Basic with it as password). */
+    token: string | null;
+    /** ADMIN_QUEUES_WRITE: let the dashboard retry, promote and remove jobs (default read-only). */
+    queuesWritable: boolean;
+  };
   connect: {
     /** PUBLIC_BASE_URL: how browsers reach the API (OAuth redirect URIs are built from it). */
     publicBaseUrl: string;
@@ -118,7 +130,9 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
   const port = e.int('PORT', 3000, 0, 65535);
   return {
     port,
-    host: e.string('HOST') ?? '0.0.0.0',
+    // The embedded mode (no DATABASE_URL) is for one machine: reachable from it only unless
+    // HOST says otherwise. Production processes run behind a load balancer or in containers.
+    host: e.string('HOST') ?? (e.string('DATABASE_URL') === null ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl: e.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: e.url('REDIS_URL', ['redis:', 'rediss:']),
     databasePoolSize:
@@ -174,7 +188,22 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     webhookAllowPrivateNetworks: e.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookAllowHttp: e.bool('WEBHOOK_ALLOW_HTTP', false),
     mediaAllowPrivateNetworks: e.bool('MEDIA_ALLOW_PRIVATE_NETWORKS', false),
+    metrics: {
+      token: readToken(e, 'METRICS_TOKEN'),
+      port: e.string('METRICS_PORT') === null ? null : e.int('METRICS_PORT', 0, 0, 65535),
+    },
+    admin: {
+      token: readToken(e, 'ADMIN_TOKEN'),
+      queuesWritable: e.bool('ADMIN_QUEUES_WRITE', false),
+    },
   };
+}
+
+/** A shared secret an operator sets: long enough that guessing it is not a plan. */
+function readToken(e: ReturnType<typeof readEnv>, name: string): string | null {
+  const value = e.string(name);
+  if (value === null || value.length >= 16) return value;
+  return e.report(name, `must be at least 16 characters, got ${value.length}`, null);
 }
 
 /** An optional duration (unset: the library's default), as `{ [key]: ms }` or nothing. */

@@ -32,6 +32,32 @@ describe('loadConfig', () => {
     expect(config.platforms.settings).toEqual({});
     expect(config.platforms.pollTimeoutMs).toBe(600_000);
     expect(unsafeSwitches(config)).toEqual([]);
+    expect(config.metrics).toEqual({ token: null, port: null });
+    expect(config.admin).toEqual({ token: null, queuesWritable: false });
+  });
+
+  it('HOST: the embedded mode listens on 127.0.0.1, production on every interface, HOST wins', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', ENCRYPTION_KEY: key }).host).toBe(
+      '0.0.0.0',
+    );
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it('METRICS_TOKEN, METRICS_PORT, ADMIN_TOKEN, ADMIN_QUEUES_WRITE', () => {
+    const token = 'a'.repeat(16);
+    const config = loadConfig({
+      METRICS_TOKEN: token,
+      METRICS_PORT: '9464',
+      ADMIN_TOKEN: token,
+      ADMIN_QUEUES_WRITE: 'true',
+    });
+    expect(config.metrics).toEqual({ token, port: 9464 });
+    expect(config.admin).toEqual({ token, queuesWritable: true });
+    expect(() => loadConfig({ METRICS_TOKEN: 'short', ADMIN_TOKEN: 'x' })).toThrow(
+      'invalid configuration (2 problems): METRICS_TOKEN must be at least 16 characters, got 5; ADMIN_TOKEN must be at least 16 characters, got 1',
+    );
   });
 
   it('reads and normalises values', () => {

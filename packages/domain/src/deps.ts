@@ -2,6 +2,7 @@ import type {
   Clock,
   IdGenerator,
   Logger,
+  Metrics,
   PlatformRegistry,
   PublishQueue,
   Repositories,
@@ -77,4 +78,6 @@ export interface CoreDeps {
   cipher: TokenCipher;
   logger: Logger;
   settings: CoreSettings;
+  /** Counters for operators; absent in most tests. */
+  metrics?: Metrics;
 }

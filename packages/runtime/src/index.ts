@@ -1,5 +1,7 @@
 export { StartupError } from './errors.ts';
 export { onLauncherGone } from './launcher.ts';
+export { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
+export { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 export { connectRateLimitRedis } from './rate-limit-redis.ts';
 export {
   createRuntime,

@@ -10,6 +10,7 @@
  * - platforms (media fetched through net-guard), webhook sender, AES-256-GCM token cipher,
  *   UUIDv7 ids, system clock, settings from config.
  */
+
 import {
   createBullmqConsumer,
   createBullmqQueue,
@@ -40,6 +41,7 @@ import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import type { Redis } from 'ioredis';
 import type pino from 'pino';
 import { errorMessage } from './errors.ts';
+import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
 import { connectRateLimitRedis } from './rate-limit-redis.ts';
 import { defaultPoolSize, openStorage } from './storage.ts';
 
@@ -73,6 +75,8 @@ export interface Runtime {
   consumer: QueueConsumer | null;
   /** The API's rate-limit connection: roles that serve HTTP, with Redis configured. */
   rateLimitRedis: Redis | null;
+  /** This process's Prometheus registry (also `deps.metrics`). */
+  metrics: ProcessMetrics;
   /** Closes the consumer, the producer, the HTTP clients and the database, in that order. Idempotent. */
   close(): Promise<void>;
 }
@@ -188,6 +192,7 @@ export async function createRuntime(
     );
 
     let queue: PublishQueue;
+    const metrics = createProcessMetrics(() => queue);
     let consumer: QueueConsumer | null = null;
     const queueLogger = rootLogger.child({ component: 'queue' });
     if (config.redisUrl) {
@@ -243,6 +248,7 @@ export async function createRuntime(
       cipher,
       logger,
       settings: settingsFrom(config),
+      metrics,
     };
 
     let closing: Promise<void> | undefined;
@@ -265,6 +271,7 @@ export async function createRuntime(
       databaseKind: database.kind,
       consumer,
       rateLimitRedis,
+      metrics,
       close: () => {
         closing ??= closeAll().then(() => logger.info({ role }, 'runtime closed'));
         return closing;

@@ -60,6 +60,7 @@ export async function startWorker(
   const reconciler = periodic(async () => {
     try {
       const report = await reconcile(deps);
+      runtime.metrics.reconciled(report);
       if (report.postsEnqueued + report.leasesResumed + report.deliveriesEnqueued > 0) {
         logger.debug({ ...report }, 'reconciler pass');
       }
@@ -73,6 +74,7 @@ export async function startWorker(
   const tokens = periodic(async () => {
     try {
       const report = await refreshExpiringTokens(deps, passAbort.signal);
+      runtime.metrics.tokenPass(report);
       await deps.repos.oauthStates.deleteExpired(deps.clock.now());
       if (report.refreshed + report.expired + report.failed > 0) {
         logger.info({ ...report }, 'token pass');

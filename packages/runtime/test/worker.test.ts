@@ -2,6 +2,7 @@
  * startWorker against the domain's in-memory fakes: handler wiring, the reconciler loop (once at
  * start, never overlapping, errors logged and survived) and the stop order.
  */
+
 import {
   createPost,
   type JobContext,
@@ -15,6 +16,7 @@ import {
   type TestDeps,
 } from '@social-publisher/domain/testing';
 import { describe, expect, it } from 'vitest';
+import { createProcessMetrics } from '../src/metrics.ts';
 import type { Runtime } from '../src/runtime.ts';
 import { startWorker } from '../src/worker.ts';
 import { sleep, waitFor } from './harness.ts';
@@ -46,6 +48,7 @@ function harness(): Harness {
     databaseKind: 'pglite',
     consumer,
     rateLimitRedis: null,
+    metrics: createProcessMetrics(() => null),
     close: async () => {
       events.push('runtime.close');
     },

@@ -20,6 +20,7 @@ import type { Config } from '@social-publisher/config';
 import {
   createRuntime,
   loadRuntimeConfig,
+  type ProcessMetrics,
   type Runtime,
   startWorker,
   type Worker,
@@ -89,6 +90,8 @@ export interface System {
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
   worker: Worker;
+  /** The worker runtime's metrics (embedded: the API's too). */
+  workerMetrics: ProcessMetrics;
   /** The user created by bootstrap (its personal account id is its user id). */
   userId: string;
   /** Every line logged by the runtimes and the app. */
@@ -216,6 +219,9 @@ const FAST = {
   RATE_LIMIT_MAX: '100000',
 } as const;
 
+/** GET /metrics's credential in these tests. */
+export const METRICS_TOKEN = 'metrics-token-for-e2e-tests';
+
 /** How browsers reach the API in these tests (not resolvable: the test forwards callbacks). */
 export const PUBLIC_BASE_URL = 'http://api.connect.test';
 /** The client app a connect flow returns to. */
@@ -334,6 +340,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
     // The runtimes, as main.ts (API) and app-worker's main.ts (worker) create them.
     let apiRuntime: Runtime;
     let worker: Worker;
+    let workerMetrics: ProcessMetrics;
     if (mode === 'production') {
       apiRuntime = await createRuntime(config, logger.child({ name: 'api' }), { role: 'api' });
       cleanups.push(() => apiRuntime.close());
@@ -341,12 +348,14 @@ export async function startSystem(options: StartOptions): Promise<System> {
         role: 'worker',
       });
       worker = await startWorker(workerRuntime, config);
+      workerMetrics = workerRuntime.metrics;
       cleanups.push(() => worker.stop()); // also closes workerRuntime
     } else {
       apiRuntime = await createRuntime(config, logger.child({ name: 'embedded' }), {
         role: 'embedded',
       });
       worker = await startWorker(apiRuntime, config);
+      workerMetrics = apiRuntime.metrics;
       cleanups.push(() => worker.stop()); // closes the one runtime
     }
     if (apiRuntime.queueKind !== (mode === 'production' ? 'redis' : 'inprocess')) {
@@ -367,6 +376,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       config,
       logger: logger.child({ name: 'http' }),
       rateLimitRedis: apiRuntime.rateLimitRedis,
+      metrics: apiRuntime.metrics,
+      metricsToken: METRICS_TOKEN,
     });
     await app.listen({ port: config.port, host: config.host });
     // Closed first: no request in flight while the worker and the runtimes stop.
@@ -415,6 +426,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       media,
       receiver,
       worker,
+      workerMetrics,
       userId: first.userId,
       logs: lines,
       fakes: () => [

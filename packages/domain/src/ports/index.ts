@@ -1,3 +1,4 @@
+export type * from './metrics.ts';
 export type * from './oauth.ts';
 export type * from './platform.ts';
 export type * from './queue.ts';

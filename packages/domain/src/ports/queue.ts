@@ -26,6 +26,11 @@ export interface PublishQueue {
   enqueueDelivery(deliveryId: string, runAt: Date | null): Promise<void>;
   /** Whether the queue's backing service answers (GET /health). */
   ping(): Promise<boolean>;
+  /**
+   * Job counts by queue and state in the Prometheus text format (`bullmq_job_count{queue,
+   * state}` gauges, as BullMQ exports them), for /metrics. Optional: test fakes have none.
+   */
+  prometheusMetrics?(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -108,18 +108,21 @@ export async function deliverWebhook(
       nextAttemptAt: null,
       deliveredAt: now,
     });
+    deps.metrics?.webhookAttempt('delivered', attemptsMade);
     return DONE;
   }
   if (result.statusCode === 410) {
     // 410 Gone: the receiver asks us to stop for good.
     await deps.repos.webhooks.setActive(webhook.id, false);
     await record(deps, delivery, result, startedAt, failed);
+    deps.metrics?.webhookAttempt('failed', attemptsMade);
     deps.logger.info({ webhookId: webhook.id }, 'webhook disabled: receiver answered 410 Gone');
     return DONE;
   }
   const delay = nextDelay(deps, attemptsMade, result);
   if (delay === null) {
     await record(deps, delivery, result, startedAt, failed);
+    deps.metrics?.webhookAttempt('failed', attemptsMade);
     deps.logger.warn(
       { deliveryId, attempts: attemptsMade, error: result.error },
       'webhook delivery failed',
@@ -132,6 +135,7 @@ export async function deliverWebhook(
     nextAttemptAt,
     deliveredAt: null,
   });
+  deps.metrics?.webhookAttempt('retrying', attemptsMade);
   return retryAfter(
     delay,
     `delivery attempt ${attemptsMade} failed: ${result.error ?? result.statusCode}`,

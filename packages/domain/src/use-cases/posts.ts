@@ -119,6 +119,7 @@ export async function createPost(
   // its targets in one statement, a data-modifying CTE; the in-memory fake checks before it
   // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
   await deps.repos.posts.insert(post);
+  deps.metrics?.postCreated({ scheduled: mode !== 'now', targets: targets.length });
   try {
     await deps.queue.enqueuePublish(post.id, scheduledAt);
   } catch (error) {

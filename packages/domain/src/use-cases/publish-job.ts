@@ -111,6 +111,9 @@ export async function processPublishJob(
   // Conditional: a cancel that won the race leaves the post alone.
   const startable = ['scheduled', 'queued', 'publishing'] as const;
   if (!(await posts.transitionStatus(post.id, startable, 'publishing', now))) return DONE;
+  if (post.status !== 'publishing') {
+    deps.metrics?.publishStarted(now.getTime() - (post.scheduledAt ?? post.createdAt).getTime());
+  }
   const claims = await claimTargets(deps, post);
   const connections = await connectionsOf(deps, claims);
   const { targets: _targets, ...plainPost } = post;

@@ -272,6 +272,14 @@ async function recordOutcome(
     await posts.releaseTarget(target.id, error, at);
     result = { kind: 'retry' };
   }
+  if (applied && result.kind === 'settled') {
+    if (outcome.kind === 'published') {
+      deps.metrics?.targetFinished(target.platform, 'published', null);
+    } else {
+      const code = 'code' in outcome ? outcome.code : 'connection_expired';
+      deps.metrics?.targetFinished(target.platform, 'failed', code);
+    }
+  }
   if (!applied) {
     deps.logger.warn(
       { targetId: target.id, outcome: outcome.kind, leaseLost: run.leaseLost },

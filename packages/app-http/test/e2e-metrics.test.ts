@@ -1,0 +1,159 @@
+/**
+ * GET /metrics end to end (both modes): after one published and one failed post, the counters
+ * parsed with a Prometheus text-format parser say exactly that; the queue's job counts are
+ * there; the route refuses a scrape without METRICS_TOKEN. In production mode the targets are
+ * counted by the worker process, scraped on its METRICS_PORT server.
+ */
+import { startMetricsServer } from '@social-publisher/runtime';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../testkit/src/index.ts';
+import {
+  METRICS_TOKEN,
+  type Mode,
+  type System,
+  startSystem,
+  unavailable,
+  waitFor,
+} from './e2e/system.ts';
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: Array<{ value?: string; labels?: Record<string, string>; count?: string }>;
+}
+
+const parse = (text: string) => parsePrometheusTextFormat(text) as Family[];
+
+function sample(families: Family[], name: string, labels: Record<string, string>): number {
+  const family = families.find((f) => f.name === name);
+  const found = family?.metrics.find((m) =>
+    Object.entries(labels).every(([key, value]) => m.labels?.[key] === value),
+  );
+  return Number(found?.value ?? found?.count ?? 0);
+}
+
+/**
+ * A histogram's observation count. The parser validates every line but flattens a labelled
+ * histogram's series into one, so the `_count` sample is read from the text itself.
+ */
+function histogramCount(text: string, name: string, labels: string): number {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(labels ? `${name}_count{${labels}} ` : `${name}_count `));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
+const modes: Mode[] = ['production', 'embedded'];
+
+describe.each(modes)('GET /metrics, %s mode', (mode) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let system: System | undefined;
+  let skipReason: string | undefined;
+
+  beforeAll(async () => {
+    if (mode === 'production') {
+      database = await createTestDatabase();
+      skipReason = await unavailable(mode, database);
+      if (skipReason) return;
+    }
+    system = await startSystem({
+      mode,
+      ...(database?.url ? { databaseUrl: database.url } : {}),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await system?.close();
+    } finally {
+      await database?.drop();
+    }
+  }, 60_000);
+
+  it('one published and one failed post, counted exactly; no token, no metrics', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const { api, tiktok } = system;
+    const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+      platform: 'tiktok',
+      external_id: `tt-metrics-${mode}`,
+      display_name: 'metrics',
+      access_token: 'token-metrics',
+    });
+    expect(account.status).toBe(201);
+    const post = (content: string) =>
+      api.call<{ data: { id: string } }>('POST', '/posts', {
+        content,
+        social_account_ids: [account.body.data.id],
+        media_urls: [system?.media.url(`${content}.mp4`, 1024)],
+      });
+    const first = await post('metrics-ok');
+    await waitFor('the first post published', async () => {
+      const got = await api.call<{ data: { status: string } }>(
+        'GET',
+        `/posts/${first.body.data.id}`,
+      );
+      return got.body.data.status === 'published';
+    });
+    tiktok.script({
+      error: 'spam_risk_user_banned_from_posting',
+      path: '/v2/post/publish/video/init/',
+    });
+    const second = await post('metrics-refused');
+    await waitFor('the second post failed', async () => {
+      const got = await api.call<{ data: { status: string } }>(
+        'GET',
+        `/posts/${second.body.data.id}`,
+      );
+      return got.body.data.status === 'failed';
+    });
+
+    const refused = await fetch(`${api.baseUrl}/metrics`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: 'unauthorized' } });
+
+    const scraped = await fetch(`${api.baseUrl}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain/);
+    const apiText = await scraped.text();
+    const apiFamilies = parse(apiText);
+    expect(sample(apiFamilies, 'sp_posts_created_total', { kind: 'now' })).toBe(2);
+    expect(
+      histogramCount(
+        apiText,
+        'sp_http_request_duration_seconds',
+        'method="POST",route="/posts",status="201"',
+      ),
+    ).toBe(2);
+    expect(
+      apiFamilies.find((f) => f.name === 'bullmq_job_count')?.metrics.map((m) => m.labels?.state),
+    ).toEqual(expect.arrayContaining(['waiting', 'active', 'delayed', 'failed']));
+
+    // The worker's own registry, as its METRICS_PORT serves it.
+    const server = await startMetricsServer(system.workerMetrics, 0, '127.0.0.1');
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+      const families = parse(text);
+      expect(
+        sample(families, 'sp_targets_finished_total', { platform: 'tiktok', status: 'published' }),
+      ).toBe(1);
+      expect(
+        sample(families, 'sp_targets_finished_total', {
+          platform: 'tiktok',
+          status: 'failed',
+          error_code: 'spam_risk_user_banned_from_posting',
+        }),
+      ).toBe(1);
+      expect(families.find((f) => f.name === 'sp_publish_lateness_seconds')?.type).toBe(
+        'HISTOGRAM',
+      );
+      expect(histogramCount(text, 'sp_publish_lateness_seconds', '')).toBe(2);
+      const notFound = await fetch(`http://127.0.0.1:${server.port}/other`);
+      expect(notFound.status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
