@@ -37,6 +37,8 @@ export interface BullmqQueueOptions {
 
 export interface BullmqQueue extends PublishQueue {
   readonly prefix: string;
+  /** The publish and webhook-delivery queues themselves, for a dashboard (bull-board). */
+  readonly queues: readonly Queue[];
 }
 
 /** States in which a job has not started yet (and may be removed by cancelPublish). */
@@ -143,6 +145,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
   return {
     kind: 'redis',
+    queues: [publishQueue, deliveryQueue],
     prefix,
 
     async enqueuePublish(postId, runAt) {

@@ -26,6 +26,7 @@ import { createRateLimiter } from './rate-limit/limiter.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore, type RedisEvalClient } from './rate-limit/redis-store.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import { type AdminQueuesOptions, adminQueuesRoutes } from './routes/admin-queues.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
@@ -71,6 +72,8 @@ export interface AppOptions {
   metrics?: MetricsExposition;
   /** METRICS_TOKEN (null: no /metrics on this port). */
   metricsToken?: string | null;
+  /** The BullMQ dashboard at /admin/queues (production mode with ADMIN_TOKEN set). */
+  adminQueues?: AdminQueuesOptions | null;
 }
 
 function rateLimitStoreFor(options: AppOptions): RateLimitStore {
@@ -141,6 +144,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     queueKind: options.queueKind,
     ...(options.healthTimeoutMs ? { timeoutMs: options.healthTimeoutMs } : {}),
   });
+
+  if (options.adminQueues && options.adminQueues.queues.length > 0) {
+    await app.register(adminQueuesRoutes, options.adminQueues);
+  }
 
   if (metrics && options.metricsToken) {
     await app.register(metricsRoutes, { metrics, token: options.metricsToken });

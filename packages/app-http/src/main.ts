@@ -125,6 +125,13 @@ async function main(): Promise<void> {
     rateLimitRedis: runtime.rateLimitRedis,
     metrics: runtime.metrics,
     metricsToken: config.metrics.token,
+    adminQueues: config.admin.token
+      ? {
+          queues: runtime.dashboardQueues,
+          token: config.admin.token,
+          writable: config.admin.queuesWritable,
+        }
+      : null,
   });
   await app.listen({ port: config.port, host: config.host });
   if (config.metrics.port !== null) {

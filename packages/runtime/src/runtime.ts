@@ -38,6 +38,7 @@ import {
   type QueueKind,
 } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type pino from 'pino';
 import { errorMessage } from './errors.ts';
@@ -77,6 +78,8 @@ export interface Runtime {
   rateLimitRedis: Redis | null;
   /** This process's Prometheus registry (also `deps.metrics`). */
   metrics: ProcessMetrics;
+  /** BullMQ's publish and delivery queues for the dashboard; empty with the in-process queue. */
+  dashboardQueues: readonly Queue[];
   /** Closes the consumer, the producer, the HTTP clients and the database, in that order. Idempotent. */
   close(): Promise<void>;
 }
@@ -192,12 +195,20 @@ export async function createRuntime(
     );
 
     let queue: PublishQueue;
+    /** BullMQ's queues, for the /admin/queues dashboard (none with the in-process queue). */
+    let dashboardQueues: readonly Queue[] = [];
     const metrics = createProcessMetrics(() => queue);
     let consumer: QueueConsumer | null = null;
     const queueLogger = rootLogger.child({ component: 'queue' });
     if (config.redisUrl) {
       const connection: RedisConnectionInput = config.redisUrl;
-      queue = createBullmqQueue({ connection, prefix: config.queuePrefix, logger: queueLogger });
+      const bullmq = createBullmqQueue({
+        connection,
+        prefix: config.queuePrefix,
+        logger: queueLogger,
+      });
+      queue = bullmq;
+      dashboardQueues = bullmq.queues;
       closers.push({ name: 'queue producer', close: () => queue.close() });
       if (consumes) {
         const bullmqConsumer = createBullmqConsumer({
@@ -272,6 +283,7 @@ export async function createRuntime(
       consumer,
       rateLimitRedis,
       metrics,
+      dashboardQueues,
       close: () => {
         closing ??= closeAll().then(() => logger.info({ role }, 'runtime closed'));
         return closing;

@@ -49,6 +49,7 @@ function harness(): Harness {
     consumer,
     rateLimitRedis: null,
     metrics: createProcessMetrics(() => null),
+    dashboardQueues: [],
     close: async () => {
       events.push('runtime.close');
     },

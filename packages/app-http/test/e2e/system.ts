@@ -378,6 +378,14 @@ export async function startSystem(options: StartOptions): Promise<System> {
       rateLimitRedis: apiRuntime.rateLimitRedis,
       metrics: apiRuntime.metrics,
       metricsToken: METRICS_TOKEN,
+      // As main.ts wires it: the dashboard when ADMIN_TOKEN is set.
+      adminQueues: config.admin.token
+        ? {
+            queues: apiRuntime.dashboardQueues,
+            token: config.admin.token,
+            writable: config.admin.queuesWritable,
+          }
+        : null,
     });
     await app.listen({ port: config.port, host: config.host });
     // Closed first: no request in flight while the worker and the runtimes stop.

@@ -1,0 +1,56 @@
+/**
+ * /admin/queues: BullMQ's queues in bull-board (production mode only), behind ADMIN_TOKEN, sent
+ * as `Authorization: Bearer <token>` or as the password of HTTP Basic auth (so a browser asks
+ * for it). Read-only unless ADMIN_QUEUES_WRITE: retrying or removing a publish job by hand
+ * bypasses the database's view of the post, which the reconciler then has to repair.
+ */
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { HttpError, handleError } from '../errors.ts';
+import { sameSecret } from './metrics.ts';
+
+export const ADMIN_QUEUES_PATH = '/admin/queues';
+
+export interface AdminQueuesOptions {
+  queues: readonly Queue[];
+  token: string;
+  writable: boolean;
+}
+
+function presentedSecret(request: FastifyRequest): string | null {
+  const header = request.headers.authorization ?? '';
+  if (header.startsWith('Bearer ')) return header.slice('Bearer '.length);
+  if (header.startsWith('Basic ')) {
+    const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon >= 0 ? decoded.slice(colon + 1) : null;
+  }
+  return null;
+}
+
+export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions> = async (app, options) => {
+  app.addHook('onRequest', async (request, reply) => {
+    const secret = presentedSecret(request);
+    if (secret === null || !sameSecret(secret, options.token)) {
+      // Answered here rather than thrown: bull-board installs its own error handler in its scope.
+      const refusal = new HttpError(401, 'unauthorized', 'the queue dashboard needs ADMIN_TOKEN', {
+        headers: { 'WWW-Authenticate': 'Basic realm="social-publisher queues", charset="UTF-8"' },
+      });
+      handleError(refusal, request, reply);
+      return reply;
+    }
+  });
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
+  createBullBoard({
+    queues: options.queues.map(
+      (queue) => new BullMQAdapter(queue, { readOnlyMode: !options.writable }),
+    ),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Social Publisher queues' } },
+  });
+  await app.register(serverAdapter.registerPlugin(), { prefix: ADMIN_QUEUES_PATH });
+};
