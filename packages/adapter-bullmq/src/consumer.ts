@@ -114,7 +114,13 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       const id = kind === 'publish' ? data.postId : data.deliveryId;
       const attempt =
         Number.isInteger(data.attempt) && (data.attempt ?? 0) >= 1 ? (data.attempt ?? 1) : 1;
-      const log = { kind, id: id ?? job.id, attempt };
+      const requestId = typeof data.requestId === 'string' ? data.requestId : undefined;
+      const log = {
+        kind,
+        id: id ?? job.id,
+        attempt,
+        ...(requestId ? { request_id: requestId } : {}),
+      };
       if (typeof id !== 'string' || id.length === 0) {
         logger.error({ ...log, jobId: job.id }, 'malformed job data; dropped');
         return;
@@ -124,7 +130,13 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       const controller = new AbortController();
       running.set(key, controller);
       const waits = Number.isInteger(data.waits) && (data.waits ?? 0) >= 0 ? (data.waits ?? 0) : 0;
-      const ctx: JobContext = { attempt, maxAttempts: max, waits, signal: controller.signal };
+      const ctx: JobContext = {
+        attempt,
+        maxAttempts: max,
+        waits,
+        signal: controller.signal,
+        ...(requestId ? { requestId } : {}),
+      };
 
       let result: JobResult;
       try {

@@ -8,7 +8,7 @@
  * (so nothing is added late); a command that gets no answer rejects after `commandTimeoutMs`.
  * The callers (the use cases) treat a rejected enqueue as "the reconciler will add it later".
  */
-import type { Logger, PublishQueue } from '@social-publisher/domain';
+import type { JobMeta, Logger, PublishQueue } from '@social-publisher/domain';
 import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
@@ -68,6 +68,9 @@ export function createProducerConnection(
   };
   return url ? new Redis(url, options) : new Redis(options);
 }
+
+const requestIdOf = (meta: JobMeta | undefined) =>
+  typeof meta?.requestId === 'string' ? { requestId: meta.requestId } : {};
 
 function delayUntil(runAt: Date | null): number {
   if (!runAt) return 0;
@@ -148,12 +151,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
     queues: [publishQueue, deliveryQueue],
     prefix,
 
-    async enqueuePublish(postId, runAt) {
+    async enqueuePublish(postId, runAt, meta) {
       const delay = delayUntil(runAt);
       await run('enqueuePublish', () =>
         publishQueue.add(
           PUBLISH_QUEUE,
-          { postId, attempt: 1 },
+          { postId, attempt: 1, ...requestIdOf(meta) },
           { ...JOB_OPTIONS, jobId: postId, delay },
         ),
       );
@@ -168,12 +171,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
       });
     },
 
-    async enqueueDelivery(deliveryId, runAt) {
+    async enqueueDelivery(deliveryId, runAt, meta) {
       const delay = delayUntil(runAt);
       await run('enqueueDelivery', async () => {
         await deliveryQueue.add(
           DELIVERY_QUEUE,
-          { deliveryId, attempt: 1 },
+          { deliveryId, attempt: 1, ...requestIdOf(meta) },
           { ...JOB_OPTIONS, jobId: deliveryId, delay },
         );
         // The add is a no-op when the delivery's job already waits out a retry backoff; a

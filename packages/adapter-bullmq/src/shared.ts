@@ -14,12 +14,15 @@ export interface PublishJobData {
   attempt: number;
   /** Retries that did not spend an attempt (rate-limit waits); absent = 0. */
   waits?: number;
+  /** The HTTP request that caused the job, for its log lines. */
+  requestId?: string;
 }
 
 export interface DeliveryJobData {
   deliveryId: string;
   attempt: number;
   waits?: number;
+  requestId?: string;
 }
 
 /** A `redis://` / `rediss://` URL, or ioredis options (optionally with a `url`). */

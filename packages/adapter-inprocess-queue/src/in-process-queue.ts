@@ -21,6 +21,7 @@ import {
   exponentialBackoff,
   type JobContext,
   type JobHandlers,
+  type JobMeta,
   type JobResult,
   type Logger,
   type PublishQueue,
@@ -69,6 +70,8 @@ interface Entry {
   state: 'waiting' | 'delayed' | 'active';
   runAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The HTTP request that caused the job, for its log lines. */
+  requestId: string | undefined;
 }
 
 interface Lane {
@@ -154,7 +157,13 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     entry.timer = setTimeout(() => arm(lane, entry), Math.min(remaining, MAX_TIMER_MS));
   }
 
-  function add(lane: Lane, id: string, runAt: Date | null, bringForward = false): void {
+  function add(
+    lane: Lane,
+    id: string,
+    runAt: Date | null,
+    meta: JobMeta = {},
+    bringForward = false,
+  ): void {
     if (closing) throw new Error('in-process queue is closed');
     if (typeof id !== 'string' || id.length === 0) {
       throw new Error(`in-process queue: invalid ${lane.kind} job id`);
@@ -182,6 +191,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       state: 'waiting',
       runAt: runAt ? runAt.getTime() : Date.now(),
       timer: undefined,
+      requestId: meta.requestId,
     };
     if (Number.isNaN(entry.runAt)) throw new Error('in-process queue: invalid runAt');
     lane.jobs.set(id, entry);
@@ -233,8 +243,14 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       maxAttempts: lane.maxAttempts,
       waits: entry.waits,
       signal,
+      ...(entry.requestId === undefined ? {} : { requestId: entry.requestId }),
     };
-    const log = { kind: lane.kind, id: entry.id, attempt: entry.attempt };
+    const log = {
+      kind: lane.kind,
+      id: entry.id,
+      attempt: entry.attempt,
+      ...(entry.requestId === undefined ? {} : { request_id: entry.requestId }),
+    };
     let result: JobResult;
     try {
       // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
@@ -325,14 +341,14 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
 
   return {
     kind: 'inprocess',
-    async enqueuePublish(postId, runAt) {
-      add(lanes.publish, postId, runAt);
+    async enqueuePublish(postId, runAt, meta) {
+      add(lanes.publish, postId, runAt, meta);
     },
     async cancelPublish(postId) {
       return cancel(lanes.publish, postId);
     },
-    async enqueueDelivery(deliveryId, runAt) {
-      add(lanes.deliver, deliveryId, runAt, true);
+    async enqueueDelivery(deliveryId, runAt, meta) {
+      add(lanes.deliver, deliveryId, runAt, meta, true);
     },
     async prometheusMetrics() {
       // The same series BullMQ exports, so one dashboard serves both modes. Failed jobs are

@@ -8,7 +8,10 @@
 
 import type { Config } from '@social-publisher/config';
 import {
+  type CoreDeps,
   deliverWebhook,
+  type JobContext,
+  type Logger,
   processPublishJob,
   reconcile,
   refreshExpiringTokens,
@@ -29,6 +32,23 @@ export interface Worker {
 const errorText = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
 
+/**
+ * The job's dependencies with every log line carrying the id of the HTTP request that caused it
+ * (`request_id`, as the API's access log names it), so one grep follows a post end to end.
+ */
+function forRequest(deps: CoreDeps, ctx: JobContext): CoreDeps {
+  const requestId = ctx.requestId;
+  if (requestId === undefined) return deps;
+  const base = deps.logger;
+  const logger: Logger = {
+    debug: (obj, msg) => base.debug({ request_id: requestId, ...obj }, msg),
+    info: (obj, msg) => base.info({ request_id: requestId, ...obj }, msg),
+    warn: (obj, msg) => base.warn({ request_id: requestId, ...obj }, msg),
+    error: (obj, msg) => base.error({ request_id: requestId, ...obj }, msg),
+  };
+  return { ...deps, logger };
+}
+
 export async function startWorker(
   runtime: Runtime,
   config: Pick<Config, 'worker'> & Partial<Pick<Config, 'connect'>>,
@@ -41,8 +61,8 @@ export async function startWorker(
   const tokenIntervalMs = config.connect?.tokenRefreshIntervalMs ?? 60_000;
 
   await consumer.start({
-    publish: (postId, ctx) => processPublishJob(deps, postId, ctx),
-    deliver: (deliveryId, ctx) => deliverWebhook(deps, deliveryId, ctx),
+    publish: (postId, ctx) => processPublishJob(forRequest(deps, ctx), postId, ctx),
+    deliver: (deliveryId, ctx) => deliverWebhook(forRequest(deps, ctx), deliveryId, ctx),
   });
 
   /** An unreachable database is an outage to ride out (warn), anything else a bug (error). */

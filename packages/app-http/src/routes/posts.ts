@@ -163,7 +163,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     const body = (request.body ?? {}) as CreatePostInput & { workspace_id?: string };
     const { workspace_id: workspaceId, ...input } = body;
     const ctx = await contextOf(deps, request, workspaceId);
-    const post = unwrap(await createPost(deps, ctx, input, mode));
+    const post = unwrap(await createPost(deps, ctx, input, mode, { requestId: request.id }));
     return { statusCode: 201, body: { data: presentPost(post) } };
   };
 

@@ -15,7 +15,7 @@ export interface PublishQueue {
    * Adds the publish job of a post (job id = post id) to run at `runAt` (null or past = now).
    * Re-adding while a job for the post is waiting, delayed or active is a no-op.
    */
-  enqueuePublish(postId: string, runAt: Date | null): Promise<void>;
+  enqueuePublish(postId: string, runAt: Date | null, meta?: JobMeta): Promise<void>;
   /** Removes the post's waiting or delayed job. Returns whether one was removed (an active job is left). */
   cancelPublish(postId: string): Promise<boolean>;
   /**
@@ -23,7 +23,7 @@ export interface PublishQueue {
    * except that with `runAt` null (now) a delayed job is brought forward to now: a redeliver
    * must not wait out an old retry backoff.
    */
-  enqueueDelivery(deliveryId: string, runAt: Date | null): Promise<void>;
+  enqueueDelivery(deliveryId: string, runAt: Date | null, meta?: JobMeta): Promise<void>;
   /** Whether the queue's backing service answers (GET /health). */
   ping(): Promise<boolean>;
   /**
@@ -32,6 +32,12 @@ export interface PublishQueue {
    */
   prometheusMetrics?(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** What a job carries besides its id, for the logs: never secrets or tokens. */
+export interface JobMeta {
+  /** The HTTP request that caused the job (X-Request-Id), so its log lines can be joined. */
+  requestId?: string;
 }
 
 export interface JobContext {
@@ -46,6 +52,8 @@ export interface JobContext {
   waits: number;
   /** Aborted on shutdown: the handler should hand its work back quickly. */
   signal: AbortSignal;
+  /** The request that caused the job, when it was enqueued with one (reconciled jobs have none). */
+  requestId?: string;
 }
 
 /**

@@ -1,4 +1,11 @@
-import type { Clock, JobContext, JobHandlers, JobResult, PublishQueue } from '../ports/index.ts';
+import type {
+  Clock,
+  JobContext,
+  JobHandlers,
+  JobMeta,
+  JobResult,
+  PublishQueue,
+} from '../ports/index.ts';
 import { FakeClock } from './clock.ts';
 
 export type JobKind = 'publish' | 'deliver';
@@ -12,12 +19,14 @@ export interface FakeJob {
   /** Retries that did not spend an attempt. */
   waits: number;
   active: boolean;
+  requestId?: string;
 }
 
 export interface EnqueueCall {
   kind: JobKind;
   id: string;
   runAt: Date | null;
+  requestId?: string;
 }
 
 /** What the queue does after a handler throws (the port leaves it to the adapter). */
@@ -51,8 +60,9 @@ export class FakeQueue implements PublishQueue {
     this.#clock = clock;
   }
 
-  #add(kind: JobKind, id: string, runAt: Date | null): void {
-    this.enqueued.push({ kind, id, runAt });
+  #add(kind: JobKind, id: string, runAt: Date | null, meta: JobMeta = {}): void {
+    const requestId = meta.requestId === undefined ? {} : { requestId: meta.requestId };
+    this.enqueued.push({ kind, id, runAt, ...requestId });
     if (this.failEnqueues > 0) {
       this.failEnqueues--;
       throw new Error('queue unavailable');
@@ -61,15 +71,23 @@ export class FakeQueue implements PublishQueue {
     if (this.jobs.has(key)) return;
     const now = this.#clock.now();
     const at = runAt && runAt.getTime() > now.getTime() ? runAt : now;
-    this.jobs.set(key, { kind, id, runAt: new Date(at), attempt: 1, waits: 0, active: false });
+    this.jobs.set(key, {
+      kind,
+      id,
+      runAt: new Date(at),
+      attempt: 1,
+      waits: 0,
+      active: false,
+      ...requestId,
+    });
   }
 
-  async enqueuePublish(postId: string, runAt: Date | null): Promise<void> {
-    this.#add('publish', postId, runAt);
+  async enqueuePublish(postId: string, runAt: Date | null, meta?: JobMeta): Promise<void> {
+    this.#add('publish', postId, runAt, meta);
   }
 
-  async enqueueDelivery(deliveryId: string, runAt: Date | null): Promise<void> {
-    this.#add('deliver', deliveryId, runAt);
+  async enqueueDelivery(deliveryId: string, runAt: Date | null, meta?: JobMeta): Promise<void> {
+    this.#add('deliver', deliveryId, runAt, meta);
   }
 
   async cancelPublish(postId: string): Promise<boolean> {
@@ -107,6 +125,7 @@ export class FakeQueue implements PublishQueue {
       maxAttempts: this.maxAttempts,
       waits: job.waits,
       signal,
+      ...(job.requestId === undefined ? {} : { requestId: job.requestId }),
     };
     let result: JobResult | Error;
     try {

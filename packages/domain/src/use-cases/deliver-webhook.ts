@@ -109,6 +109,10 @@ export async function deliverWebhook(
       deliveredAt: now,
     });
     deps.metrics?.webhookAttempt('delivered', attemptsMade);
+    deps.logger.debug(
+      { deliveryId, postId: delivery.postId, status: result.statusCode, attempt: attemptsMade },
+      'webhook delivered',
+    );
     return DONE;
   }
   if (result.statusCode === 410) {

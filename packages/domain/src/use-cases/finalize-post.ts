@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import type { PostWithTargets, WebhookDelivery } from '../model.ts';
 import { buildWebhookPayload, postOutcome } from '../outcome.ts';
+import type { JobMeta } from '../ports/index.ts';
 
 /**
  * Once every target is terminal: set the post's outcome and create its webhook deliveries in
@@ -10,7 +11,11 @@ import { buildWebhookPayload, postOutcome } from '../outcome.ts';
  * the call whose transition applied. The webhooks are listed just before; one created or
  * disabled in that instant is treated as if it had changed just after the post finished.
  */
-export async function finalizePost(deps: CoreDeps, post: PostWithTargets): Promise<void> {
+export async function finalizePost(
+  deps: CoreDeps,
+  post: PostWithTargets,
+  meta: JobMeta = {},
+): Promise<void> {
   const outcome = postOutcome(post.targets);
   const now = deps.clock.now();
   const { repos } = deps;
@@ -57,7 +62,7 @@ export async function finalizePost(deps: CoreDeps, post: PostWithTargets): Promi
   );
   for (const delivery of deliveries) {
     try {
-      await deps.queue.enqueueDelivery(delivery.id, null);
+      await deps.queue.enqueueDelivery(delivery.id, null, meta);
     } catch (error) {
       // Committed as pending and due: the reconciler enqueues it on its next pass.
       deps.logger.warn(

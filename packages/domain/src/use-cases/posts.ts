@@ -8,7 +8,7 @@ import type {
   PostTarget,
   PostWithTargets,
 } from '../model.ts';
-import type { PostDraft } from '../ports/index.ts';
+import type { JobMeta, PostDraft } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
@@ -66,6 +66,7 @@ export async function createPost(
   ctx: AccountContext,
   input: CreatePostInput,
   mode: PostMode,
+  meta: JobMeta = {},
 ): Promise<Result<PostWithTargets, DomainError>> {
   const now = deps.clock.now();
   const resolved = await resolveTargets(deps, ctx, input);
@@ -121,7 +122,7 @@ export async function createPost(
   await deps.repos.posts.insert(post);
   deps.metrics?.postCreated({ scheduled: mode !== 'now', targets: targets.length });
   try {
-    await deps.queue.enqueuePublish(post.id, scheduledAt);
+    await deps.queue.enqueuePublish(post.id, scheduledAt, meta);
   } catch (error) {
     // The post is committed; the reconciler enqueues it on its next pass.
     deps.logger.warn({ postId: post.id, err: String(error) }, 'enqueue of publish job failed');

@@ -87,7 +87,7 @@ async function afterRun(
     const wait = Math.min(...expiries) - now.getTime() + LEASE_GRACE_MS;
     return retryAfter(wait, 'targets are being published by another worker');
   }
-  await finalizePost(deps, post);
+  await finalizePost(deps, post, job.requestId === undefined ? {} : { requestId: job.requestId });
   return DONE;
 }
 

@@ -1,5 +1,6 @@
 /**
- * GET /metrics end to end (both modes): after one published and one failed post, the counters
+ * Operability end to end (both modes). The request id of POST /posts follows the post into the
+ * worker's log lines and its webhook delivery's. GET /metrics: after one published and one failed post, the counters
  * parsed with a Prometheus text-format parser say exactly that; the queue's job counts are
  * there; the route refuses a scrape without METRICS_TOKEN. In production mode the targets are
  * counted by the worker process, scraped on its METRICS_PORT server.
@@ -155,5 +156,41 @@ describe.each(modes)('GET /metrics, %s mode', (mode) => {
     } finally {
       await server.close();
     }
+  });
+
+  it('the X-Request-Id of POST /posts is on the publish job and webhook delivery log lines', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const { api } = system;
+    const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+      platform: 'tiktok',
+      sandbox: true,
+      display_name: 'request ids',
+    });
+    const hook = await api.call<{ data: { secret: string } }>('POST', '/webhooks', {
+      url: system.receiver.url('/request-ids'),
+      events: ['post.published'],
+    });
+    expect(hook.status).toBe(201);
+    system.receiver.register('/request-ids', hook.body.data.secret);
+    const requestId = `req-${mode}-${Date.now()}`;
+    const created = await api.call<{ data: { id: string } }>(
+      'POST',
+      '/posts',
+      {
+        content: 'follow me',
+        social_account_ids: [account.body.data.id],
+        media_urls: [system.media.url('follow.mp4', 1024)],
+      },
+      { 'x-request-id': requestId },
+    );
+    expect(created.status).toBe(201);
+    const postId = created.body.data.id;
+    const tagged = () => system?.logs.filter((line) => line.request_id === requestId) ?? [];
+    await waitFor('the finished post logged with the request id', () =>
+      tagged().some((line) => line.msg === 'post finished' && line.postId === postId),
+    );
+    await waitFor('the delivery job logged with the request id', () =>
+      tagged().some((line) => line.msg === 'webhook delivered' && line.postId === postId),
+    );
   });
 });
