@@ -189,7 +189,11 @@ describe('SSRF corpus', () => {
       // 1. the domain's create-time rule
       const problems = validateWebhookInput({ url: target, events: ['post.published'] });
       expect(problems.filter((p) => p.field === 'url')).toEqual([
-        { field: 'url', message: 'must not point to a private or internal address' },
+        {
+          field: 'url',
+          message:
+            'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
+        },
       ]);
       expect(isPrivateAddressLiteral(new URL(target).hostname)).toBe(true);
       // 2. the sender's pre-flight check, with the reason

@@ -67,7 +67,7 @@ describe('POST /webhooks', () => {
     );
   });
 
-  it('url must not point to a private or internal address', async () => {
+  it('url must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)', async () => {
     for (const url of [
       'https://127.0.0.1/x',
       'https://10.0.0.8/x',

@@ -118,16 +118,31 @@ describe('webhook url', () => {
     [undefined, 'is required'],
     [5, 'must be a string, got number'],
     ['not a url', 'is not a valid URL'],
-    ['http://hooks.example.com/', 'must use https'],
-    ['ftp://hooks.example.com/', 'must use https'],
+    [
+      'http://hooks.example.com/',
+      'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)',
+    ],
+    [
+      'ftp://hooks.example.com/',
+      'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)',
+    ],
     ['https://user:pw@hooks.example.com/', 'must not contain credentials'],
     ['https://user@hooks.example.com/', 'must not contain credentials'],
-    ['https://127.0.0.1/', 'must not point to a private or internal address'],
-    ['https://2130706433/', 'must not point to a private or internal address'],
-    ['https://[::ffff:192.168.0.1]/', 'must not point to a private or internal address'],
+    [
+      'https://127.0.0.1/',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
+    ],
+    [
+      'https://2130706433/',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
+    ],
+    [
+      'https://[::ffff:192.168.0.1]/',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
+    ],
     [
       'https://metadata.google.internal/computeMetadata/v1/',
-      'must not point to a private or internal address',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
     ],
     [`https://a.example.com/${'x'.repeat(2048)}`, 'must be at most 2048 characters'],
   ])('rejects %j: %s', (url, message) => {
@@ -136,9 +151,9 @@ describe('webhook url', () => {
 
   it('reports every problem of one URL', () => {
     expect(validateWebhookUrl('http://a:b@localhost/').map((p) => p.message)).toEqual([
-      'must use https',
+      'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)',
       'must not contain credentials',
-      'must not point to a private or internal address',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
     ]);
   });
 
@@ -146,7 +161,11 @@ describe('webhook url', () => {
     const policy = { allowHttp: true, allowPrivateNetworks: true };
     expect(validateWebhookUrl('http://127.0.0.1:9999/hook', policy)).toEqual([]);
     expect(validateWebhookUrl('ftp://127.0.0.1/', policy)).toEqual([
-      { field: 'url', message: 'must use https' },
+      {
+        field: 'url',
+        message:
+          'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)',
+      },
     ]);
   });
 });

@@ -59,8 +59,8 @@ describe('webhooks', () => {
     const error = errorOf(await createWebhook(deps, alice.ctx, input));
     if (error.code !== 'validation_failed') throw new Error(error.code);
     expect(error.details.map((d) => d.message)).toEqual([
-      'must use https',
-      'must not point to a private or internal address',
+      'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)',
+      'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)',
     ]);
     const dev = createTestDeps({
       settings: { webhookAllowHttp: true, webhookAllowPrivateNetworks: true },

@@ -18,6 +18,13 @@ export interface WebhookUrlPolicy {
   allowPrivateNetworks?: boolean;
 }
 
+// Each refusal names the server switch that lifts it: a developer with a receiver on their own
+// machine otherwise has to go looking for it.
+const NEEDS_HTTPS =
+  'must use https (a local receiver over http:// needs WEBHOOK_ALLOW_HTTP=true on the server)';
+const NEEDS_PUBLIC_ADDRESS =
+  'must not point to a private or internal address (a local receiver needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the server)';
+
 export function validateWebhookUrl(value: unknown, policy: WebhookUrlPolicy = {}): Problem[] {
   const field = 'url';
   if (value === undefined || value === null) return [{ field, message: 'is required' }];
@@ -35,13 +42,13 @@ export function validateWebhookUrl(value: unknown, policy: WebhookUrlPolicy = {}
   const problems: Problem[] = [];
   const httpAllowed = policy.allowHttp === true && url.protocol === 'http:';
   if (url.protocol !== 'https:' && !httpAllowed) {
-    problems.push({ field, message: 'must use https' });
+    problems.push({ field, message: NEEDS_HTTPS });
   }
   if (url.username !== '' || url.password !== '') {
     problems.push({ field, message: 'must not contain credentials' });
   }
   if (policy.allowPrivateNetworks !== true && isPrivateAddressLiteral(url.hostname)) {
-    problems.push({ field, message: 'must not point to a private or internal address' });
+    problems.push({ field, message: NEEDS_PUBLIC_ADDRESS });
   }
   return problems;
 }
