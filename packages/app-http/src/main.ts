@@ -50,11 +50,18 @@ function localUrl(config: Config, app: FastifyInstance): string {
 async function main(): Promise<void> {
   const apiOnly = process.argv.includes('--api-only');
   const config = readConfig();
-  if (apiOnly && !config.databaseUrl) {
-    // Embedded PGlite belongs to one process: a separate worker could never see these posts.
-    fail(
-      'start:api is the production API and needs DATABASE_URL (and REDIS_URL); for one process with API and worker, use pnpm start',
-    );
+  if (apiOnly) {
+    // Embedded PGlite belongs to one process, and an in-process queue is read by no worker:
+    // without both shared parts, every post this API accepted would wait forever.
+    const missing = [
+      config.databaseUrl ? null : 'DATABASE_URL',
+      config.redisUrl ? null : 'REDIS_URL',
+    ].filter((name) => name !== null);
+    if (missing.length > 0) {
+      fail(
+        `start:api is the production API and needs ${missing.join(' and ')} (shared with the workers); for one process with API and worker, use pnpm start`,
+      );
+    }
   }
   const logger = createLogger(config, { name: apiOnly ? 'api' : 'embedded' });
 

@@ -69,10 +69,18 @@ describe('processes', { timeout: 90_000 }, () => {
     ]);
   });
 
-  it('start:api refuses the embedded database', async () => {
-    const result = await run([MAIN, '--api-only'], {});
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/needs DATABASE_URL/);
+  it('start:api refuses the embedded database and an in-process queue, naming what is missing', async () => {
+    const bare = await run([MAIN, '--api-only'], {});
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/needs DATABASE_URL and REDIS_URL \(shared with the workers\)/);
+    const noQueue = await run([MAIN, '--api-only'], {
+      DATABASE_URL: 'postgres://127.0.0.1:9/none',
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    });
+    expect(noQueue.code).toBe(1);
+    expect(noQueue.stderr.trim().split('\n')).toEqual([
+      'start:api is the production API and needs REDIS_URL (shared with the workers); for one process with API and worker, use pnpm start',
+    ]);
   });
 
   it('pnpm start: first user and key printed once, API and worker up, SIGTERM exits 0', async () => {
