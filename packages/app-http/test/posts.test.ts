@@ -81,7 +81,13 @@ describe('POST /posts', () => {
       error_code: null,
     });
     expect(response.body).not.toContain('resume_state');
-    expect(h.deps.queue.enqueued).toContainEqual({ kind: 'publish', id: post.id, runAt: null });
+    // The job carries the request id, so the worker's log lines can be joined to this request.
+    expect(h.deps.queue.enqueued).toContainEqual({
+      kind: 'publish',
+      id: post.id,
+      runAt: null,
+      requestId: response.headers['x-request-id'],
+    });
   });
 
   it('content defaults to an empty string; 5000 characters are fine', async () => {
@@ -240,6 +246,7 @@ describe('POST /posts/schedule', () => {
       kind: 'publish',
       id: post.id,
       runAt: new Date(FUTURE),
+      requestId: expect.any(String),
     });
   });
 

@@ -2,6 +2,7 @@ import type {
   Clock,
   IdGenerator,
   Logger,
+  MediaProbe,
   Metrics,
   PlatformRegistry,
   PublishQueue,
@@ -80,4 +81,6 @@ export interface CoreDeps {
   settings: CoreSettings;
   /** Counters for operators; absent in most tests. */
   metrics?: Metrics;
+  /** Media checks of dry runs (POST /posts/validate); absent: not probed. */
+  mediaProbe?: MediaProbe;
 }

@@ -10,7 +10,6 @@ import {
   MAX_POSTS_PAGE,
   type PlatformCatalog,
   type PostMode,
-  SANDBOX_OUTCOMES,
   validationFailed,
 } from '@social-publisher/domain';
 import type { FastifyRequest } from 'fastify';
@@ -24,13 +23,11 @@ import {
   errors,
   IdParams,
   Nullable,
-  WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
+import { createPostBody, IdempotencyHeaders, schedulePostBody } from '../schemas/post-input.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
-
-const MAX_TARGETS = 50;
 
 const PostsQuery = Type.Object({
   ...WorkspaceQuery.properties,
@@ -43,99 +40,6 @@ const PostsQuery = Type.Object({
   ),
   before: Type.Optional(
     Type.String({ description: 'next_cursor of the previous page (requires limit)' }),
-  ),
-});
-
-const SANDBOX_OUTCOME = {
-  enum: [...SANDBOX_OUTCOMES],
-  description:
-    'Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)',
-};
-
-/** A platform's options schema, plus the sandbox_outcome every platform takes. */
-function optionsSchemaOf(catalog: PlatformCatalog, name: string): Record<string, unknown> {
-  const schema = catalog.rules(name)?.optionsSchema ?? {};
-  const properties = schema.properties as Record<string, unknown> | undefined;
-  return { ...schema, properties: { ...properties, sandbox_outcome: SANDBOX_OUTCOME } };
-}
-
-/** `platform_options`: one optional entry per platform, each with its descriptor's schema. */
-const platformOptionsInput = (catalog: PlatformCatalog) =>
-  Type.Object(
-    Object.fromEntries(
-      catalog.names.map((name) => [
-        name,
-        Type.Optional(Type.Unsafe<Record<string, unknown>>(optionsSchemaOf(catalog, name))),
-      ]),
-    ),
-    { additionalProperties: false, description: 'Per-platform options keyed by platform name' },
-  );
-
-const postFields = (catalog: PlatformCatalog) => ({
-  content: Type.Optional(
-    Type.String({ maxLength: 5000, description: 'At most 5000 characters; default ""' }),
-  ),
-  social_account_ids: Type.Optional(
-    Type.Array(Type.String({ format: 'uuid' }), {
-      maxItems: MAX_TARGETS,
-      description: 'Connections to publish to (preferred targeting)',
-    }),
-  ),
-  platforms: Type.Optional(
-    Type.Array(Type.Enum([...catalog.names]), {
-      maxItems: MAX_TARGETS,
-      description: "Legacy targeting: the account's active connection for each platform",
-    }),
-  ),
-  media_urls: Type.Optional(
-    Type.Array(Type.String({ maxLength: 2048 }), {
-      maxItems: 20,
-      description: 'Public http(s) URLs of the media',
-    }),
-  ),
-  workspace_id: WorkspaceField,
-  platform_options: Type.Optional(platformOptionsInput(catalog)),
-});
-
-const createPostBody = (catalog: PlatformCatalog) =>
-  Type.Object(
-    {
-      ...postFields(catalog),
-      // Accepted by the schema only so the domain can answer with the route to use instead.
-      scheduled_at: Type.Optional(
-        Type.Unknown({
-          description: 'Not allowed here: scheduled posts go to POST /posts/schedule',
-        }),
-      ),
-    },
-    {
-      additionalProperties: false,
-      description: 'At least one target: social_account_ids or platforms',
-    },
-  );
-
-const schedulePostBody = (catalog: PlatformCatalog) =>
-  Type.Object(
-    {
-      ...postFields(catalog),
-      scheduled_at: Type.String({
-        format: 'date-time',
-        description: 'When to publish (ISO 8601 with timezone); must be in the future',
-      }),
-    },
-    {
-      additionalProperties: false,
-      description: 'At least one target: social_account_ids or platforms',
-    },
-  );
-
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 255,
-      description: 'Repeat the request with the same key and body: the first response is replayed',
-    }),
   ),
 });
 

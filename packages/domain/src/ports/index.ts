@@ -1,3 +1,4 @@
+export type * from './media-probe.ts';
 export type * from './metrics.ts';
 export type * from './oauth.ts';
 export type * from './platform.ts';

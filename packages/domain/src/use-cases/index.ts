@@ -10,5 +10,6 @@ export * from './reconcile.ts';
 export * from './sandbox.ts';
 export * from './social-accounts.ts';
 export * from './users.ts';
+export * from './validate-post.ts';
 export * from './webhooks.ts';
 export * from './workspaces.ts';

@@ -61,12 +61,15 @@ function uniqueProblems(problems: Problem[]): Problem[] {
   });
 }
 
-export async function createPost(
+/**
+ * Every check create runs (shared rules, the caller's connections, each platform's own rules),
+ * and the post it would store: nothing is written. createPost, dry runs and bulk creates share it.
+ */
+export async function preparePost(
   deps: CoreDeps,
   ctx: AccountContext,
   input: CreatePostInput,
   mode: PostMode,
-  meta: JobMeta = {},
 ): Promise<Result<PostWithTargets, DomainError>> {
   const now = deps.clock.now();
   const resolved = await resolveTargets(deps, ctx, input);
@@ -116,18 +119,40 @@ export async function createPost(
     updatedAt: now,
     targets,
   };
+  return ok(post);
+}
+
+export async function createPost(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: CreatePostInput,
+  mode: PostMode,
+  meta: JobMeta = {},
+): Promise<Result<PostWithTargets, DomainError>> {
+  const prepared = await preparePost(deps, ctx, input, mode);
+  if (!prepared.ok) return prepared;
+  return ok(await storePost(deps, prepared.value, meta));
+}
+
+/** Stores a prepared post and enqueues its publish job. */
+export async function storePost(
+  deps: CoreDeps,
+  post: PostWithTargets,
+  meta: JobMeta = {},
+): Promise<PostWithTargets> {
+  const { scheduledAt, targets } = post;
   // No unit of work: `insert` is atomic by itself (the PostgreSQL adapter stores the post and
   // its targets in one statement, a data-modifying CTE; the in-memory fake checks before it
   // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
   await deps.repos.posts.insert(post);
-  deps.metrics?.postCreated({ scheduled: mode !== 'now', targets: targets.length });
+  deps.metrics?.postCreated({ scheduled: scheduledAt !== null, targets: targets.length });
   try {
     await deps.queue.enqueuePublish(post.id, scheduledAt, meta);
   } catch (error) {
     // The post is committed; the reconciler enqueues it on its next pass.
     deps.logger.warn({ postId: post.id, err: String(error) }, 'enqueue of publish job failed');
   }
-  return ok(post);
+  return post;
 }
 
 /** The caller's own posts, newest first; a team key sees only those in its team. */
