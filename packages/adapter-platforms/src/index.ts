@@ -13,6 +13,7 @@ export {
   type PlatformSettingValues,
   type SettingsOf,
 } from './descriptor.ts';
+export { createMediaProbe } from './media-probe.ts';
 export { PLATFORM_DESCRIPTORS } from './platforms.ts';
 export { createPlatformRegistry, publisherRuntime } from './registry.ts';
 export { createNotYetPublisher } from './shared/not-yet.ts';

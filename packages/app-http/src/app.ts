@@ -32,6 +32,8 @@ import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
 import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
 import { postRoutes } from './routes/posts.ts';
+import { postBatchRoutes } from './routes/posts-batch.ts';
+import { postImportRoutes } from './routes/posts-import.ts';
 import type { RouteOptions } from './routes/route-options.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -173,6 +175,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     const routeOptions: RouteOptions = { deps, idempotency };
     await api.register(postRoutes, routeOptions);
+    await api.register(postBatchRoutes, routeOptions);
+    await api.register(postImportRoutes, routeOptions);
     await api.register(socialAccountRoutes, routeOptions);
     await api.register(connectRoutes, routeOptions);
     await api.register(apiKeyRoutes, routeOptions);

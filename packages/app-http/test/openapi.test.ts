@@ -5,6 +5,9 @@ import { createHarness, type Harness } from './support.ts';
 export const ROUTES: Array<[method: string, path: string]> = [
   ['post', '/posts'],
   ['post', '/posts/schedule'],
+  ['post', '/posts/validate'],
+  ['post', '/posts/bulk'],
+  ['post', '/posts/import'],
   ['get', '/posts'],
   ['get', '/posts/{id}'],
   ['delete', '/posts/{id}'],
@@ -82,7 +85,12 @@ describe('GET /openapi.json', () => {
       const unauthorized = operation?.responses['401']?.content?.['application/json']?.schema;
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
-    if (['post', 'patch'].includes(method) && !path.endsWith('/redeliver')) {
+    // (POST /posts/import takes a CSV file as it streams: no JSON body schema.)
+    if (
+      ['post', 'patch'].includes(method) &&
+      !path.endsWith('/redeliver') &&
+      path !== '/posts/import'
+    ) {
       expect(operation?.requestBody?.content['application/json']?.schema).toBeTruthy();
       expect(statuses).toEqual(expect.arrayContaining(['400', '413', '415']));
     }

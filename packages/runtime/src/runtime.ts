@@ -17,7 +17,11 @@ import {
   type RedisConnectionInput,
 } from '@social-publisher/adapter-bullmq';
 import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
-import { createPlatformRegistry, PLATFORM_DESCRIPTORS } from '@social-publisher/adapter-platforms';
+import {
+  createMediaProbe,
+  createPlatformRegistry,
+  PLATFORM_DESCRIPTORS,
+} from '@social-publisher/adapter-platforms';
 import { createWebhookSender } from '@social-publisher/adapter-webhooks';
 import {
   type Config,
@@ -260,6 +264,7 @@ export async function createRuntime(
       logger,
       settings: settingsFrom(config),
       metrics,
+      mediaProbe: createMediaProbe(mediaDispatcher),
     };
 
     let closing: Promise<void> | undefined;

@@ -102,11 +102,13 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
-/** One post of a bulk request: immediate, or scheduled when it has scheduled_at. */
-export const bulkItemBody = (catalog: PlatformCatalog) =>
-  Type.Object(
+/** One post of a batch: immediate, or scheduled when it has scheduled_at. */
+export const batchItemBody = (catalog: PlatformCatalog) => {
+  // The workspace is the batch's, not each post's.
+  const { workspace_id: _workspace, ...fields } = postFields(catalog);
+  return Type.Object(
     {
-      ...postFields(catalog),
+      ...fields,
       scheduled_at: Type.Optional(
         Type.String({
           format: 'date-time',
@@ -117,5 +119,16 @@ export const bulkItemBody = (catalog: PlatformCatalog) =>
     {
       additionalProperties: false,
       description: 'At least one target: social_account_ids or platforms',
+    },
+  );
+};
+
+/** POST /posts/validate: a post as POST /posts or POST /posts/schedule takes it. */
+export const validateBody = (catalog: PlatformCatalog) =>
+  Type.Object(
+    { ...batchItemBody(catalog).properties, workspace_id: WorkspaceField },
+    {
+      additionalProperties: false,
+      description: 'The body of POST /posts, or of POST /posts/schedule (with scheduled_at)',
     },
   );

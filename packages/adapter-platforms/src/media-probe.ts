@@ -1,0 +1,38 @@
+/**
+ * The domain's MediaProbe over the publishers' own media fetcher: HEAD (then a headers-only GET)
+ * through the SSRF-guarded dispatcher, following redirects as publishers do. Never downloads
+ * the media; a refusal keeps the reason the publisher would have given at publish time.
+ */
+import type { MediaProbe, MediaProbeResult } from '@social-publisher/domain';
+import { type Dispatcher, interceptors } from 'undici';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type PublisherRuntime } from './config.ts';
+import { createMediaFetcher } from './shared/media-fetch.ts';
+import { PublishFailure } from './shared/outcome.ts';
+
+export function createMediaProbe(
+  mediaDispatcher: Dispatcher,
+  requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+): MediaProbe {
+  const runtime: PublisherRuntime = {
+    apiDispatcher: mediaDispatcher,
+    mediaDispatcher: mediaDispatcher.compose(interceptors.redirect({ maxRedirections: 5 })),
+    pollIntervalMs: 0,
+    pollTimeoutMs: 0,
+    requestTimeoutMs,
+  };
+  return {
+    async probe(url, signal): Promise<MediaProbeResult> {
+      const fetcher = createMediaFetcher(runtime, signal ?? AbortSignal.timeout(requestTimeoutMs));
+      try {
+        const media = await fetcher.probe(url);
+        const type = media.contentType === 'application/octet-stream' ? null : media.contentType;
+        return { ok: true, contentType: type, bytes: media.totalBytes };
+      } catch (error) {
+        if (error instanceof PublishFailure && error.outcome.kind === 'failed') {
+          return { ok: false, reason: error.outcome.message };
+        }
+        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+    },
+  };
+}
