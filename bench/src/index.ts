@@ -3,6 +3,7 @@
  * figures and prints plain lines through `out`.
  */
 import { createBench } from './benches/create.ts';
+import { importBench } from './benches/import.ts';
 import { listBench } from './benches/list.ts';
 import { pipelineBench } from './benches/pipeline.ts';
 import { scheduleBench } from './benches/schedule.ts';
@@ -21,6 +22,7 @@ export const BENCHES: Record<string, Bench> = {
   schedule: scheduleBench,
   list: listBench,
   upload: uploadBench,
+  import: importBench,
 };
 
 export interface RunOptions extends BenchOptions {
