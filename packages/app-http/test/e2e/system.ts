@@ -62,6 +62,8 @@ export interface ApiResponse<T = unknown> {
 
 export interface Api {
   baseUrl: string;
+  /** The Authorization header value of the test user's key (for non-JSON requests). */
+  authorization(): string;
   /** One request with the test user's API key, JSON in and out. */
   call<T = unknown>(
     method: string,
@@ -424,7 +426,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
 
     return {
       mode,
-      api: { baseUrl, call },
+      api: { baseUrl, call, authorization: () => `Bearer ${key}` },
       tiktok,
       instagram,
       youtube,
