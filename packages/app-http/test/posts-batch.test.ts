@@ -284,3 +284,17 @@ lines",${twitter.id},,`,
     expectError(await post('/posts/import', { content: 'json' }), 415);
   });
 });
+
+describe('the example file of the README', () => {
+  it('reads as three posts with no cell problems', async () => {
+    const { createReadStream } = await import('node:fs');
+    const { readCsvRows } = await import('../src/import/csv-rows.ts');
+    const file = new URL('../../../docs/examples/posts.csv', import.meta.url);
+    const rows = await readCsvRows(createReadStream(file), { maxRows: 10, maxBytes: 1_000_000 });
+    expect(rows.map((row) => row.problems)).toEqual([[], [], []]);
+    expect(rows[1]?.item).toMatchObject({
+      platforms: ['tiktok', 'instagram'],
+      platform_options: { tiktok: { tiktokPrivacy: 'PUBLIC_TO_EVERYONE' } },
+    });
+  });
+});
