@@ -48,6 +48,8 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   readonly label: string;
   readonly media: PlatformMediaRules;
   readonly contentMaxLength?: number;
+  /** The platform's own character count, when not code points (see PlatformRules). */
+  readonly contentLength?: (content: string) => number;
   /** `platform_options.<name>`: its JSON Schema and the rule (default: anything goes). */
   readonly options?: {
     schema: Readonly<Record<string, unknown>>;
@@ -86,7 +88,7 @@ const OPEN_OPTIONS = { type: 'object', additionalProperties: true } as const;
 export function definePlatform<S extends PlatformSettingsSpec>(
   definition: PlatformDefinition<S>,
 ): PlatformDescriptor {
-  const { name, label, media, contentMaxLength, options, settings } = definition;
+  const { name, label, media, contentMaxLength, contentLength, options, settings } = definition;
   return {
     name,
     label,
@@ -94,6 +96,7 @@ export function definePlatform<S extends PlatformSettingsSpec>(
       name,
       media,
       ...(contentMaxLength === undefined ? {} : { contentMaxLength }),
+      ...(contentLength === undefined ? {} : { contentLength }),
       optionsSchema: options?.schema ?? OPEN_OPTIONS,
       validateOptions: options?.validate ?? (() => []),
     },

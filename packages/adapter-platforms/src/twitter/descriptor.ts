@@ -1,15 +1,19 @@
 import { definePlatform } from '../descriptor.ts';
-import { createNotYetPublisher } from '../shared/not-yet.ts';
 import { createTwitterOAuth } from './oauth.ts';
+import { TWITTER_OPTIONS_SCHEMA, validateTwitterOptions } from './options.ts';
+import { createTwitterPublisher } from './publisher.ts';
 import { TWITTER_SETTINGS } from './settings.ts';
+import { weightedLength, X_MAX_WEIGHTED_LENGTH } from './text.ts';
 
-/** Connectable now; its real publisher is the next step (until then publishing fails clearly). */
+/** X, named `twitter` in the API. */
 export const twitter = definePlatform({
   name: 'twitter',
   label: 'X',
   media: {},
-  contentMaxLength: 280,
+  contentMaxLength: X_MAX_WEIGHTED_LENGTH,
+  contentLength: weightedLength,
+  options: { schema: TWITTER_OPTIONS_SCHEMA, validate: validateTwitterOptions },
   settings: TWITTER_SETTINGS,
-  createPublisher: () => createNotYetPublisher('twitter', 'X'),
+  createPublisher: createTwitterPublisher,
   createOAuth: createTwitterOAuth,
 });

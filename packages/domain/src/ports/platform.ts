@@ -100,6 +100,11 @@ export interface PlatformRules {
   /** Longest content in characters (code points); absent: only the shared limit applies. */
   readonly contentMaxLength?: number;
   /**
+   * How the platform counts characters, when not in code points (X weighs URLs as 23 and most
+   * CJK characters and emoji as 2): `contentMaxLength` is then in its units.
+   */
+  contentLength?(content: string): number;
+  /**
    * JSON Schema of `platform_options.<name>` (the HTTP schema and OpenAPI show it). The
    * domain never interprets it: `validateOptions` is the rule.
    */

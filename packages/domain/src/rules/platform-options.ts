@@ -1,6 +1,6 @@
 import type { Problem } from '../errors.ts';
 import { type Platform, SANDBOX_OUTCOMES } from '../model.ts';
-import type { PlatformCatalog } from '../ports/platform.ts';
+import type { PlatformCatalog, PlatformRules } from '../ports/platform.ts';
 import { charLength, isRecord, typeName } from './shape.ts';
 
 /** Whether `value` names a platform of the catalog. */
@@ -58,12 +58,14 @@ export function validatePlatformOptions(
 /** Each target platform's own content limit (the shared limit is checked apart). */
 export function validatePlatformContent(
   content: unknown,
-  platforms: readonly { name: Platform; contentMaxLength?: number }[],
+  platforms: readonly Pick<PlatformRules, 'name' | 'contentMaxLength' | 'contentLength'>[],
 ): Problem[] {
   if (typeof content !== 'string') return [];
   const problems: Problem[] = [];
-  for (const { name, contentMaxLength } of new Set(platforms)) {
-    if (contentMaxLength !== undefined && charLength(content) > contentMaxLength) {
+  for (const rules of new Set(platforms)) {
+    const { name, contentMaxLength } = rules;
+    const length = rules.contentLength ? rules.contentLength(content) : charLength(content);
+    if (contentMaxLength !== undefined && length > contentMaxLength) {
       problems.push({
         field: 'content',
         message: `${name} posts are limited to ${contentMaxLength} characters`,

@@ -1,0 +1,216 @@
+// X API v2 wire calls for posting (PLATFORMS.md "X API v2"; docs.x.com "Manage Posts",
+// "Media upload"): POST /2/tweets, the media upload endpoints, and the author's recent posts.
+import type { IncomingHttpHeaders } from 'node:http';
+import { FormData } from 'undici';
+import type { PublisherRuntime } from '../config.ts';
+import { asString, excerpt, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { TwitterSettings } from './settings.ts';
+
+/** X's windows are 15 minutes; a 429 without x-rate-limit-reset waits one. */
+export const X_THROTTLE_WAIT_MS = 15 * 60_000;
+
+export interface RecentTweet {
+  id: string;
+  text: string;
+  createdAt: number;
+}
+
+/** What STATUS (or FINALIZE) says of a media being processed. */
+export interface MediaProcessing {
+  state: 'pending' | 'in_progress' | 'succeeded' | 'failed' | 'none';
+  checkAfterSecs: number | null;
+  error: string | null;
+}
+
+type Body = string | FormData | null;
+
+export function createXApi(
+  config: TwitterSettings,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  // A media segment is a few MiB: its upload may take longer than an ordinary call.
+  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    what: string,
+    body: Body = null,
+    timeoutMs = runtime.requestTimeoutMs,
+  ): Promise<HttpResult> {
+    const json = typeof body === 'string';
+    const response = await httpCall(
+      {
+        url: `${base}${path}`,
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(json ? { 'content-type': 'application/json' } : {}),
+        },
+        body,
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs,
+      },
+      `X ${what}`,
+    );
+    if (response.status >= 200 && response.status < 300) return response;
+    throw xFailure(response, `X ${what}`);
+  }
+
+  const dataOf = (response: HttpResult, what: string): Record<string, unknown> => {
+    const data = isRecord(response.json) ? response.json.data : undefined;
+    if (!isRecord(data)) throw fail('invalid_response', `X ${what} gave no data`, true);
+    return data;
+  };
+
+  return {
+    /** POST /2/tweets -> the new post's id. */
+    async createTweet(token: string, tweet: Record<string, unknown>): Promise<string> {
+      const response = await call('POST', '/2/tweets', token, 'post', JSON.stringify(tweet));
+      const id = asString(dataOf(response, 'post').id);
+      if (!id) throw fail('invalid_response', 'X post gave no id', false);
+      return id;
+    },
+
+    /** The author's latest posts, newest first (GET /2/users/:id/tweets). */
+    async recentTweets(token: string, userId: string): Promise<RecentTweet[]> {
+      const query = 'max_results=20&tweet.fields=created_at,text&exclude=retweets';
+      const response = await call(
+        'GET',
+        `/2/users/${encodeURIComponent(userId)}/tweets?${query}`,
+        token,
+        'recent posts',
+      );
+      const data = isRecord(response.json) ? response.json.data : undefined;
+      if (!Array.isArray(data)) return []; // no posts at all: X leaves `data` out
+      return data.filter(isRecord).map((tweet) => ({
+        id: asString(tweet.id) ?? '',
+        text: asString(tweet.text) ?? '',
+        createdAt: Date.parse(asString(tweet.created_at) ?? '') || 0,
+      }));
+    },
+
+    /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
+    async uploadImage(token: string, bytes: Buffer, contentType: string): Promise<string> {
+      const form = new FormData();
+      form.append('media', new Blob([bytes], { type: contentType }), 'media');
+      form.append('media_category', 'tweet_image');
+      const response = await call(
+        'POST',
+        '/2/media/upload',
+        token,
+        'image upload',
+        form,
+        uploadTimeoutMs,
+      );
+      const id = asString(dataOf(response, 'image upload').id);
+      if (!id) throw fail('invalid_response', 'X image upload gave no media id', true);
+      return id;
+    },
+
+    /** POST /2/media/upload/initialize -> the video's media id. */
+    async initializeVideo(token: string, totalBytes: number, mediaType: string): Promise<string> {
+      const body = JSON.stringify({
+        media_type: mediaType,
+        total_bytes: totalBytes,
+        media_category: 'tweet_video',
+      });
+      const response = await call(
+        'POST',
+        '/2/media/upload/initialize',
+        token,
+        'video initialize',
+        body,
+      );
+      const id = asString(dataOf(response, 'video initialize').id);
+      if (!id) throw fail('invalid_response', 'X video initialize gave no media id', true);
+      return id;
+    },
+
+    /** POST /2/media/upload/:id/append: one segment (multipart `media`, `segment_index`). */
+    async appendSegment(
+      token: string,
+      mediaId: string,
+      index: number,
+      bytes: Buffer,
+    ): Promise<void> {
+      const form = new FormData();
+      form.append('media', new Blob([bytes]), 'media');
+      form.append('segment_index', String(index));
+      const path = `/2/media/upload/${encodeURIComponent(mediaId)}/append`;
+      await call('POST', path, token, `video segment ${index}`, form, uploadTimeoutMs);
+    },
+
+    /** POST /2/media/upload/:id/finalize -> whether (and how) processing goes on. */
+    async finalizeVideo(token: string, mediaId: string): Promise<MediaProcessing> {
+      const path = `/2/media/upload/${encodeURIComponent(mediaId)}/finalize`;
+      const response = await call('POST', path, token, 'video finalize');
+      return processingOf(dataOf(response, 'video finalize'));
+    },
+
+    /** GET /2/media/upload?command=STATUS&media_id=… */
+    async mediaStatus(token: string, mediaId: string): Promise<MediaProcessing> {
+      const path = `/2/media/upload?command=STATUS&media_id=${encodeURIComponent(mediaId)}`;
+      const response = await call('GET', path, token, 'video status');
+      return processingOf(dataOf(response, 'video status'));
+    },
+  };
+}
+
+function processingOf(data: Record<string, unknown>): MediaProcessing {
+  const info = isRecord(data.processing_info) ? data.processing_info : null;
+  if (!info) return { state: 'none', checkAfterSecs: null, error: null };
+  const state = asString(info.state);
+  const error = isRecord(info.error)
+    ? (asString(info.error.message) ?? asString(info.error.name) ?? 'processing failed')
+    : null;
+  return {
+    state:
+      state === 'pending' || state === 'in_progress' || state === 'succeeded' || state === 'failed'
+        ? state
+        : 'in_progress',
+    checkAfterSecs: typeof info.check_after_secs === 'number' ? info.check_after_secs : null,
+    error,
+  };
+}
+
+/**
+ * X's problem answers: `{ title, detail, type, status }` or `{ errors: [{ message }], title }`.
+ * 401: the token (refreshed once by AuthSession). 403: a refusal (duplicate content, a reply
+ * not allowed, a suspended account...). 429: wait until x-rate-limit-reset. 5xx: retry.
+ */
+export function xFailure(response: HttpResult, what: string): Error {
+  const message = `${what}: ${problemMessage(response)}`;
+  const { status } = response;
+  if (status === 401) return new TokenRejected('unauthorized', message);
+  if (status === 429) return rateLimited(response.headers, message);
+  if (status === 403 && /duplicate/i.test(message)) {
+    return fail('duplicate_content', message, false);
+  }
+  if (status === 403) return fail('forbidden', message, false);
+  if (status === 400) return fail('invalid_request', message, false);
+  if (status === 404) return fail('not_found', message, false);
+  return fail(`http_${status}`, message, status >= 500 || status === 408);
+}
+
+function rateLimited(headers: IncomingHttpHeaders, message: string): Error {
+  return throttled('rate_limit_exceeded', message, retryAtFrom(headers, X_THROTTLE_WAIT_MS));
+}
+
+function problemMessage(response: HttpResult): string {
+  const body = response.json;
+  if (!isRecord(body)) return `HTTP ${response.status} ${excerpt(response.text)}`.trim();
+  const first = Array.isArray(body.errors) && isRecord(body.errors[0]) ? body.errors[0] : null;
+  const text =
+    asString(body.detail) ??
+    asString(first?.message) ??
+    asString(first?.detail) ??
+    asString(body.title);
+  return text ?? `HTTP ${response.status} ${excerpt(response.text)}`.trim();
+}

@@ -1,0 +1,314 @@
+import type { Readable } from 'node:stream';
+import type {
+  PlatformPublisher,
+  PostDraft,
+  Problem,
+  PublishOutcome,
+  PublishRequest,
+} from '@social-publisher/domain';
+import { interceptors } from 'undici';
+import type { PublisherRuntime } from '../config.ts';
+import { AuthSession } from '../shared/auth.ts';
+import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
+import { mediaKindOf } from '../shared/media.ts';
+import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
+import { publisherRefresher } from '../shared/oauth.ts';
+import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { pollUntil } from '../shared/poll.ts';
+import { createXApi, type RecentTweet } from './api.ts';
+import { xRenewal } from './oauth.ts';
+import { TWITTER_SETTINGS, type TwitterSettings } from './settings.ts';
+
+const LABEL = 'X';
+/** The intent step of POST /2/tweets. */
+const CREATE_TWEET = 'create_tweet';
+export const X_MAX_IMAGES = 4;
+/** X takes images up to 5 MB in one request; one image is held in memory at a time. */
+export const X_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Video segments: read from the media URL by range, one held in memory at a time. */
+export const X_SEGMENT_BYTES = 4 * 1024 * 1024;
+/** Clock skew allowed between us and X when matching a post to an intent. */
+const INTENT_SKEW_MS = 5 * 60_000;
+
+interface VideoProgress {
+  mediaId: string;
+  totalBytes: number;
+  /** Segments appended so far (0..n), in order. */
+  segmentsDone: number;
+  finalized: boolean;
+  pollStartedAt: number | null;
+}
+
+/** Stored as media finish uploading: a resume reuses them and never uploads twice. */
+interface XProgress {
+  /** Per media URL, its media id once uploaded (images). */
+  images: (string | null)[];
+  video: VideoProgress | null;
+}
+
+export function createTwitterPublisher(
+  settings: TwitterSettings,
+  baseRuntime: PublisherRuntime,
+): PlatformPublisher {
+  const config = withDefaults(settings);
+  // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
+  const runtime: PublisherRuntime = {
+    ...baseRuntime,
+    mediaDispatcher: baseRuntime.mediaDispatcher.compose(
+      interceptors.redirect({ maxRedirections: 5 }),
+    ),
+  };
+  const refresher = publisherRefresher(xRenewal(config, runtime));
+
+  async function run(request: PublishRequest, stored: XProgress | null): Promise<PublishOutcome> {
+    const auth = new AuthSession(request, refresher, LABEL);
+    const api = createXApi(config, runtime, request.signal);
+    const media = createMediaFetcher(runtime, request.signal);
+    const urls = request.post.mediaUrls;
+    const progress: XProgress = stored ?? { images: urls.map(() => null), video: null };
+    const save = () => request.saveProgress(structuredClone(progress) as never);
+    const text = request.post.content;
+
+    // An earlier run sent the post and stopped before recording X's answer: look for it.
+    const sentBefore = request.intent?.step === CREATE_TWEET ? request.intent : null;
+    if (sentBefore !== null) {
+      const found = await findSentTweet(sentBefore.at.getTime());
+      if (found !== undefined) return publishedAs(found);
+    }
+
+    const mediaIds: string[] = [];
+    if (urls.some((url) => mediaKindOf(url) === 'video')) {
+      const url = urls[0];
+      if (url === undefined || urls.length > 1) {
+        throw fail('invalid_params', 'X takes one video per post, without photos', false);
+      }
+      mediaIds.push(await uploadVideo(url));
+    } else {
+      for (const [index, url] of urls.entries()) mediaIds.push(await uploadImage(url, index));
+    }
+
+    const replyTo = replyOf(request);
+    const tweet: Record<string, unknown> = {
+      text,
+      ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
+      ...(replyTo ? { reply: { in_reply_to_tweet_id: replyTo } } : {}),
+    };
+    const id = await sendOnce(request, CREATE_TWEET, () =>
+      auth.call((token) => api.createTweet(token, tweet)),
+    );
+    return publishedAs(id);
+
+    /**
+     * The post an earlier run sent, among the author's latest: the same text (X shortens links
+     * to t.co, so links are compared as "a link"), created after its intent. Sending again is
+     * only safe when X can be asked: when it refuses the lookup the outcome stays unknown.
+     */
+    async function findSentTweet(sentAt: number): Promise<string | undefined> {
+      let recent: RecentTweet[];
+      try {
+        recent = await auth.call((token) => api.recentTweets(token, request.connection.externalId));
+      } catch (error) {
+        if (!(error instanceof PublishFailure) || error.outcome.kind === 'published') throw error;
+        if (error.outcome.kind === 'failed' && error.outcome.retryable) throw error; // X down
+        if (error.outcome.kind === 'throttled') throw error; // wait, then look again
+        const unknown = outcomeUnknown(LABEL, sentBefore ?? { step: CREATE_TWEET, at: new Date() });
+        const why = 'message' in error.outcome ? error.outcome.message : 'refused';
+        throw new PublishFailure({
+          ...unknown,
+          message: `${unknown.message} (looking it up failed: ${why})`,
+        });
+      }
+      const wanted = comparable(text);
+      const match = recent.find(
+        (candidate) =>
+          comparable(candidate.text) === wanted && candidate.createdAt >= sentAt - INTENT_SKEW_MS,
+      );
+      return match?.id;
+    }
+
+    async function uploadImage(url: string, index: number): Promise<string> {
+      const done = progress.images[index];
+      if (done) return done;
+      const body = await media.whole(url);
+      let bytes: Buffer;
+      try {
+        bytes = await readAtMost(body.body, X_MAX_IMAGE_BYTES, url);
+      } finally {
+        discard(body.body);
+      }
+      const id = await auth.call((token) => api.uploadImage(token, bytes, body.contentType));
+      progress.images[index] = id;
+      await save();
+      return id;
+    }
+
+    /** initialize, each segment by range (resumable), finalize, then processing. */
+    async function uploadVideo(url: string): Promise<string> {
+      let video = progress.video;
+      if (video === null) {
+        const info = await media.probe(url);
+        const type = info.contentType.startsWith('video/') ? info.contentType : 'video/mp4';
+        const mediaId = await auth.call((token) =>
+          api.initializeVideo(token, info.totalBytes, type),
+        );
+        video = {
+          mediaId,
+          totalBytes: info.totalBytes,
+          segmentsDone: 0,
+          finalized: false,
+          pollStartedAt: null,
+        };
+        progress.video = video;
+        await save();
+      }
+      const current = video;
+      const segments = Math.ceil(current.totalBytes / X_SEGMENT_BYTES);
+      if (!current.finalized) {
+        for (let index = current.segmentsDone; index < segments; index++) {
+          const first = index * X_SEGMENT_BYTES;
+          const last = Math.min(current.totalBytes, first + X_SEGMENT_BYTES) - 1;
+          const part = await media.range(url, first, last, current.totalBytes);
+          let bytes: Buffer;
+          try {
+            bytes = await readAtMost(part.body, last - first + 1, url);
+          } finally {
+            discard(part.body);
+          }
+          await auth.call((token) => api.appendSegment(token, current.mediaId, index, bytes));
+          current.segmentsDone = index + 1;
+          await save();
+        }
+        const processing = await auth.call((token) => api.finalizeVideo(token, current.mediaId));
+        current.finalized = true;
+        current.pollStartedAt = Date.now();
+        await save();
+        if (processing.state === 'none' || processing.state === 'succeeded') return current.mediaId;
+      }
+      await pollUntil<true>({
+        intervalMs: runtime.pollIntervalMs,
+        timeoutMs: runtime.pollTimeoutMs,
+        startedAt: current.pollStartedAt ?? Date.now(),
+        signal: request.signal,
+        what: `X video ${current.mediaId}`,
+        check: async () => {
+          const status = await auth.call((token) => api.mediaStatus(token, current.mediaId));
+          if (status.state === 'succeeded' || status.state === 'none') return true;
+          if (status.state === 'failed') {
+            throw fail(
+              'video_processing_failed',
+              `X could not process video ${current.mediaId}: ${status.error ?? 'failed'}`,
+              false,
+            );
+          }
+          return undefined; // pending, in_progress
+        },
+      });
+      return current.mediaId;
+    }
+  }
+
+  return {
+    platform: 'twitter',
+    validate: validateTwitter,
+    publish: (request) => runPublish(request.signal, () => run(request, null)),
+    resume: (request) =>
+      runPublish(request.signal, () =>
+        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
+      ),
+  };
+}
+
+const publishedAs = (id: string) =>
+  ({
+    kind: 'published',
+    platformPostId: id,
+    platformUrl: `https://x.com/i/web/status/${id}`,
+  }) satisfies PublishOutcome;
+
+function replyOf(request: PublishRequest): string | undefined {
+  const own = request.post.platformOptions.twitter;
+  const reply =
+    own && typeof own === 'object' ? (own as Record<string, unknown>).replyToTweetId : undefined;
+  return typeof reply === 'string' && reply !== '' ? reply : undefined;
+}
+
+/** Text as X shows it back: links become t.co links, so every link compares as one token. */
+const comparable = (text: string): string =>
+  text
+    .replace(/https?:\/\/\S+/g, '<link>')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The stream's bytes, refusing more than `max` (a media larger than X or we allow). */
+async function readAtMost(stream: Readable, max: number, url: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      throw fail(
+        'media_too_large',
+        `media ${url} is larger than ${max} bytes, X's limit here`,
+        false,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function withDefaults(settings: TwitterSettings): TwitterSettings {
+  const defaults = Object.fromEntries(
+    Object.entries(TWITTER_SETTINGS).map(([key, spec]) => [
+      key,
+      (spec as { default?: string }).default,
+    ]),
+  );
+  const given = Object.fromEntries(
+    Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  return { ...defaults, ...given } as TwitterSettings;
+}
+
+function readProgress(state: Record<string, unknown> | null, mediaCount: number): XProgress | null {
+  if (!state || !Array.isArray(state.images)) return null;
+  const images = state.images.map((item) => (typeof item === 'string' ? item : null));
+  while (images.length < mediaCount) images.push(null);
+  const v = state.video as Record<string, unknown> | null | undefined;
+  const video =
+    v && typeof v.mediaId === 'string' && typeof v.totalBytes === 'number'
+      ? {
+          mediaId: v.mediaId,
+          totalBytes: v.totalBytes,
+          segmentsDone: typeof v.segmentsDone === 'number' ? v.segmentsDone : 0,
+          finalized: v.finalized === true,
+          pollStartedAt: typeof v.pollStartedAt === 'number' ? v.pollStartedAt : null,
+        }
+      : null;
+  return { images, video };
+}
+
+/**
+ * X checks beyond the shared rules (which count the content as X does, see text.ts): one
+ * video, or up to 4 photos, not both.
+ */
+export function validateTwitter(draft: PostDraft): Problem[] {
+  const problems: Problem[] = [];
+  const kinds = draft.mediaUrls.map(mediaKindOf);
+  const photos = kinds.filter((kind) => kind === 'photo').length;
+  const videos = kinds.length - photos;
+  if (photos > 0 && videos > 0) {
+    problems.push({
+      field: 'media_urls',
+      message: 'twitter cannot mix photos and videos in one post',
+    });
+  } else if (videos > 1) {
+    problems.push({ field: 'media_urls', message: 'twitter takes one video per post' });
+  } else if (photos > X_MAX_IMAGES) {
+    problems.push({
+      field: 'media_urls',
+      message: `twitter takes at most ${X_MAX_IMAGES} photos per post`,
+    });
+  }
+  return problems;
+}
