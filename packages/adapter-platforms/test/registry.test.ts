@@ -21,8 +21,8 @@ describe('registry', () => {
   });
 });
 
-describe('platforms without a real publisher yet (twitter, facebook)', () => {
-  it.each(['twitter', 'facebook'] as const)(
+describe('platforms without a real publisher yet (facebook)', () => {
+  it.each(['facebook'] as const)(
     '%s never reports a success: publish and resume fail permanently, saying so',
     async (platform) => {
       const publisher = publisherFor(platform, testConfig());

@@ -69,8 +69,10 @@ export {
   type FakeX,
   type FakeXOptions,
   startFakeX,
+  type XMedia,
   type XProblem,
   type XScript,
+  type XTweet,
 } from './x.ts';
 export {
   type FakeYoutube,

@@ -1,8 +1,9 @@
 // A local X API v2 for the OAuth 2.0 Authorization Code flow with PKCE: consent
 // (/i/oauth2/authorize), tokens (/2/oauth2/token, HTTP Basic for confidential clients,
 // rotating refresh tokens) and identity (/2/users/me). One base URL serves the three hosts.
-// Posting and media come with the real publisher: add their routes to `api` below.
+// Posting and media are in x-posts.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
 import {
   bearerToken,
   dropConnection,
@@ -16,6 +17,9 @@ import {
   sendJson,
 } from './http.ts';
 import { FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
+
+export type { XMedia, XTweet };
 
 /** X's problem answer (RFC 7807-like) on the API host. */
 export interface XProblem {
@@ -29,9 +33,11 @@ export type XScript =
   /** The next `times` API calls (to `path` if given; OAuth paths excluded) answer this problem. */
   | { error: XProblem; path?: string; times?: number }
   /** The next `times` API calls (to `path` if given) get their connection dropped. */
-  | { drop: true; path?: string; times?: number };
+  | { drop: true; path?: string; times?: number }
+  /** The next call to `path` is acted on, but its answer never comes (the client times out). */
+  | { hangAfterCreate: true; path?: string; times?: number };
 
-export interface FakeXOptions {
+export interface FakeXOptions extends XPostingOptions {
   oauth?: { clientId: string; clientSecret: string };
   /**
    * Confidential client (default true): the token endpoint wants HTTP Basic client_id:secret
@@ -49,6 +55,25 @@ export interface FakeX extends FakeServer {
   script(step: XScript): void;
   /** Further API calls with this access token answer 401. */
   expireAccessToken(token: string): void;
+  /** Posts created, in order (what a test counts duplicates on). */
+  tweets: XTweet[];
+  /** Uploaded media by id. */
+  media: Map<string, XMedia>;
+}
+
+/** Where an answer goes that the client will never see. */
+class DiscardedResponse extends Writable {
+  statusCode = 200;
+  headersSent = false;
+  override _write(_chunk: unknown, _encoding: string, done: () => void) {
+    done();
+  }
+  setHeader() {
+    return this;
+  }
+  writeHead() {
+    return this;
+  }
 }
 
 const OAUTH_PATHS = new Set(['/i/oauth2/authorize', '/2/oauth2/token']);
@@ -87,10 +112,15 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     rotateRefreshTokens: true,
   });
   const user = { id: '1460000000000000001', name: 'Fake Account', username: 'fake_account' };
+  const posting = createXPosting(options, () => user.id);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
-    const body = parseBody(raw, request.headers['content-type']);
+    const multipart = (request.headers['content-type'] ?? '').startsWith('multipart/');
+    // Upload bodies are not kept: their size stands in.
+    const body = multipart
+      ? { bytes: raw.length }
+      : parseBody(raw, request.headers['content-type']);
     const recorded = record(request, url, body);
     requests.push(recorded);
     const form = (typeof body === 'object' && body !== null ? body : {}) as Record<string, string>;
@@ -99,7 +129,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     if (url.pathname === '/2/oauth2/token' && request.method === 'POST') {
       return token(request, response, form);
     }
-    return api(request, response, url, recorded);
+    return api(request, response, url, recorded, raw);
   }
 
   function authorize(response: ServerResponse, q: URLSearchParams) {
@@ -177,17 +207,37 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     response: ServerResponse,
     url: URL,
     recorded: RecordedRequest,
+    raw: Buffer,
   ) {
     const scripted = scripts.take(recorded);
     if (scripted && 'drop' in scripted) return dropConnection(request);
+    if (scripted && 'hangAfterCreate' in scripted) {
+      // X acts on the request, but the answer never comes (a timeout or a killed worker).
+      posting.handle(
+        request,
+        new DiscardedResponse() as unknown as ServerResponse,
+        url,
+        raw,
+        recorded.body,
+      );
+      return;
+    }
     if (scripted) return sendJson(response, scripted.error.status, problem(scripted.error));
     const accessToken = bearerToken(request.headers);
-    if (!oauth.isValidAccessToken(accessToken) || expired.has(accessToken ?? '')) {
+    if (!accessToken || expired.has(accessToken))
       return sendJson(response, 401, problem(UNAUTHORIZED));
-    }
     if (url.pathname === '/2/users/me' && request.method === 'GET') {
+      if (!oauth.isValidAccessToken(accessToken))
+        return sendJson(response, 401, problem(UNAUTHORIZED));
       return sendJson(response, 200, { data: user });
     }
+    // Publishing takes the fake's own live tokens and any token a test brings along; a token
+    // the fake issued and rotated away is refused.
+    const issued = oauth.issued.some((tokens) => tokens.accessToken === accessToken);
+    if (issued && !oauth.isValidAccessToken(accessToken)) {
+      return sendJson(response, 401, problem(UNAUTHORIZED));
+    }
+    if (posting.handle(request, response, url, raw, recorded.body)) return;
     sendJson(
       response,
       404,
@@ -209,5 +259,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       scripts.add(step, matches, step.times ?? 1);
     },
     expireAccessToken: (token) => expired.add(token),
+    tweets: posting.tweets,
+    media: posting.media,
   };
 }

@@ -1,0 +1,37 @@
+/** Just enough multipart/form-data parsing for the fakes: named fields, as bytes. */
+export interface MultipartField {
+  name: string;
+  filename: string | null;
+  contentType: string | null;
+  data: Buffer;
+}
+
+export function parseMultipart(body: Buffer, contentType: string | undefined): MultipartField[] {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType ?? '');
+  const marker = boundary?.[1] ?? boundary?.[2];
+  if (!marker) return [];
+  const delimiter = Buffer.from(`--${marker}`);
+  const fields: MultipartField[] = [];
+  let start = body.indexOf(delimiter);
+  while (start >= 0) {
+    const next = body.indexOf(delimiter, start + delimiter.length);
+    if (next < 0) break;
+    // Each part: CRLF, headers, CRLF CRLF, data, CRLF, then the next delimiter.
+    const part = body.subarray(start + delimiter.length + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    if (split >= 0) {
+      const headers = part.subarray(0, split).toString('utf8');
+      const name = /name="([^"]*)"/i.exec(headers)?.[1];
+      if (name !== undefined) {
+        fields.push({
+          name,
+          filename: /filename="([^"]*)"/i.exec(headers)?.[1] ?? null,
+          contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? null,
+          data: part.subarray(split + 4),
+        });
+      }
+    }
+    start = next;
+  }
+  return fields;
+}
