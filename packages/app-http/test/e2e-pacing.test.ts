@@ -78,6 +78,8 @@ describe.each(modes)('pacing, %s mode', (mode) => {
       env: { PUBLISH_MAX_ATTEMPTS: '2' },
       fakes: {
         tiktok: { initRateLimit: { limit: 6, windowMs: 1_000, retryAfterHeader: true } },
+        // X: 100 posts per 15 minutes per user, compressed to 5 per second.
+        x: { postLimit: { limit: 5, windowMs: 1_000 } },
       },
     });
   }, 60_000);
@@ -104,5 +106,22 @@ describe.each(modes)('pacing, %s mode', (mode) => {
     // The limit was really hit, and every post reached the platform exactly once.
     expect(system.tiktok.rateLimitedCalls).toBeGreaterThan(0);
     expect(system.tiktok.publishes).toHaveLength(BURST);
+  }, 90_000);
+
+  it(`a burst of ${BURST} posts to one X account waits for x-rate-limit-reset: every post published once`, async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const account = await connect(system, 'twitter', system.x.user.id);
+    const before = system.x.tweets.length;
+    const from = system.x.requests.length;
+    const posts = await burst(system, (index) => ({
+      content: `x burst ${index}`,
+      social_account_ids: [account],
+    }));
+    expect(posts.map((post) => post.status)).toEqual(posts.map(() => 'published'));
+    const refused =
+      system.x.requests.slice(from).filter((request) => request.path === '/2/tweets').length -
+      BURST;
+    expect(refused).toBeGreaterThan(0);
+    expect(system.x.tweets.length - before).toBe(BURST);
   }, 90_000);
 });

@@ -33,6 +33,14 @@ interface PlatformCase {
 
 const CASES: PlatformCase[] = [
   {
+    platform: 'twitter',
+    connection: (system) => ({ external_id: system.x.user.id, access_token: 'x-e2e-token' }),
+    created: (system, content) => {
+      const tweet = system.x.tweets.find((candidate) => candidate.text === content);
+      return tweet && { id: tweet.id, url: `https://x.com/i/web/status/${tweet.id}` };
+    },
+  },
+  {
     platform: 'linkedin',
     connection: (system) => ({
       external_id: `urn:li:person:${system.linkedin.member.sub}`,

@@ -1,14 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { type Dispatcher, type FormData, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
 export interface HttpCall {
   url: string | URL;
   method: Dispatcher.HttpMethod;
   headers?: Record<string, string>;
-  /** A FormData goes as multipart/form-data (undici writes the boundary). */
-  body?: string | Readable | FormData | null;
+  body?: string | Buffer | Readable | null;
   dispatcher: Dispatcher;
   signal: AbortSignal;
   /** Inactivity bound for the response headers and body (undici headersTimeout/bodyTimeout). */

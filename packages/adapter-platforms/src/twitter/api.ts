@@ -1,7 +1,8 @@
 // X API v2 wire calls for posting (PLATFORMS.md "X API v2"; docs.x.com "Manage Posts",
 // "Media upload"): POST /2/tweets, the media upload endpoints, and the author's recent posts.
+
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { FormData } from 'undici';
 import type { PublisherRuntime } from '../config.ts';
 import { asString, excerpt, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
@@ -24,7 +25,29 @@ export interface MediaProcessing {
   error: string | null;
 }
 
-type Body = string | FormData | null;
+/** A JSON text, or a multipart body we built (see `multipart`). */
+type Body = string | { multipart: Buffer; boundary: string } | null;
+
+/**
+ * multipart/form-data written by hand: one buffer with its boundary. (undici's FormData is
+ * tied to undici's own dispatcher, while calls may go through another one.)
+ */
+function multipart(fields: Array<{ name: string; value: string | Buffer; type?: string }>) {
+  const boundary = `----sp${randomBytes(12).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const field of fields) {
+    const file = Buffer.isBuffer(field.value);
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${field.name}"${file ? '; filename="media"' : ''}\r\n${file ? `Content-Type: ${field.type ?? 'application/octet-stream'}\r\n` : ''}\r\n`,
+      ),
+      Buffer.isBuffer(field.value) ? field.value : Buffer.from(field.value),
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { multipart: Buffer.concat(parts), boundary };
+}
 
 export function createXApi(
   config: TwitterSettings,
@@ -43,16 +66,18 @@ export function createXApi(
     body: Body = null,
     timeoutMs = runtime.requestTimeoutMs,
   ): Promise<HttpResult> {
-    const json = typeof body === 'string';
+    const contentType: Record<string, string> =
+      body === null
+        ? {}
+        : typeof body === 'string'
+          ? { 'content-type': 'application/json' }
+          : { 'content-type': `multipart/form-data; boundary=${body.boundary}` };
     const response = await httpCall(
       {
         url: `${base}${path}`,
         method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(json ? { 'content-type': 'application/json' } : {}),
-        },
-        body,
+        headers: { authorization: `Bearer ${token}`, ...contentType },
+        body: body === null || typeof body === 'string' ? body : body.multipart,
         dispatcher: runtime.apiDispatcher,
         signal,
         timeoutMs,
@@ -98,9 +123,10 @@ export function createXApi(
 
     /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
     async uploadImage(token: string, bytes: Buffer, contentType: string): Promise<string> {
-      const form = new FormData();
-      form.append('media', new Blob([bytes], { type: contentType }), 'media');
-      form.append('media_category', 'tweet_image');
+      const form = multipart([
+        { name: 'media', value: bytes, type: contentType },
+        { name: 'media_category', value: 'tweet_image' },
+      ]);
       const response = await call(
         'POST',
         '/2/media/upload',
@@ -140,9 +166,10 @@ export function createXApi(
       index: number,
       bytes: Buffer,
     ): Promise<void> {
-      const form = new FormData();
-      form.append('media', new Blob([bytes]), 'media');
-      form.append('segment_index', String(index));
+      const form = multipart([
+        { name: 'media', value: bytes },
+        { name: 'segment_index', value: String(index) },
+      ]);
       const path = `/2/media/upload/${encodeURIComponent(mediaId)}/append`;
       await call('POST', path, token, `video segment ${index}`, form, uploadTimeoutMs);
     },

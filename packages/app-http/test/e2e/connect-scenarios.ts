@@ -54,7 +54,7 @@ const CONNECTABLE = [
   { platform: 'tiktok', externalIds: ['fake-open-id'], publishes: true, pkce: true },
   { platform: 'instagram', externalIds: ['17841400000000001'], publishes: true, pkce: false },
   { platform: 'youtube', externalIds: ['UC-fake-channel'], publishes: true, pkce: true },
-  { platform: 'twitter', externalIds: ['1460000000000000001'], publishes: false, pkce: true },
+  { platform: 'twitter', externalIds: ['1460000000000000001'], publishes: true, pkce: true },
   // One connection per Page granted.
   { platform: 'facebook', externalIds: ['102000000000001'], publishes: false, pkce: false },
   // The member, and each organization it administers.
