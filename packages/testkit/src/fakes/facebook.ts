@@ -3,9 +3,16 @@
 // and long-lived exchanges (/{version}/oauth/access_token), the user's Pages with their Page
 // tokens (/{version}/me/accounts), the granted permissions (/{version}/me/permissions) and
 // /{version}/me. Graph errors `{ error: { message, type, code, error_subcode, fbtrace_id } }`.
-// Page publishing (/{page-id}/feed, /photos, /videos) comes with the real publisher.
+// Page publishing (/{page-id}/feed, /photos, /videos) is in facebook-pages.ts.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createFacebookPages,
+  type FacebookPagesOptions,
+  type FacebookPhoto,
+  type FacebookPost,
+  type FacebookVideo,
+} from './facebook-pages.ts';
 import {
   dropConnection,
   type FakeServer,
@@ -18,6 +25,8 @@ import {
   sendJson,
 } from './http.ts';
 import { FakeOAuthProvider } from './oauth.ts';
+
+export type { FacebookPhoto, FacebookPost, FacebookVideo };
 
 export interface FacebookError {
   code: number;
@@ -99,12 +108,14 @@ export type FacebookCall =
   | 'any';
 
 export type FacebookScript =
-  /** The next `times` matching calls answer this Graph error. */
-  | { error: FacebookError; on?: FacebookCall; times?: number }
+  /** The next `times` matching calls (to a path ending in `path`, if given) answer this error. */
+  | { error: FacebookError; on?: FacebookCall; path?: string; times?: number }
   /** The next `times` matching calls get their connection dropped without an answer. */
-  | { drop: true; on?: FacebookCall; times?: number };
+  | { drop: true; on?: FacebookCall; path?: string; times?: number }
+  /** The next matching call is acted on, but its answer never comes (the client times out). */
+  | { hangAfterCreate: true; on?: FacebookCall; path?: string; times?: number };
 
-export interface FakeFacebookOptions {
+export interface FakeFacebookOptions extends FacebookPagesOptions {
   /** The app's id and secret (default facebook-client-id / facebook-client-secret). */
   oauth?: { clientId: string; clientSecret: string };
   /** The Pages the user grants (default one Page). */
@@ -133,6 +144,10 @@ export interface FakeFacebook extends FakeServer {
   expireAccessToken(token: string): void;
   /** The user removed the app: every user and Page token issued so far answers 190. */
   deauthorize(): void;
+  /** Page posts created (feed, published photos, videos), in order. */
+  posts: FacebookPost[];
+  photos: Map<string, FacebookPhoto>;
+  videos: Map<string, FacebookVideo>;
 }
 
 const isVersion = (segment: string | undefined) =>
@@ -184,17 +199,27 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
   const trace = () => `AfakeFb${String(++traces).padStart(6, '0')}`;
   const newToken = () => `EAA${randomBytes(30).toString('base64url')}`;
 
-  const graphError = (response: ServerResponse, error: FacebookError) =>
-    sendJson(response, error.status ?? 400, {
-      error: {
-        message: error.message,
-        type: error.type ?? 'OAuthException',
-        code: error.code,
-        ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
-        ...(error.isTransient ? { is_transient: true } : {}),
-        fbtrace_id: trace(),
+  const graphError = (
+    response: ServerResponse,
+    error: FacebookError,
+    headers: Record<string, string> = {},
+  ) =>
+    sendJson(
+      response,
+      error.status ?? 400,
+      {
+        error: {
+          message: error.message,
+          type: error.type ?? 'OAuthException',
+          code: error.code,
+          ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
+          ...(error.isTransient ? { is_transient: true } : {}),
+          fbtrace_id: trace(),
+        },
       },
-    });
+      headers,
+    );
+  const pagesApi = createFacebookPages(options, sendJson, graphError);
   const invalid = (response: ServerResponse, message: string) =>
     graphError(response, { code: 100, type: 'OAuthException', message });
 
@@ -232,8 +257,20 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     if (request.method === 'GET' && segments.join('/') === 'dialog/oauth') {
       return dialog(response, url);
     }
-    const scripted = scripts.take(recorded, (a) => 'error' in a || 'drop' in a);
+    const scripted = scripts.take(recorded);
     if (scripted && 'drop' in scripted) return dropConnection(request);
+    if (scripted && 'hangAfterCreate' in scripted) {
+      // Graph acts on the request; the answer is lost (a timeout or a killed worker).
+      const lost = { writeHead: () => lost, end: () => lost, setHeader: () => lost };
+      pagesApi.handle(
+        lost as unknown as ServerResponse,
+        request.method ?? 'GET',
+        segments,
+        params,
+        undefined,
+      );
+      return;
+    }
     if (scripted && 'error' in scripted) return graphError(response, scripted.error);
 
     const call = callOf(request.method ?? 'GET', url.pathname, params);
@@ -248,6 +285,15 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
         });
       }
       if (expired.has(token)) return tokenError(response, token);
+      // A user token cannot publish for a Page; a Page token only for its own Page. Tokens the
+      // tests bring along (neither issued here) act for any Page.
+      if (userScopes(token)) {
+        if (pagesApi.handle(response, request.method ?? 'GET', segments, params, '')) return;
+      } else if (
+        pagesApi.handle(response, request.method ?? 'GET', segments, params, pageTokens.get(token))
+      ) {
+        return;
+      }
       return invalid(
         response,
         `Unsupported ${request.method} request. Object with ID '${segments[0]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
@@ -420,7 +466,9 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
       const on = step.on ?? 'any';
       scripts.add(
         step,
-        (r) => on === 'any' || callOf(r.method, r.path, r.query) === on,
+        (r) =>
+          (on === 'any' || callOf(r.method, r.path, r.query) === on) &&
+          (step.path === undefined || r.path.endsWith(step.path)),
         step.times ?? 1,
       );
     },
@@ -431,6 +479,9 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     pageTokens,
     longLivedTokens,
     expireAccessToken: (token) => expired.add(token),
+    posts: pagesApi.posts,
+    photos: pagesApi.photos,
+    videos: pagesApi.videos,
     deauthorize() {
       for (const token of longLived.keys()) expired.add(token);
       for (const issued of oauth.issued) expired.add(issued.accessToken);

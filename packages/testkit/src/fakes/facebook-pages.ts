@@ -1,0 +1,278 @@
+// The Page publishing half of the fake Graph API: /{page}/feed (text, link, attached_media),
+// /{page}/photos (published, or unpublished for a multi-photo post), /{page}/videos (file_url,
+// processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
+// duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage.
+import type { ServerResponse } from 'node:http';
+import type { FacebookError } from './facebook.ts';
+
+export interface FacebookPost {
+  id: string;
+  pageId: string;
+  message: string;
+  link: string | null;
+  /** Photo ids attached (multi-photo) or the one photo's id. */
+  photoIds: string[];
+  videoId: string | null;
+  createdAt: Date;
+}
+
+export interface FacebookPhoto {
+  id: string;
+  pageId: string;
+  url: string;
+  published: boolean;
+}
+
+export interface FacebookVideo {
+  id: string;
+  pageId: string;
+  fileUrl: string;
+  description: string;
+  /** Status reads still answering `processing`. */
+  pollsLeft: number;
+  createdAt: Date;
+}
+
+export interface FacebookPagesOptions {
+  /** `processing` answers of GET /{video}?fields=status before `ready` (default 1). */
+  videoProcessingPolls?: number;
+  /** Posts one Page may create per window; past it: code 32 with X-Page-Usage. */
+  postLimit?: { limit: number; windowMs: number };
+}
+
+type Answer = (
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+) => void;
+type Refuse = (
+  response: ServerResponse,
+  error: FacebookError,
+  headers?: Record<string, string>,
+) => void;
+
+export function createFacebookPages(options: FacebookPagesOptions, answer: Answer, refuse: Refuse) {
+  const posts: FacebookPost[] = [];
+  const photos = new Map<string, FacebookPhoto>();
+  const videos = new Map<string, FacebookVideo>();
+  const windows = new Map<string, { started: number; count: number }>();
+  let sequence = 0;
+  const nextId = () => String(900_000_000_000_000 + ++sequence);
+
+  /** The Page's limit: true when it refused. */
+  function limited(response: ServerResponse, pageId: string): boolean {
+    const limit = options.postLimit;
+    if (!limit) return false;
+    const now = Date.now();
+    let window = windows.get(pageId);
+    if (!window || now - window.started >= limit.windowMs) {
+      window = { started: now, count: 0 };
+      windows.set(pageId, window);
+    }
+    if (window.count < limit.limit) {
+      window.count += 1;
+      return false;
+    }
+    const minutes = Math.max(1, Math.ceil((window.started + limit.windowMs - now) / 60_000));
+    refuse(
+      response,
+      {
+        code: 32,
+        type: 'OAuthException',
+        message: 'Page request limit reached',
+        isTransient: true,
+      },
+      {
+        'x-page-usage': JSON.stringify({
+          call_count: 100,
+          total_cputime: 10,
+          total_time: 10,
+          estimated_time_to_regain_access: minutes,
+        }),
+      },
+    );
+    return true;
+  }
+
+  function duplicate(pageId: string, message: string): boolean {
+    return (
+      message !== '' && posts.some((post) => post.pageId === pageId && post.message === message)
+    );
+  }
+
+  const DUPLICATE: FacebookError = {
+    code: 506,
+    type: 'OAuthException',
+    message: 'Duplicate status message',
+  };
+
+  function feed(response: ServerResponse, pageId: string, params: Record<string, string>) {
+    const message = params.message ?? '';
+    let attached: string[] = [];
+    if (params.attached_media) {
+      try {
+        attached = (JSON.parse(params.attached_media) as Array<{ media_fbid: string }>).map((m) =>
+          String(m.media_fbid),
+        );
+      } catch {
+        return refuse(response, {
+          code: 100,
+          message: '(#100) attached_media must be a JSON array',
+        });
+      }
+      for (const id of attached) {
+        const photo = photos.get(id);
+        if (!photo || photo.pageId !== pageId || photo.published) {
+          return refuse(response, { code: 100, message: `(#100) Invalid attached media ${id}` });
+        }
+      }
+    }
+    if (message === '' && !params.link && attached.length === 0) {
+      return refuse(response, { code: 100, message: '(#100) Missing message or attachment' });
+    }
+    if (duplicate(pageId, message)) return refuse(response, DUPLICATE);
+    if (limited(response, pageId)) return;
+    const post: FacebookPost = {
+      id: `${pageId}_${nextId()}`,
+      pageId,
+      message,
+      link: params.link ?? null,
+      photoIds: attached,
+      videoId: null,
+      createdAt: new Date(),
+    };
+    posts.push(post);
+    answer(response, 200, { id: post.id });
+  }
+
+  function photo(response: ServerResponse, pageId: string, params: Record<string, string>) {
+    if (!params.url) return refuse(response, { code: 100, message: '(#100) url is required' });
+    const published = params.published !== 'false';
+    const message = params.message ?? params.caption ?? '';
+    if (published && duplicate(pageId, message)) return refuse(response, DUPLICATE);
+    if (published && limited(response, pageId)) return;
+    const item: FacebookPhoto = { id: nextId(), pageId, url: params.url, published };
+    photos.set(item.id, item);
+    if (!published) return answer(response, 200, { id: item.id });
+    const post: FacebookPost = {
+      id: `${pageId}_${item.id}`,
+      pageId,
+      message,
+      link: null,
+      photoIds: [item.id],
+      videoId: null,
+      createdAt: new Date(),
+    };
+    posts.push(post);
+    answer(response, 200, { id: item.id, post_id: post.id });
+  }
+
+  function video(response: ServerResponse, pageId: string, params: Record<string, string>) {
+    if (!params.file_url)
+      return refuse(response, { code: 100, message: '(#100) file_url is required' });
+    const description = params.description ?? '';
+    if (limited(response, pageId)) return;
+    const item: FacebookVideo = {
+      id: nextId(),
+      pageId,
+      fileUrl: params.file_url,
+      description,
+      pollsLeft: options.videoProcessingPolls ?? 1,
+      createdAt: new Date(),
+    };
+    videos.set(item.id, item);
+    posts.push({
+      id: `${pageId}_${item.id}`,
+      pageId,
+      message: description,
+      link: null,
+      photoIds: [],
+      videoId: item.id,
+      createdAt: item.createdAt,
+    });
+    answer(response, 200, { id: item.id });
+  }
+
+  function videoStatus(response: ServerResponse, item: FacebookVideo) {
+    const processing = item.pollsLeft > 0;
+    if (processing) item.pollsLeft -= 1;
+    answer(response, 200, {
+      id: item.id,
+      status: {
+        video_status: processing ? 'processing' : 'ready',
+        uploading_phase: { status: 'complete' },
+        processing_phase: { status: processing ? 'in_progress' : 'complete' },
+        publishing_phase: { status: processing ? 'not_started' : 'complete' },
+      },
+      ...(processing ? {} : { permalink_url: `/${item.pageId}/videos/${item.id}/` }),
+    });
+  }
+
+  function recent(response: ServerResponse, pageId: string, edge: 'posts' | 'videos') {
+    const mine = posts.filter(
+      (post) => post.pageId === pageId && (edge === 'posts' || post.videoId !== null),
+    );
+    const data = mine
+      .slice()
+      .reverse()
+      .slice(0, 25)
+      .map((post) =>
+        edge === 'posts'
+          ? {
+              id: post.id,
+              message: post.message,
+              created_time: post.createdAt.toISOString().replace('Z', '+0000'),
+            }
+          : {
+              id: post.videoId,
+              description: post.message,
+              created_time: post.createdAt.toISOString().replace('Z', '+0000'),
+            },
+      );
+    answer(response, 200, { data });
+  }
+
+  /**
+   * Serves `segments` (after the version) when they are a Page route; false otherwise.
+   * `pageOf(token)` is the Page a token may act for (undefined: any, for tokens tests bring).
+   */
+  function handle(
+    response: ServerResponse,
+    method: string,
+    segments: string[],
+    params: Record<string, string>,
+    pageOf: string | undefined,
+  ): boolean {
+    const [first, edge] = segments;
+    if (first === undefined) return false;
+    const known = videos.get(first);
+    if (segments.length === 1 && method === 'GET' && known) {
+      videoStatus(response, known);
+      return true;
+    }
+    if (segments.length !== 2 || edge === undefined) return false;
+    const routes: Record<string, () => void> = {
+      'POST feed': () => feed(response, first, params),
+      'POST photos': () => photo(response, first, params),
+      'POST videos': () => video(response, first, params),
+      'GET posts': () => recent(response, first, 'posts'),
+      'GET published_posts': () => recent(response, first, 'posts'),
+      'GET videos': () => recent(response, first, 'videos'),
+    };
+    const route = routes[`${method} ${edge}`];
+    if (!route) return false;
+    if (pageOf !== undefined && pageOf !== first) {
+      refuse(response, {
+        code: 200,
+        type: 'OAuthException',
+        message: "(#200) The user hasn't authorized the application to perform this action",
+      });
+      return true;
+    }
+    route();
+    return true;
+  }
+
+  return { posts, photos, videos, handle };
+}
