@@ -16,4 +16,3 @@ export {
 export { createMediaProbe } from './media-probe.ts';
 export { PLATFORM_DESCRIPTORS } from './platforms.ts';
 export { createPlatformRegistry, publisherRuntime } from './registry.ts';
-export { createNotYetPublisher } from './shared/not-yet.ts';

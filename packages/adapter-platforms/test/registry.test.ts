@@ -21,27 +21,6 @@ describe('registry', () => {
   });
 });
 
-describe('platforms without a real publisher yet (facebook)', () => {
-  it.each(['facebook'] as const)(
-    '%s never reports a success: publish and resume fail permanently, saying so',
-    async (platform) => {
-      const publisher = publisherFor(platform, testConfig());
-      const h = makeRequest({ platform, content: 'hello' });
-      for (const outcome of [
-        await publisher.publish(h.request),
-        await publisher.resume(h.request),
-      ]) {
-        expect(outcome).toMatchObject({
-          kind: 'failed',
-          code: 'platform_not_supported_yet',
-          retryable: false,
-        });
-        expect(outcome.kind === 'failed' && outcome.message).toMatch(/nothing was posted/);
-      }
-    },
-  );
-});
-
 describe('validate', () => {
   const registry = createPlatformRegistry(testConfig());
   const validate = (platform: Platform, draft: Partial<PostDraft>) =>

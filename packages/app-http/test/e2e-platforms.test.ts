@@ -33,6 +33,19 @@ interface PlatformCase {
 
 const CASES: PlatformCase[] = [
   {
+    platform: 'facebook',
+    connection: (system) => ({
+      external_id: system.facebook.pages[0]?.id ?? '',
+      access_token: 'facebook-page-e2e-token',
+    }),
+    created: (system, content) => {
+      const post = system.facebook.posts.find((candidate) => candidate.message === content);
+      // A video's public id is the video's; other posts are `{page}_{post}`.
+      const id = post && (post.videoId ?? post.id);
+      return id ? { id, url: `https://www.facebook.com/${id}` } : undefined;
+    },
+  },
+  {
     platform: 'twitter',
     connection: (system) => ({ external_id: system.x.user.id, access_token: 'x-e2e-token' }),
     created: (system, content) => {

@@ -1,15 +1,17 @@
 import { definePlatform } from '../descriptor.ts';
-import { createNotYetPublisher } from '../shared/not-yet.ts';
 import { createFacebookOAuth } from './oauth.ts';
+import { FACEBOOK_OPTIONS_SCHEMA, validateFacebookOptions } from './options.ts';
+import { createFacebookPublisher } from './publisher.ts';
 import { FACEBOOK_SETTINGS } from './settings.ts';
 
-/** Connectable now; its real publisher is the next step (until then publishing fails clearly). */
+/** Facebook Pages: one connection per Page, posting with its Page token. */
 export const facebook = definePlatform({
   name: 'facebook',
   label: 'Facebook',
   media: {},
   contentMaxLength: 63_206,
+  options: { schema: FACEBOOK_OPTIONS_SCHEMA, validate: validateFacebookOptions },
   settings: FACEBOOK_SETTINGS,
-  createPublisher: () => createNotYetPublisher('facebook', 'Facebook'),
+  createPublisher: createFacebookPublisher,
   createOAuth: createFacebookOAuth,
 });

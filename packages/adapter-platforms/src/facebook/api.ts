@@ -1,0 +1,195 @@
+// Facebook Page publishing wire calls (PLATFORMS.md "Facebook Pages"; developers.facebook.com
+// "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PublisherRuntime } from '../config.ts';
+import {
+  asString,
+  excerpt,
+  FORM_CONTENT_TYPE,
+  formBody,
+  header,
+  httpCall,
+  isRecord,
+} from '../shared/http.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { FacebookSettings } from './settings.ts';
+
+/** Throttling: 4 app, 17 user, 32 Page, 613 custom rate limit. */
+const THROTTLE_CODES = new Set([4, 17, 32, 613]);
+/** Without Meta's estimate, look again in 10 minutes (its windows are an hour at most). */
+const THROTTLE_WAIT_MS = 10 * 60_000;
+/** Graph's generic "unknown" and "service" errors. */
+const RETRYABLE_CODES = new Set([1, 2]);
+
+export interface RecentPagePost {
+  id: string;
+  message: string;
+  createdAt: number;
+}
+
+export interface VideoStatus {
+  /** Graph's video_status: processing, ready, error, upload_failed... */
+  status: string;
+  error: string | null;
+}
+
+export function createFacebookApi(
+  config: FacebookSettings,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const version = config.graphVersion.startsWith('v')
+    ? config.graphVersion
+    : `v${config.graphVersion}`;
+  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
+
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    params: Record<string, string> = {},
+  ): Promise<Record<string, unknown>> {
+    const url = new URL(`${graph}${path}`);
+    if (method === 'GET')
+      for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    const form = method === 'POST' ? { ...params, access_token: token } : null;
+    if (method === 'GET') url.searchParams.set('access_token', token);
+    const response = await httpCall(
+      {
+        url,
+        method,
+        headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
+        body: form ? formBody(form) : null,
+        dispatcher: runtime.apiDispatcher,
+        signal,
+        timeoutMs: runtime.requestTimeoutMs,
+      },
+      `Facebook ${method} ${path}`,
+    );
+    const body = isRecord(response.json) ? response.json : undefined;
+    if (response.status >= 200 && response.status < 300 && body && !isRecord(body.error))
+      return body;
+    throw facebookFailure(response.status, body, response.text, response.headers);
+  }
+
+  const idOf = (body: Record<string, unknown>, what: string, key = 'id'): string => {
+    const id = asString(body[key]);
+    if (!id) throw fail('invalid_response', `Facebook ${what} gave no ${key}`, false);
+    return id;
+  };
+
+  return {
+    /** POST /{page}/feed (message, link or attached_media) -> the post id `{page}_{post}`. */
+    async feed(token: string, pageId: string, params: Record<string, string>): Promise<string> {
+      return idOf(await call('POST', `/${pageId}/feed`, token, params), 'post');
+    },
+
+    /** POST /{page}/photos with a URL Facebook fetches: published -> its post id; else its photo id. */
+    async photo(token: string, pageId: string, params: Record<string, string>): Promise<string> {
+      const body = await call('POST', `/${pageId}/photos`, token, params);
+      return params.published === 'false' ? idOf(body, 'photo') : idOf(body, 'photo', 'post_id');
+    },
+
+    /** POST /{page}/videos with file_url: Facebook fetches and processes it -> the video id. */
+    async video(token: string, pageId: string, params: Record<string, string>): Promise<string> {
+      return idOf(await call('POST', `/${pageId}/videos`, token, params), 'video');
+    },
+
+    /** GET /{video}?fields=status */
+    async videoStatus(token: string, videoId: string): Promise<VideoStatus> {
+      const body = await call('GET', `/${videoId}`, token, { fields: 'status' });
+      const status = isRecord(body.status) ? body.status : {};
+      const phase = [status.processing_phase, status.uploading_phase, status.publishing_phase].find(
+        (p) => isRecord(p) && isRecord(p.error),
+      ) as Record<string, Record<string, unknown>> | undefined;
+      return {
+        status: asString(status.video_status) ?? 'processing',
+        error: phase ? (asString(phase.error?.message) ?? 'processing failed') : null,
+      };
+    },
+
+    /** The Page's latest posts (or videos), newest first: what a lost answer is looked up in. */
+    async recent(
+      token: string,
+      pageId: string,
+      edge: 'posts' | 'videos',
+    ): Promise<RecentPagePost[]> {
+      const fields = edge === 'posts' ? 'id,message,created_time' : 'id,description,created_time';
+      const body = await call('GET', `/${pageId}/${edge}`, token, { fields, limit: '25' });
+      const data = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
+      return data.map((item) => ({
+        id: asString(item.id) ?? '',
+        message: asString(edge === 'posts' ? item.message : item.description) ?? '',
+        // Graph writes +0000 offsets, which Date.parse reads.
+        createdAt: Date.parse(asString(item.created_time) ?? '') || 0,
+      }));
+    },
+  };
+}
+
+/**
+ * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure, Graph's message
+ * verbatim with its code. 190: the Page token (no refresh: the connection expires). 10 and
+ * 200-299: permissions, 368: blocked for policy, 506: duplicate post: permanent. Throttling
+ * waits for Meta's estimated_time_to_regain_access (minutes) from the usage headers.
+ */
+export function facebookFailure(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  text: string,
+  headers: IncomingHttpHeaders = {},
+): Error {
+  const error = body && isRecord(body.error) ? body.error : undefined;
+  if (!error) {
+    const message = `Facebook HTTP ${status}: ${excerpt(text)}`;
+    if (status === 429) return throttled('http_429', message, waitUntil(headers));
+    return fail(`http_${status}`, message, status >= 500);
+  }
+  const code = Number(error.code);
+  const message = `Facebook: ${asString(error.message) ?? `error ${code}`}`;
+  if (code === 190) return new TokenRejected('190', message);
+  if (THROTTLE_CODES.has(code)) return throttled(String(code), message, waitUntil(headers));
+  if (code === 506) return fail('duplicate_content', message, false);
+  if (code === 10 || (code >= 200 && code <= 299) || code === 368) {
+    return fail(String(code), message, false);
+  }
+  const retryable = RETRYABLE_CODES.has(code) || error.is_transient === true || status >= 500;
+  return fail(Number.isFinite(code) ? String(code) : `http_${status}`, message, retryable);
+}
+
+/**
+ * When Meta lets the Page or app call again: the largest estimated_time_to_regain_access
+ * (minutes) in X-Page-Usage, X-App-Usage or X-Business-Use-Case-Usage, else Retry-After, else
+ * our fallback.
+ */
+function waitUntil(headers: IncomingHttpHeaders): Date {
+  let minutes = 0;
+  for (const name of ['x-page-usage', 'x-app-usage', 'x-business-use-case-usage']) {
+    const value = header(headers, name);
+    if (value) minutes = Math.max(minutes, largestEstimate(value));
+  }
+  return minutes > 0
+    ? retryAtFrom({ 'retry-after': String(minutes * 60) }, THROTTLE_WAIT_MS)
+    : retryAtFrom(headers, THROTTLE_WAIT_MS);
+}
+
+function largestEstimate(json: string): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return 0;
+  }
+  let found = 0;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (isRecord(value)) {
+      const estimate = Number(value.estimated_time_to_regain_access);
+      if (Number.isFinite(estimate)) found = Math.max(found, estimate);
+      for (const inner of Object.values(value)) if (typeof inner === 'object') visit(inner);
+    }
+  };
+  visit(parsed);
+  return found;
+}
