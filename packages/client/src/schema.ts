@@ -533,6 +533,8 @@ export interface paths {
                 [key: string]: unknown;
               };
               twitter?: {
+                /** @description Post as a reply to this post id (the number in its x.com URL) */
+                replyToTweetId?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -551,6 +553,11 @@ export interface paths {
                 [key: string]: unknown;
               };
               facebook?: {
+                /**
+                 * Format: uri
+                 * @description A link to share with a text post (Facebook shows its preview)
+                 */
+                link?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -938,6 +945,8 @@ export interface paths {
                 [key: string]: unknown;
               };
               twitter?: {
+                /** @description Post as a reply to this post id (the number in its x.com URL) */
+                replyToTweetId?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -956,6 +965,11 @@ export interface paths {
                 [key: string]: unknown;
               };
               facebook?: {
+                /**
+                 * Format: uri
+                 * @description A link to share with a text post (Facebook shows its preview)
+                 */
+                link?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -1778,6 +1792,8 @@ export interface paths {
                 [key: string]: unknown;
               };
               twitter?: {
+                /** @description Post as a reply to this post id (the number in its x.com URL) */
+                replyToTweetId?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -1796,6 +1812,11 @@ export interface paths {
                 [key: string]: unknown;
               };
               facebook?: {
+                /**
+                 * Format: uri
+                 * @description A link to share with a text post (Facebook shows its preview)
+                 */
+                link?: string;
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -2112,6 +2133,8 @@ export interface paths {
                   [key: string]: unknown;
                 };
                 twitter?: {
+                  /** @description Post as a reply to this post id (the number in its x.com URL) */
+                  replyToTweetId?: string;
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -2130,6 +2153,11 @@ export interface paths {
                   [key: string]: unknown;
                 };
                 facebook?: {
+                  /**
+                   * Format: uri
+                   * @description A link to share with a text post (Facebook shows its preview)
+                   */
+                  link?: string;
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
