@@ -1,7 +1,7 @@
 import { type Platform, type PostDraft, validateCreatePost } from '@social-publisher/domain';
 import { describe, expect, it } from 'vitest';
 import { createPlatformRegistry, PLATFORM_DESCRIPTORS } from '../src/index.ts';
-import { makeRequest, publisherFor, testConfig } from './helpers.ts';
+import { testConfig } from './helpers.ts';
 
 describe('registry', () => {
   it('serves a publisher and the rules of every described platform, in the list order', () => {

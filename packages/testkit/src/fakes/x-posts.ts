@@ -310,33 +310,38 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
     const method = request.method ?? 'GET';
     const path = url.pathname;
     const contentType = request.headers['content-type'];
-    if (path === '/2/tweets' && method === 'POST') return (createTweet(response, body), true);
-    const timelineMatch = /^\/2\/users\/([^/]+)\/tweets$/.exec(path);
-    if (timelineMatch && method === 'GET')
-      return (timeline(response, decodeURIComponent(timelineMatch[1] ?? '')), true);
-    if (path === '/2/media/upload' && method === 'POST')
-      return (uploadImage(response, raw, contentType), true);
-    if (path === '/2/media/upload/initialize' && method === 'POST')
-      return (initialize(response, body), true);
-    if (
-      path === '/2/media/upload' &&
-      method === 'GET' &&
-      url.searchParams.get('command') === 'STATUS'
-    ) {
-      const item = media.get(url.searchParams.get('media_id') ?? '');
-      if (!item) sendJson(response, 404, problem(404, 'Not Found Error', 'no such media'));
-      else status(response, item);
-      return true;
-    }
+    const timelineUser = /^\/2\/users\/([^/]+)\/tweets$/.exec(path)?.[1];
     const step = /^\/2\/media\/upload\/([^/]+)\/(append|finalize)$/.exec(path);
-    if (step && method === 'POST') {
-      const item = media.get(decodeURIComponent(step[1] ?? ''));
-      if (!item) sendJson(response, 404, problem(404, 'Not Found Error', 'no such media'));
-      else if (step[2] === 'append') append(response, item, raw, contentType);
-      else finalize(response, item);
-      return true;
-    }
-    return false;
+    const stepMedia = step ? media.get(decodeURIComponent(step[1] ?? '')) : undefined;
+    const statusOf =
+      path === '/2/media/upload' && method === 'GET' && url.searchParams.get('command') === 'STATUS'
+        ? media.get(url.searchParams.get('media_id') ?? '')
+        : undefined;
+    const route = (): (() => void) | undefined => {
+      if (path === '/2/tweets' && method === 'POST') return () => createTweet(response, body);
+      if (timelineUser && method === 'GET') {
+        return () => timeline(response, decodeURIComponent(timelineUser));
+      }
+      if (path === '/2/media/upload' && method === 'POST') {
+        return () => uploadImage(response, raw, contentType);
+      }
+      if (path === '/2/media/upload/initialize' && method === 'POST') {
+        return () => initialize(response, body);
+      }
+      if (statusOf) return () => status(response, statusOf);
+      if (step && method === 'POST') {
+        if (!stepMedia)
+          return () => sendJson(response, 404, problem(404, 'Not Found Error', 'no such media'));
+        return step[2] === 'append'
+          ? () => append(response, stepMedia, raw, contentType)
+          : () => finalize(response, stepMedia);
+      }
+      return undefined;
+    };
+    const serve = route();
+    if (!serve) return false;
+    serve();
+    return true;
   }
 
   return { tweets, media, handle };
