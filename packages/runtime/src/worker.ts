@@ -11,10 +11,13 @@ import {
   type CoreDeps,
   deliverWebhook,
   type JobContext,
+  type JobResult,
   type Logger,
   processPublishJob,
   reconcile,
   refreshExpiringTokens,
+  waitFor,
+  withJitter,
 } from '@social-publisher/domain';
 import { periodic } from './periodic.ts';
 import type { Runtime } from './runtime.ts';
@@ -31,6 +34,10 @@ export interface Worker {
 
 const errorText = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
+
+/** How long a job waits for an unreachable dependency before trying again, and how often. */
+const OUTAGE_RETRY_MS = 2_000;
+const OUTAGE_MAX_WAITS = 150;
 
 /**
  * The job's dependencies with every log line carrying the id of the HTTP request that caused it
@@ -60,9 +67,32 @@ export async function startWorker(
   const reconcileIntervalMs = config.worker.reconcileIntervalMs;
   const tokenIntervalMs = config.connect?.tokenRefreshIntervalMs ?? 60_000;
 
+  /**
+   * A job that fails because the database (or Redis) is unreachable waits for it a few seconds
+   * at a time without spending an attempt: an outage is not the post's fault, and a backoff
+   * grown during it would delay publishing long after the database is back.
+   */
+  const rideOut =
+    (kind: string, run: (id: string, ctx: JobContext) => Promise<JobResult>) =>
+    async (id: string, ctx: JobContext): Promise<JobResult> => {
+      try {
+        return await run(id, ctx);
+      } catch (error) {
+        if (!isDependencyUnavailable(error) || ctx.waits >= OUTAGE_MAX_WAITS) throw error;
+        logger.warn(
+          { kind, id, err: errorText(error) },
+          'a dependency is unreachable: the job waits',
+        );
+        return waitFor(withJitter(OUTAGE_RETRY_MS), 'a dependency is unreachable');
+      }
+    };
   await consumer.start({
-    publish: (postId, ctx) => processPublishJob(forRequest(deps, ctx), postId, ctx),
-    deliver: (deliveryId, ctx) => deliverWebhook(forRequest(deps, ctx), deliveryId, ctx),
+    publish: rideOut('publish', (postId, ctx) =>
+      processPublishJob(forRequest(deps, ctx), postId, ctx),
+    ),
+    deliver: rideOut('deliver', (deliveryId, ctx) =>
+      deliverWebhook(forRequest(deps, ctx), deliveryId, ctx),
+    ),
   });
 
   /** An unreachable database is an outage to ride out (warn), anything else a bug (error). */

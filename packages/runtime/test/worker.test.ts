@@ -89,6 +89,28 @@ describe('startWorker', () => {
     await worker.stop();
   });
 
+  it('a job that finds the database unreachable waits for it without spending an attempt; a bug still fails', async () => {
+    const h = harness();
+    const worker = await startWorker(h.runtime, config(60_000));
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    h.deps.store.failNext('posts.findById', refused);
+    const waited = await h.handlers().publish('01900000-0000-7000-8000-000000000000', ctx);
+    expect(waited).toMatchObject({ kind: 'retry', spendsAttempt: false });
+    expect(waited.kind === 'retry' && waited.delayMs).toBeLessThanOrEqual(2_400);
+    h.deps.store.failNext('deliveries.findWithWebhook', refused);
+    expect(await h.handlers().deliver('01900000-0000-7000-8000-000000000001', ctx)).toMatchObject({
+      kind: 'retry',
+      spendsAttempt: false,
+    });
+    h.deps.store.failNext('posts.findById', new TypeError('a bug'));
+    await expect(h.handlers().publish('01900000-0000-7000-8000-000000000000', ctx)).rejects.toThrow(
+      'a bug',
+    );
+    await worker.stop();
+  });
+
   it('reconciles once at start, then every interval, one pass at a time', async () => {
     const h = harness();
     const posts = h.deps.repos.posts;
