@@ -1,6 +1,8 @@
+import { validateCreatePost } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { X_SEGMENT_BYTES } from '../src/twitter/publisher.ts';
-import { weightedLength } from '../src/twitter/text.ts';
+import { createPlatformRegistry } from '../src/index.ts';
+import { X_MAX_IMAGE_BYTES, X_SEGMENT_BYTES } from '../src/twitter/publisher.ts';
+import { comparableText, weightedLength } from '../src/twitter/text.ts';
 import {
   afterCrash,
   expectPublished,
@@ -128,6 +130,118 @@ describe('twitter publisher: posts', () => {
   });
 });
 
+describe('twitter publisher: media', () => {
+  it('four photos, the most X takes, go in one post in their order', async () => {
+    const urls = [1, 2, 3, 4].map((n) => media.url(`four-${n}.png`, 1_000 * n));
+    expectPublished(await publisher().publish(request(text('Four'), { mediaUrls: urls }).request));
+    const ids = fake.tweets.at(-1)?.mediaIds ?? [];
+    expect(ids.map((id) => fake.media.get(id)?.totalBytes)).toEqual([1_000, 2_000, 3_000, 4_000]);
+  });
+
+  it('an image over 5 MiB is refused for good before any upload, and nothing is posted', async () => {
+    const from = fake.requests.length;
+    const count = fake.tweets.length;
+    const outcome = await publisher().publish(
+      request(text('Huge'), { mediaUrls: [media.url('huge.jpg', X_MAX_IMAGE_BYTES + 1)] }).request,
+    );
+    expect(outcome).toMatchObject({ kind: 'failed', code: 'media_too_large', retryable: false });
+    expect(since(from).filter((r) => r.path.startsWith('/2/media'))).toEqual([]);
+    expect(fake.tweets.length).toBe(count);
+  });
+
+  it('waits as long as check_after_secs says between processing checks (pending, in_progress)', async () => {
+    const slow = await startFakeX({ videoProcessingPolls: 1, checkAfterSecs: 1 });
+    try {
+      const p = publisherFor(
+        'twitter',
+        testConfig({
+          twitter: { apiBaseUrl: slow.baseUrl, tokenBaseUrl: slow.baseUrl },
+          pollIntervalMs: 5,
+        }),
+      );
+      const started = Date.now();
+      expectPublished(
+        await p.publish(
+          makeRequest({
+            platform: 'twitter',
+            content: 'slow video',
+            externalId: slow.user.id,
+            mediaUrls: [media.url('slow.mp4', 1_000)],
+          }).request,
+        ),
+      );
+      // finalize says pending (1 s), STATUS says in_progress (1 s), then succeeded.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      const item = slow.media.get(slow.tweets.at(-1)?.mediaIds[0] ?? '');
+      expect(item?.statusCalls).toBe(2);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a video X fails to process ends permanently with X message, and nothing is posted', async () => {
+    fake.failNextVideo('Your media has an unsupported codec.');
+    const count = fake.tweets.length;
+    const outcome = await publisher().publish(
+      request(text('Bad codec'), { mediaUrls: [media.url('bad.mp4', 5_000)] }).request,
+    );
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      code: 'video_processing_failed',
+      retryable: false,
+    });
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(/unsupported codec/);
+    expect(fake.tweets.length).toBe(count);
+  });
+
+  it('a resume while X processes the video only checks the status: no append, no finalize', async () => {
+    const h = request(text('Resumed while processing'), {
+      mediaUrls: [media.url('processing.mp4', 10_000)],
+    });
+    const original = h.request.saveProgress;
+    h.request.saveProgress = async (state) => {
+      await original(state);
+      if ((state as { video?: { finalized?: boolean } }).video?.finalized) {
+        fake.script({ drop: true, path: '/2/media/upload' }); // the next STATUS call
+      }
+    };
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed', retryable: true });
+    const from = fake.requests.length;
+    expectPublished(await publisher().resume(afterCrash(h).request));
+    const calls = since(from).map((r) => `${r.method} ${r.path}`);
+    expect(calls.filter((c) => /initialize|append|finalize/.test(c))).toEqual([]);
+    expect(calls).toContain('GET /2/media/upload');
+    expect(calls.at(-1)).toBe('POST /2/tweets');
+  });
+
+  it('a resume after X forgot the uploaded media uploads them again', async () => {
+    const url = media.url('forgotten.jpg', 3_000);
+    const h = request(text('Forgotten media'), { mediaUrls: [url] });
+    fake.script({ drop: true, path: '/2/tweets' });
+    await publisher().publish(h.request);
+    const stored = h.progress.at(-1) as { images: string[]; expiresAt: number };
+    expect(stored.expiresAt).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    // Still valid: reused.
+    const from = fake.requests.length;
+    const reused = makeRequest({
+      platform: 'twitter',
+      content: h.request.post.content,
+      mediaUrls: [url],
+      externalId: fake.user.id,
+      resumeState: stored,
+    });
+    fake.script({ drop: true, path: '/2/tweets' });
+    await publisher().resume(reused.request);
+    expect(since(from).filter((r) => r.path === '/2/media/upload')).toEqual([]);
+    // A day later X no longer knows the id: uploaded afresh.
+    const late = afterCrash(h, { ...stored, expiresAt: Date.now() - 1 });
+    expectPublished(await publisher().resume(late.request));
+    const ids = fake.tweets.at(-1)?.mediaIds ?? [];
+    expect(ids).toHaveLength(1);
+    expect(ids[0]).not.toBe(stored.images[0]);
+  });
+});
+
 describe('twitter publisher: never twice', () => {
   it('an answer lost after X created the post: the resume finds it among the recent posts', async () => {
     const content = text('Lost answer https://example.com/a/very/long/link');
@@ -142,6 +256,41 @@ describe('twitter publisher: never twice', () => {
     const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
     expect(fake.tweets.length).toBe(count);
     expect(outcome.platformPostId).toBe(fake.tweets.at(-1)?.id);
+  });
+
+  it('finds a lost post with media, links and "&" although X shows it rewritten', async () => {
+    const content = text('Tom & Jerry <3 see example.com/page and https://example.org/x?y=1');
+    const h = request(content, { mediaUrls: [media.url('lost.jpg', 2_000)] });
+    fake.script({ hangAfterCreate: true, path: '/2/tweets' });
+    expect(await publisher(300).publish(h.request)).toMatchObject({ kind: 'failed' });
+    const shown = fake.tweets.at(-1)?.shown ?? '';
+    expect(shown).toMatch(
+      /^Tom &amp; Jerry &lt;3 see https:\/\/t\.co\/\S+ and https:\/\/t\.co\/\S+ #\d+ https:\/\/t\.co\/\S+$/,
+    );
+    const count = fake.tweets.length;
+    const from = fake.requests.length;
+    const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
+    expect(outcome.platformPostId).toBe(fake.tweets.at(-1)?.id);
+    expect(fake.tweets.length).toBe(count);
+    // Only the posts since the intent (minus clock skew) are asked for, 100 at most.
+    const lookup = since(from).find((r) => r.path === `/2/users/${fake.user.id}/tweets`);
+    expect(lookup?.query.max_results).toBe('100');
+    const startTime = Date.parse(lookup?.query.start_time ?? '');
+    expect(startTime).toBeLessThan(Date.now() - 4 * 60_000);
+    expect(startTime).toBeGreaterThan(Date.now() - 6 * 60_000);
+    expect(since(from).filter((r) => r.path === '/2/media/upload')).toEqual([]);
+  });
+
+  it('an older post with the same text is not taken for the lost one', async () => {
+    const content = text('Said before');
+    expectPublished(await publisher().publish(request(content).request));
+    const first = fake.tweets.at(-1);
+    if (first) first.createdAt = new Date(Date.now() - 60 * 60_000); // an hour ago
+    // The intent of a later attempt: the post of an hour before is no proof of it.
+    const h = request(content, { intent: { step: 'create_tweet', at: new Date() } });
+    const outcome = await publisher().resume(h.request);
+    // Not found, so sent again: X itself refuses the duplicate text.
+    expect(outcome).toMatchObject({ kind: 'failed', code: 'duplicate_content' });
   });
 
   it('a request that never arrived is not among the recent posts: sent once', async () => {
@@ -267,6 +416,14 @@ describe('twitter publisher: errors', () => {
     expect(outcome.kind).toBe('connection_expired');
   });
 
+  it('400 is permanent with X detail (a text X counts over 280)', async () => {
+    const outcome = await publisher().publish(
+      request(`${text('Long')} ${'界'.repeat(140)}`).request,
+    );
+    expect(outcome).toMatchObject({ kind: 'failed', code: 'invalid_request', retryable: false });
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(/Tweet text is too long/);
+  });
+
   it('5xx is retryable with the status in the code', async () => {
     fake.script({
       error: { status: 503, title: 'Service Unavailable', detail: 'Service Unavailable' },
@@ -295,7 +452,32 @@ describe('twitter rules', () => {
   it('counts as X does: URLs 23, CJK and emoji 2', () => {
     expect(weightedLength('a'.repeat(280))).toBe(280);
     expect(weightedLength('日本語'.repeat(47))).toBe(282);
+    expect(weightedLength('😀'.repeat(140))).toBe(280);
+    expect(weightedLength('👍🏽')).toBe(2); // an emoji with a skin tone is one emoji
     expect(weightedLength(`${'a'.repeat(250)} https://example.com/${'x'.repeat(100)}`)).toBe(274);
+  });
+
+  it('a post X counts over 280 is refused at validation with a content problem', () => {
+    const registry = createPlatformRegistry(testConfig());
+    const problems = (content: string) =>
+      validateCreatePost(
+        { content, platforms: ['twitter'] },
+        { mode: 'now', now: new Date(), platforms: registry },
+      );
+    const refused = [{ field: 'content', message: 'twitter posts are limited to 280 characters' }];
+    expect(problems('漢'.repeat(140))).toEqual([]);
+    expect(problems('漢'.repeat(141))).toEqual(refused); // 141 characters, 282 for X
+    expect(problems('🎉'.repeat(141))).toEqual(refused);
+    expect(problems(`${'a'.repeat(256)} https://example.com/${'p'.repeat(300)}`)).toEqual([]);
+    expect(problems(`${'a'.repeat(257)} https://example.com/${'p'.repeat(300)}`)).toEqual(refused);
+  });
+
+  it('compares a text with what X shows of it', () => {
+    const posted = 'A & B <ok> at example.com and https://example.org/long/path';
+    const shown = 'A &amp; B &lt;ok&gt; at https://t.co/abc and https://t.co/def';
+    expect(comparableText(shown)).toBe(comparableText(posted));
+    expect(comparableText(`${shown} https://t.co/media`, true)).toBe(comparableText(posted));
+    expect(comparableText('A & B <ok> at example.com')).not.toBe(comparableText(posted));
   });
 
   it('validate: one video or up to four photos, not both', () => {

@@ -103,9 +103,21 @@ export function createXApi(
       return id;
     },
 
-    /** The author's latest posts, newest first (GET /2/users/:id/tweets). */
-    async recentTweets(token: string, userId: string): Promise<RecentTweet[]> {
-      const query = 'max_results=20&tweet.fields=created_at,text&exclude=retweets';
+    /**
+     * The author's posts created since `since` (ms), newest first (GET /2/users/:id/tweets with
+     * start_time, second granularity, inclusive): 100, X's most per page and its per-user post
+     * limit per 15 minutes, so a post sent a moment ago is on this page.
+     */
+    async recentTweets(token: string, userId: string, since: number): Promise<RecentTweet[]> {
+      const startTime = new Date(Math.floor(since / 1000) * 1000)
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
+      const query = new URLSearchParams({
+        max_results: '100',
+        start_time: startTime,
+        'tweet.fields': 'created_at,text',
+        exclude: 'retweets',
+      });
       const response = await call(
         'GET',
         `/2/users/${encodeURIComponent(userId)}/tweets?${query}`,
@@ -122,7 +134,7 @@ export function createXApi(
     },
 
     /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
-    async uploadImage(token: string, bytes: Buffer, contentType: string): Promise<string> {
+    async uploadImage(token: string, bytes: Buffer, contentType: string): Promise<UploadedMedia> {
       const form = multipart([
         { name: 'media', value: bytes, type: contentType },
         { name: 'media_category', value: 'tweet_image' },
@@ -135,13 +147,15 @@ export function createXApi(
         form,
         uploadTimeoutMs,
       );
-      const id = asString(dataOf(response, 'image upload').id);
-      if (!id) throw fail('invalid_response', 'X image upload gave no media id', true);
-      return id;
+      return uploadedMedia(dataOf(response, 'image upload'), 'image upload');
     },
 
     /** POST /2/media/upload/initialize -> the video's media id. */
-    async initializeVideo(token: string, totalBytes: number, mediaType: string): Promise<string> {
+    async initializeVideo(
+      token: string,
+      totalBytes: number,
+      mediaType: string,
+    ): Promise<UploadedMedia> {
       const body = JSON.stringify({
         media_type: mediaType,
         total_bytes: totalBytes,
@@ -154,9 +168,7 @@ export function createXApi(
         'video initialize',
         body,
       );
-      const id = asString(dataOf(response, 'video initialize').id);
-      if (!id) throw fail('invalid_response', 'X video initialize gave no media id', true);
-      return id;
+      return uploadedMedia(dataOf(response, 'video initialize'), 'video initialize');
     },
 
     /** POST /2/media/upload/:id/append: one segment (multipart `media`, `segment_index`). */
@@ -188,6 +200,19 @@ export function createXApi(
       return processingOf(dataOf(response, 'video status'));
     },
   };
+}
+
+/** A media id and when X forgets it (`expires_after_secs`; null when X does not say). */
+export interface UploadedMedia {
+  id: string;
+  expiresAt: number | null;
+}
+
+function uploadedMedia(data: Record<string, unknown>, what: string): UploadedMedia {
+  const id = asString(data.id);
+  if (!id) throw fail('invalid_response', `X ${what} gave no media id`, true);
+  const ttl = data.expires_after_secs;
+  return { id, expiresAt: typeof ttl === 'number' ? Date.now() + ttl * 1000 : null };
 }
 
 function processingOf(data: Record<string, unknown>): MediaProcessing {

@@ -1,11 +1,6 @@
 import type { Readable } from 'node:stream';
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
@@ -15,36 +10,22 @@ import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { publisherRefresher } from '../shared/oauth.ts';
 import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
-import { createXApi, type RecentTweet } from './api.ts';
+import { createXApi, type MediaProcessing, type RecentTweet } from './api.ts';
 import { xRenewal } from './oauth.ts';
+import { freshProgress, noteExpiry, readProgress, type XProgress } from './progress.ts';
 import { TWITTER_SETTINGS, type TwitterSettings } from './settings.ts';
+import { comparableText } from './text.ts';
+import { validateTwitter } from './validate.ts';
 
 const LABEL = 'X';
 /** The intent step of POST /2/tweets. */
 const CREATE_TWEET = 'create_tweet';
-export const X_MAX_IMAGES = 4;
 /** X takes images up to 5 MB in one request; one image is held in memory at a time. */
 export const X_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Video segments: read from the media URL by range, one held in memory at a time. */
 export const X_SEGMENT_BYTES = 4 * 1024 * 1024;
 /** Clock skew allowed between us and X when matching a post to an intent. */
 const INTENT_SKEW_MS = 5 * 60_000;
-
-interface VideoProgress {
-  mediaId: string;
-  totalBytes: number;
-  /** Segments appended so far (0..n), in order. */
-  segmentsDone: number;
-  finalized: boolean;
-  pollStartedAt: number | null;
-}
-
-/** Stored as media finish uploading: a resume reuses them and never uploads twice. */
-interface XProgress {
-  /** Per media URL, its media id once uploaded (images). */
-  images: (string | null)[];
-  video: VideoProgress | null;
-}
 
 export function createTwitterPublisher(
   settings: TwitterSettings,
@@ -65,7 +46,7 @@ export function createTwitterPublisher(
     const api = createXApi(config, runtime, request.signal);
     const media = createMediaFetcher(runtime, request.signal);
     const urls = request.post.mediaUrls;
-    const progress: XProgress = stored ?? { images: urls.map(() => null), video: null };
+    const progress: XProgress = stored ?? freshProgress(urls.length);
     const save = () => request.saveProgress(structuredClone(progress) as never);
     const text = request.post.content;
 
@@ -99,29 +80,33 @@ export function createTwitterPublisher(
     return publishedAs(id);
 
     /**
-     * The post an earlier run sent, among the author's latest: the same text (X shortens links
-     * to t.co, so links are compared as "a link"), created after its intent. Sending again is
-     * only safe when X can be asked: when it refuses the lookup the outcome stays unknown.
+     * The post an earlier run sent, among the author's latest (the user id is the connection's
+     * externalId, from /2/users/me): the same text as X shows it back (see comparableText),
+     * created after its intent. Sending again is only safe when X can be asked: when it refuses
+     * the lookup for good the outcome stays unknown. X down, a wait (429) or an expired
+     * connection end this run as such: the intent stays, the next run looks again.
      */
     async function findSentTweet(sentAt: number): Promise<string | undefined> {
+      const since = sentAt - INTENT_SKEW_MS;
       let recent: RecentTweet[];
       try {
-        recent = await auth.call((token) => api.recentTweets(token, request.connection.externalId));
+        recent = await auth.call((token) =>
+          api.recentTweets(token, request.connection.externalId, since),
+        );
       } catch (error) {
-        if (!(error instanceof PublishFailure) || error.outcome.kind === 'published') throw error;
-        if (error.outcome.kind === 'failed' && error.outcome.retryable) throw error; // X down
-        if (error.outcome.kind === 'throttled') throw error; // wait, then look again
+        if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
+        if (error.outcome.retryable) throw error;
         const unknown = outcomeUnknown(LABEL, sentBefore ?? { step: CREATE_TWEET, at: new Date() });
-        const why = 'message' in error.outcome ? error.outcome.message : 'refused';
         throw new PublishFailure({
           ...unknown,
-          message: `${unknown.message} (looking it up failed: ${why})`,
+          message: `${unknown.message} (looking it up failed: ${error.outcome.message})`,
         });
       }
-      const wanted = comparable(text);
+      const withMedia = urls.length > 0;
+      const wanted = comparableText(text);
       const match = recent.find(
         (candidate) =>
-          comparable(candidate.text) === wanted && candidate.createdAt >= sentAt - INTENT_SKEW_MS,
+          candidate.createdAt >= since && comparableText(candidate.text, withMedia) === wanted,
       );
       return match?.id;
     }
@@ -136,10 +121,23 @@ export function createTwitterPublisher(
       } finally {
         discard(body.body);
       }
-      const id = await auth.call((token) => api.uploadImage(token, bytes, body.contentType));
-      progress.images[index] = id;
+      const uploaded = await auth.call((token) => api.uploadImage(token, bytes, body.contentType));
+      progress.images[index] = uploaded.id;
+      noteExpiry(progress, uploaded.expiresAt);
       await save();
-      return id;
+      return uploaded.id;
+    }
+
+    /**
+     * X says when to look at a processing video again (check_after_secs): asking sooner only
+     * spends requests of the 15-minute window. Never past the polling deadline, where pollUntil
+     * gives up.
+     */
+    async function waitAsAsked(checkAfterSecs: number | null, startedAt: number, alreadyMs = 0) {
+      const wantedMs = (checkAfterSecs ?? 0) * 1000 - alreadyMs;
+      const leftMs = startedAt + runtime.pollTimeoutMs - Date.now();
+      const waitMs = Math.min(wantedMs, leftMs);
+      if (waitMs > 0) await sleep(waitMs, undefined, { signal: request.signal });
     }
 
     /** initialize, each segment by range (resumable), finalize, then processing. */
@@ -148,17 +146,18 @@ export function createTwitterPublisher(
       if (video === null) {
         const info = await media.probe(url);
         const type = info.contentType.startsWith('video/') ? info.contentType : 'video/mp4';
-        const mediaId = await auth.call((token) =>
+        const uploaded = await auth.call((token) =>
           api.initializeVideo(token, info.totalBytes, type),
         );
         video = {
-          mediaId,
+          mediaId: uploaded.id,
           totalBytes: info.totalBytes,
           segmentsDone: 0,
           finalized: false,
           pollStartedAt: null,
         };
         progress.video = video;
+        noteExpiry(progress, uploaded.expiresAt);
         await save();
       }
       const current = video;
@@ -183,24 +182,23 @@ export function createTwitterPublisher(
         current.pollStartedAt = Date.now();
         await save();
         if (processing.state === 'none' || processing.state === 'succeeded') return current.mediaId;
+        if (processing.state === 'failed') throw processingFailed(current.mediaId, processing);
+        await waitAsAsked(processing.checkAfterSecs, current.pollStartedAt);
       }
+      const startedAt = current.pollStartedAt ?? Date.now();
       await pollUntil<true>({
         intervalMs: runtime.pollIntervalMs,
         timeoutMs: runtime.pollTimeoutMs,
-        startedAt: current.pollStartedAt ?? Date.now(),
+        startedAt,
         signal: request.signal,
         what: `X video ${current.mediaId}`,
         check: async () => {
           const status = await auth.call((token) => api.mediaStatus(token, current.mediaId));
           if (status.state === 'succeeded' || status.state === 'none') return true;
-          if (status.state === 'failed') {
-            throw fail(
-              'video_processing_failed',
-              `X could not process video ${current.mediaId}: ${status.error ?? 'failed'}`,
-              false,
-            );
-          }
-          return undefined; // pending, in_progress
+          if (status.state === 'failed') throw processingFailed(current.mediaId, status);
+          // pending, in_progress: pollUntil waits its own interval on top of this.
+          await waitAsAsked(status.checkAfterSecs, startedAt, runtime.pollIntervalMs);
+          return undefined;
         },
       });
       return current.mediaId;
@@ -218,6 +216,13 @@ export function createTwitterPublisher(
   };
 }
 
+const processingFailed = (mediaId: string, status: MediaProcessing) =>
+  fail(
+    'video_processing_failed',
+    `X could not process video ${mediaId}: ${status.error ?? 'failed'}`,
+    false,
+  );
+
 const publishedAs = (id: string) =>
   ({
     kind: 'published',
@@ -231,13 +236,6 @@ function replyOf(request: PublishRequest): string | undefined {
     own && typeof own === 'object' ? (own as Record<string, unknown>).replyToTweetId : undefined;
   return typeof reply === 'string' && reply !== '' ? reply : undefined;
 }
-
-/** Text as X shows it back: links become t.co links, so every link compares as one token. */
-const comparable = (text: string): string =>
-  text
-    .replace(/https?:\/\/\S+/g, '<link>')
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** The stream's bytes, refusing more than `max` (a media larger than X or we allow). */
 async function readAtMost(stream: Readable, max: number, url: string): Promise<Buffer> {
@@ -268,47 +266,4 @@ function withDefaults(settings: TwitterSettings): TwitterSettings {
     Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
   );
   return { ...defaults, ...given } as TwitterSettings;
-}
-
-function readProgress(state: Record<string, unknown> | null, mediaCount: number): XProgress | null {
-  if (!state || !Array.isArray(state.images)) return null;
-  const images = state.images.map((item) => (typeof item === 'string' ? item : null));
-  while (images.length < mediaCount) images.push(null);
-  const v = state.video as Record<string, unknown> | null | undefined;
-  const video =
-    v && typeof v.mediaId === 'string' && typeof v.totalBytes === 'number'
-      ? {
-          mediaId: v.mediaId,
-          totalBytes: v.totalBytes,
-          segmentsDone: typeof v.segmentsDone === 'number' ? v.segmentsDone : 0,
-          finalized: v.finalized === true,
-          pollStartedAt: typeof v.pollStartedAt === 'number' ? v.pollStartedAt : null,
-        }
-      : null;
-  return { images, video };
-}
-
-/**
- * X checks beyond the shared rules (which count the content as X does, see text.ts): one
- * video, or up to 4 photos, not both.
- */
-export function validateTwitter(draft: PostDraft): Problem[] {
-  const problems: Problem[] = [];
-  const kinds = draft.mediaUrls.map(mediaKindOf);
-  const photos = kinds.filter((kind) => kind === 'photo').length;
-  const videos = kinds.length - photos;
-  if (photos > 0 && videos > 0) {
-    problems.push({
-      field: 'media_urls',
-      message: 'twitter cannot mix photos and videos in one post',
-    });
-  } else if (videos > 1) {
-    problems.push({ field: 'media_urls', message: 'twitter takes one video per post' });
-  } else if (photos > X_MAX_IMAGES) {
-    problems.push({
-      field: 'media_urls',
-      message: `twitter takes at most ${X_MAX_IMAGES} photos per post`,
-    });
-  }
-  return problems;
 }

@@ -1,6 +1,7 @@
 // The posting half of the fake X API v2: POST /2/tweets, the author's timeline, image upload
 // and chunked video upload (initialize / append / finalize / STATUS) with slow processing, the
-// per-user post limit with x-rate-limit-* headers, and X's duplicate-content refusal.
+// per-user post limit with x-rate-limit-* headers, and X's duplicate-content refusal. Text comes
+// back as X shows it: links as t.co links, `&<>` HTML-escaped, a t.co link to attached media.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -16,6 +17,8 @@ export interface XTweet {
   mediaIds: string[];
   replyTo: string | null;
   createdAt: Date;
+  /** The text as X gives it back (t.co links, HTML-escaped, media link at the end). */
+  shown: string;
 }
 
 export interface XMedia {
@@ -26,8 +29,10 @@ export interface XMedia {
   /** Bytes received per segment index (videos). */
   segments: Map<number, number>;
   finalized: boolean;
-  /** STATUS calls still answering in_progress. */
+  /** STATUS calls still answering in progress (pending before the first, in_progress after). */
   pollsLeft: number;
+  /** STATUS calls answered. */
+  statusCalls: number;
   failed: string | null;
 }
 
@@ -39,6 +44,11 @@ export interface XPostingOptions {
   /** check_after_secs in processing_info (default 0, so tests poll at their own pace). */
   checkAfterSecs?: number;
 }
+
+/** X's window of a user's timeline: at most this many posts, 5 at least per page. */
+const TIMELINE_MAX_RESULTS = 100;
+/** start_time as X documents it: YYYY-MM-DDTHH:mm:ssZ. */
+const START_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 const problem = (status: number, title: string, detail: string) => ({
   title,
@@ -57,14 +67,35 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
     return String(1_860_000_000_000_000_000n + BigInt(sequence));
   };
   const checkAfter = options.checkAfterSecs ?? 0;
+  /** Why the next video initialized will fail processing (failNextVideo). */
+  let nextVideoFailure: string | null = null;
+  let links = 0;
+  const shortLink = () => `https://t.co/${(++links).toString(36).padStart(10, 'a')}`;
+
+  /**
+   * The text as X gives it back: every link (as twitter-text finds them) a t.co link, `&`, `<`
+   * and `>` HTML-escaped, and a t.co link to the media at the end when there is some.
+   */
+  function shownText(posted: string, withMedia: boolean): string {
+    let text = posted;
+    const urls = twitterText.extractUrlsWithIndices(text);
+    for (const { indices } of [...urls].reverse()) {
+      text = `${text.slice(0, indices[0])}\u{FFFC}${text.slice(indices[1])}`;
+    }
+    text = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    text = text.replace(/\u{FFFC}/gu, () => shortLink());
+    return withMedia ? `${text} ${shortLink()}`.trim() : text;
+  }
 
   function processingInfo(item: XMedia) {
     if (item.kind === 'image' || !item.finalized) return undefined;
+    if (item.pollsLeft > 0) {
+      return item.statusCalls === 0
+        ? { state: 'pending', check_after_secs: checkAfter }
+        : { state: 'in_progress', check_after_secs: checkAfter, progress_percent: 50 };
+    }
     if (item.failed) {
       return { state: 'failed', error: { code: 1, name: 'InvalidMedia', message: item.failed } };
-    }
-    if (item.pollsLeft > 0) {
-      return { state: 'in_progress', check_after_secs: checkAfter, progress_percent: 50 };
     }
     return { state: 'succeeded', progress_percent: 100 };
   }
@@ -172,20 +203,41 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
       mediaIds,
       replyTo: replyTo === undefined ? null : String(replyTo),
       createdAt: new Date(),
+      shown: shownText(text, mediaIds.length > 0),
     };
     tweets.push(tweet);
-    sendJson(response, 201, { data: { id: tweet.id, text, edit_history_tweet_ids: [tweet.id] } });
+    sendJson(response, 201, {
+      data: { id: tweet.id, text: tweet.shown, edit_history_tweet_ids: [tweet.id] },
+    });
   }
 
-  function timeline(response: ServerResponse, id: string) {
+  /** Newest first; `max_results` 5..100 (default 10) and `start_time` as X checks them. */
+  function timeline(response: ServerResponse, id: string, query: URLSearchParams) {
+    const max = Number(query.get('max_results') ?? 10);
+    const start = query.get('start_time');
+    const invalid = (detail: string) =>
+      sendJson(response, 400, {
+        errors: [{ parameters: {}, message: detail }],
+        title: 'Invalid Request',
+        detail: 'One or more parameters to your request was invalid.',
+        type: 'https://api.twitter.com/2/problems/invalid-request',
+      });
+    if (!Number.isInteger(max) || max < 5 || max > TIMELINE_MAX_RESULTS) {
+      return invalid(`The \`max_results\` query parameter value [${max}] is not between 5 and 100`);
+    }
+    if (start !== null && !START_TIME.test(start)) {
+      return invalid(`Invalid value for \`start_time\`: ${start}`);
+    }
+    // start_time has second granularity and is inclusive.
+    const from = start === null ? 0 : Date.parse(start);
     const data = tweets
-      .filter((tweet) => tweet.authorId === id)
+      .filter((tweet) => tweet.authorId === id && tweet.createdAt.getTime() >= from)
       .slice()
       .reverse()
-      .slice(0, 20)
+      .slice(0, max)
       .map((tweet) => ({
         id: tweet.id,
-        text: tweet.text,
+        text: tweet.shown,
         created_at: tweet.createdAt.toISOString(),
       }));
     sendJson(
@@ -219,6 +271,7 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
       segments: new Map([[0, file.data.length]]),
       finalized: true,
       pollsLeft: 0,
+      statusCalls: 0,
       failed: null,
     };
     media.set(item.id, item);
@@ -247,8 +300,10 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
       segments: new Map(),
       finalized: false,
       pollsLeft: options.videoProcessingPolls ?? 1,
-      failed: null,
+      statusCalls: 0,
+      failed: nextVideoFailure,
     };
+    nextVideoFailure = null;
     media.set(item.id, item);
     sendJson(response, 200, { data: mediaData(item) });
   }
@@ -291,12 +346,10 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
   }
 
   function status(response: ServerResponse, item: XMedia) {
-    if (item.pollsLeft > 0) {
-      const data = mediaData(item);
-      item.pollsLeft -= 1;
-      return sendJson(response, 200, { data });
-    }
-    sendJson(response, 200, { data: mediaData(item) });
+    if (item.finalized) item.statusCalls += 1;
+    const data = mediaData(item);
+    if (item.finalized && item.pollsLeft > 0) item.pollsLeft -= 1;
+    sendJson(response, 200, { data });
   }
 
   /** Serves a posting route; false when `url` is not one. */
@@ -320,7 +373,7 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
     const route = (): (() => void) | undefined => {
       if (path === '/2/tweets' && method === 'POST') return () => createTweet(response, body);
       if (timelineUser && method === 'GET') {
-        return () => timeline(response, decodeURIComponent(timelineUser));
+        return () => timeline(response, decodeURIComponent(timelineUser), url.searchParams);
       }
       if (path === '/2/media/upload' && method === 'POST') {
         return () => uploadImage(response, raw, contentType);
@@ -344,5 +397,10 @@ export function createXPosting(options: XPostingOptions, userId: () => string) {
     return true;
   }
 
-  return { tweets, media, handle };
+  /** The next video initialized fails processing with this message (after its polls). */
+  const failNextVideo = (message: string) => {
+    nextVideoFailure = message;
+  };
+
+  return { tweets, media, handle, failNextVideo };
 }

@@ -59,6 +59,8 @@ export interface FakeX extends FakeServer {
   tweets: XTweet[];
   /** Uploaded media by id. */
   media: Map<string, XMedia>;
+  /** The next video initialized fails processing with this message, once its polls are done. */
+  failNextVideo(message: string): void;
 }
 
 /** Where an answer goes that the client will never see. */
@@ -261,5 +263,6 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     expireAccessToken: (token) => expired.add(token),
     tweets: posting.tweets,
     media: posting.media,
+    failNextVideo: posting.failNextVideo,
   };
 }
