@@ -147,8 +147,15 @@ export function facebookFailure(
     return fail(`http_${status}`, message, status >= 500);
   }
   const code = Number(error.code);
-  const message = `Facebook: ${asString(error.message) ?? `error ${code}`}`;
-  if (code === 190) return new TokenRejected('190', message);
+  const graphMessage = asString(error.message) ?? `error ${code}`;
+  // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.
+  if (code === 190) {
+    return new TokenRejected(
+      '190',
+      `${graphMessage} (a Page token cannot be renewed: reconnect the Page)`,
+    );
+  }
+  const message = `Facebook: ${graphMessage}`;
   if (THROTTLE_CODES.has(code)) return throttled(String(code), message, waitUntil(headers));
   if (code === 506) return fail('duplicate_content', message, false);
   if (code === 10 || (code >= 200 && code <= 299) || code === 368) {

@@ -7,26 +7,22 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
+import { sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
-import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
-import { createFacebookApi, type RecentPagePost } from './api.ts';
+import { createFacebookApi } from './api.ts';
+import { findSent } from './lookup.ts';
+import { assertMediaAllowed } from './media-guard.ts';
+import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
 import { FACEBOOK_SETTINGS, type FacebookSettings } from './settings.ts';
 
 const LABEL = 'Facebook';
 /** Intent steps: the calls that make something visible on the Page. */
 const STEP = { feed: 'feed', photo: 'photo', video: 'video' } as const;
 export const FACEBOOK_MAX_PHOTOS = 10;
-/** Clock skew allowed between us and Facebook when matching a post to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
-
-/** Stored as work finishes: a resume reuses uploaded photos and polls a sent video. */
-interface FacebookProgress {
-  /** Per media URL, the unpublished photo id (multi-photo posts). */
-  photos: (string | null)[];
-  video: { videoId: string; pollStartedAt: number } | null;
-}
+/** video_status values after which waiting longer changes nothing. */
+const VIDEO_FAILED = new Set(['error', 'expired', 'upload_failed']);
 
 export function createFacebookPublisher(
   settings: FacebookSettings,
@@ -35,26 +31,31 @@ export function createFacebookPublisher(
   const config = withDefaults(settings);
 
   async function run(request: PublishRequest, stored: FacebookProgress | null) {
-    // Page tokens do not expire while the user keeps the app; there is nothing to refresh.
+    // The connection's token is a Page token: Facebook gives no refresh token for it (it lasts
+    // while the user keeps the app), so a 190 ends the run with connection_expired.
     const auth = new AuthSession(request, null, LABEL);
     const api = createFacebookApi(config, runtime, request.signal);
     const pageId = request.connection.externalId;
     const urls = request.post.mediaUrls;
     const message = request.post.content;
-    const progress: FacebookProgress = stored ?? { photos: urls.map(() => null), video: null };
+    const progress = stored ?? freshProgress(urls.length);
     const save = () => request.saveProgress(structuredClone(progress) as never);
 
     // A video already sent is followed by its id, never sent again.
     if (progress.video) return waitForVideo(progress.video.videoId, progress.video.pollStartedAt);
 
-    // An earlier run sent the post and stopped before recording Facebook's answer: look for it.
-    const sentBefore = request.intent;
-    if (sentBefore !== null) {
-      const found = await findSent(sentBefore.step, sentBefore.at.getTime());
-      if (found !== undefined) {
-        if (sentBefore.step === STEP.video) return waitForVideo(found, Date.now());
-        return publishedAs(found);
-      }
+    // An earlier run sent something and stopped before recording Facebook's answer: look for it.
+    const intent = request.intent;
+    if (intent !== null) {
+      const edge = intent.step === STEP.video ? 'videos' : 'posts';
+      const found = await findSent({ auth, api, pageId, message, intent, edge });
+      if (found !== undefined && edge === 'videos') return followVideo(found);
+      if (found !== undefined) return publishedAs(found);
+    }
+
+    // Before anything is created: a refused third photo must not leave two uploaded for nothing.
+    for (const [index, url] of urls.entries()) {
+      if (!progress.photos[index]) await assertMediaAllowed(url, runtime, request.signal);
     }
 
     const kinds = urls.map(mediaKindOf);
@@ -66,9 +67,7 @@ export function createFacebookPublisher(
       const videoId = await sendOnce(request, STEP.video, () =>
         auth.call((token) => api.video(token, pageId, { file_url: url, description: message })),
       );
-      progress.video = { videoId, pollStartedAt: Date.now() };
-      await save();
-      return waitForVideo(videoId, progress.video.pollStartedAt);
+      return followVideo(videoId);
     }
     if (urls.length === 1 && urls[0] !== undefined) {
       const url = urls[0];
@@ -79,7 +78,8 @@ export function createFacebookPublisher(
     }
     const params: Record<string, string> = { message };
     if (urls.length > 1) {
-      // Unpublished photos are invisible until attached: uploading one twice does no harm.
+      // Unpublished photos stay invisible until attached: uploading one twice does no harm, so
+      // no intent; each id is saved at once so a resume does not upload it again.
       for (const [index, url] of urls.entries()) {
         if (progress.photos[index]) continue;
         progress.photos[index] = await auth.call((token) =>
@@ -96,32 +96,11 @@ export function createFacebookPublisher(
     );
     return publishedAs(postId);
 
-    /**
-     * What an earlier run sent, among the Page's latest posts (videos: its latest videos) with
-     * the same text, created after its intent. When Facebook refuses the lookup, the outcome
-     * stays unknown rather than posting twice.
-     */
-    async function findSent(step: string, sentAt: number): Promise<string | undefined> {
-      let recent: RecentPagePost[];
-      try {
-        recent = await auth.call((token) =>
-          api.recent(token, pageId, step === STEP.video ? 'videos' : 'posts'),
-        );
-      } catch (error) {
-        if (!(error instanceof PublishFailure) || error.outcome.kind === 'published') throw error;
-        if (error.outcome.kind === 'throttled') throw error;
-        if (error.outcome.kind === 'failed' && error.outcome.retryable) throw error;
-        const unknown = outcomeUnknown(LABEL, sentBefore ?? { step, at: new Date() });
-        const why = 'message' in error.outcome ? error.outcome.message : 'refused';
-        throw new PublishFailure({
-          ...unknown,
-          message: `${unknown.message} (looking it up failed: ${why})`,
-        });
-      }
-      return recent.find(
-        (candidate) =>
-          candidate.message === message && candidate.createdAt >= sentAt - INTENT_SKEW_MS,
-      )?.id;
+    /** Stores the video id (which ends the intent), then waits for its processing. */
+    async function followVideo(videoId: string): Promise<PublishOutcome> {
+      progress.video = { videoId, pollStartedAt: Date.now() };
+      await save();
+      return waitForVideo(videoId, progress.video.pollStartedAt);
     }
 
     async function waitForVideo(videoId: string, startedAt: number): Promise<PublishOutcome> {
@@ -133,17 +112,18 @@ export function createFacebookPublisher(
         what: `Facebook video ${videoId}`,
         check: async () => {
           const status = await auth.call((token) => api.videoStatus(token, videoId));
-          if (status.status === 'ready') return true;
-          if (status.status === 'error' || status.error !== null) {
+          if (status.error !== null || VIDEO_FAILED.has(status.status)) {
+            // Not retryable: a resume would find the same video in the same state.
             throw fail(
               'video_processing_failed',
               `Facebook could not process video ${videoId}: ${status.error ?? status.status}`,
               false,
             );
           }
-          return undefined; // processing, uploading
+          return status.status === 'ready' ? true : undefined; // processing, uploading
         },
       });
+      // A video's public id is the video's own (facebook.com/{video-id} opens it).
       return publishedAs(videoId);
     }
   }
@@ -172,6 +152,7 @@ function linkOf(request: PublishRequest): string | undefined {
   return typeof link === 'string' && link !== '' ? link : undefined;
 }
 
+/** Registries are also built from partial settings (tests, tools): fall back to the defaults. */
 function withDefaults(settings: FacebookSettings): FacebookSettings {
   const defaults = Object.fromEntries(
     Object.entries(FACEBOOK_SETTINGS).map(([key, spec]) => [
@@ -183,24 +164,6 @@ function withDefaults(settings: FacebookSettings): FacebookSettings {
     Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
   );
   return { ...defaults, ...given } as FacebookSettings;
-}
-
-function readProgress(
-  state: Record<string, unknown> | null,
-  mediaCount: number,
-): FacebookProgress | null {
-  if (!state || !Array.isArray(state.photos)) return null;
-  const photos = state.photos.map((item) => (typeof item === 'string' ? item : null));
-  while (photos.length < mediaCount) photos.push(null);
-  const v = state.video as Record<string, unknown> | null | undefined;
-  const video =
-    v && typeof v.videoId === 'string'
-      ? {
-          videoId: v.videoId,
-          pollStartedAt: typeof v.pollStartedAt === 'number' ? v.pollStartedAt : Date.now(),
-        }
-      : null;
-  return { photos, video };
 }
 
 /** Facebook checks beyond the shared rules: one video, or up to 10 photos, not both. */

@@ -30,6 +30,8 @@ export interface FacebookVideo {
   description: string;
   /** Status reads still answering `processing`. */
   pollsLeft: number;
+  /** Set by failNextVideo: once processed, the status answers `error` with this message. */
+  error: string | null;
   createdAt: Date;
 }
 
@@ -38,6 +40,8 @@ export interface FacebookPagesOptions {
   videoProcessingPolls?: number;
   /** Posts one Page may create per window; past it: code 32 with X-Page-Usage. */
   postLimit?: { limit: number; windowMs: number };
+  /** How long the same message on the same Page is refused with 506 (default 24 h). */
+  duplicateWindowMs?: number;
 }
 
 type Answer = (
@@ -58,6 +62,7 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   const videos = new Map<string, FacebookVideo>();
   const windows = new Map<string, { started: number; count: number }>();
   let sequence = 0;
+  let nextVideoError: string | null = null;
   const nextId = () => String(900_000_000_000_000 + ++sequence);
 
   /** The Page's limit: true when it refused. */
@@ -96,8 +101,13 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   }
 
   function duplicate(pageId: string, message: string): boolean {
+    const since = Date.now() - (options.duplicateWindowMs ?? 24 * 60 * 60_000);
     return (
-      message !== '' && posts.some((post) => post.pageId === pageId && post.message === message)
+      message !== '' &&
+      posts.some(
+        (post) =>
+          post.pageId === pageId && post.message === message && post.createdAt.getTime() >= since,
+      )
     );
   }
 
@@ -179,8 +189,10 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
       fileUrl: params.file_url,
       description,
       pollsLeft: options.videoProcessingPolls ?? 1,
+      error: nextVideoError,
       createdAt: new Date(),
     };
+    nextVideoError = null;
     videos.set(item.id, item);
     posts.push({
       id: `${pageId}_${item.id}`,
@@ -197,6 +209,17 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   function videoStatus(response: ServerResponse, item: FacebookVideo) {
     const processing = item.pollsLeft > 0;
     if (processing) item.pollsLeft -= 1;
+    if (!processing && item.error !== null) {
+      return answer(response, 200, {
+        id: item.id,
+        status: {
+          video_status: 'error',
+          uploading_phase: { status: 'complete' },
+          processing_phase: { status: 'error', error: { message: item.error } },
+          publishing_phase: { status: 'not_started' },
+        },
+      });
+    }
     answer(response, 200, {
       id: item.id,
       status: {
@@ -274,5 +297,14 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     return true;
   }
 
-  return { posts, photos, videos, handle };
+  return {
+    posts,
+    photos,
+    videos,
+    handle,
+    /** The next video created fails processing with this message (after its processing polls). */
+    failNextVideo(message: string) {
+      nextVideoError = message;
+    },
+  };
 }

@@ -36,6 +36,8 @@ export interface FacebookError {
   isTransient?: boolean;
   /** HTTP status (Graph answers 400 for nearly everything, 500 for its own failures). */
   status?: number;
+  /** Headers sent along, e.g. `x-app-usage` with `estimated_time_to_regain_access`. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -107,13 +109,28 @@ export type FacebookCall =
   | 'other'
   | 'any';
 
-export type FacebookScript =
-  /** The next `times` matching calls (to a path ending in `path`, if given) answer this error. */
-  | { error: FacebookError; on?: FacebookCall; path?: string; times?: number }
-  /** The next `times` matching calls get their connection dropped without an answer. */
-  | { drop: true; on?: FacebookCall; path?: string; times?: number }
-  /** The next matching call is acted on, but its answer never comes (the client times out). */
-  | { hangAfterCreate: true; on?: FacebookCall; path?: string; times?: number };
+/** Which requests a script entry applies to (all given conditions hold), and how many. */
+export interface FacebookScriptMatch {
+  on?: FacebookCall;
+  /** The request path ends with this. */
+  path?: string;
+  /** Each of these query or form parameters has exactly this value (e.g. one photo's `url`). */
+  params?: Record<string, string>;
+  /** Matching requests the entry applies to (default 1). */
+  times?: number;
+}
+
+export type FacebookScript = FacebookScriptMatch &
+  /** Matching calls answer this error. */
+  (
+    | { error: FacebookError }
+    /** Matching calls get their connection dropped without an answer (nothing is created). */
+    | { drop: true }
+    /** The call is acted on, but its answer never comes (the client times out). */
+    | { hangAfterCreate: true }
+    /** The call is acted on, then its connection is dropped before the answer. */
+    | { dropAfterCreate: true }
+  );
 
 export interface FakeFacebookOptions extends FacebookPagesOptions {
   /** The app's id and secret (default facebook-client-id / facebook-client-secret). */
@@ -124,6 +141,11 @@ export interface FakeFacebookOptions extends FacebookPagesOptions {
   declined?: string[];
   /** /me/accounts page size (Graph's default 25): small values exercise the paging. */
   accountsPageSize?: number;
+  /**
+   * Page calls only with tokens this fake issued (or put in `pageTokens`); any other token is
+   * error 190 as Graph answers it. Default false: any token the tests bring acts for any Page.
+   */
+  strictTokens?: boolean;
 }
 
 export interface FakeFacebook extends FakeServer {
@@ -148,6 +170,8 @@ export interface FakeFacebook extends FakeServer {
   posts: FacebookPost[];
   photos: Map<string, FacebookPhoto>;
   videos: Map<string, FacebookVideo>;
+  /** The next video created answers `video_status: error` with this message once processed. */
+  failNextVideo(message: string): void;
 }
 
 const isVersion = (segment: string | undefined) =>
@@ -164,6 +188,12 @@ const callOf = (method: string, path: string, query: Record<string, string>): Fa
   if (method === 'GET' && route === 'me') return 'me';
   return 'other';
 };
+
+/** Query and form parameters of a recorded request, as Graph reads them (the form wins). */
+const paramsOf = (r: RecordedRequest): Record<string, unknown> => ({
+  ...r.query,
+  ...(typeof r.body === 'object' && r.body !== null ? (r.body as Record<string, unknown>) : {}),
+});
 
 /** Seconds a long-lived user token lives (about 60 days). */
 export const FACEBOOK_LONG_LIVED_EXPIRES_IN = 5_183_944;
@@ -217,7 +247,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
           fbtrace_id: trace(),
         },
       },
-      headers,
+      { ...error.headers, ...headers },
     );
   const pagesApi = createFacebookPages(options, sendJson, graphError);
   const invalid = (response: ServerResponse, message: string) =>
@@ -259,8 +289,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     }
     const scripted = scripts.take(recorded);
     if (scripted && 'drop' in scripted) return dropConnection(request);
-    if (scripted && 'hangAfterCreate' in scripted) {
-      // Graph acts on the request; the answer is lost (a timeout or a killed worker).
+    if (scripted && ('hangAfterCreate' in scripted || 'dropAfterCreate' in scripted)) {
+      // Graph acts on the request; the answer is lost (a timeout, a reset, a killed worker).
       const lost = { writeHead: () => lost, end: () => lost, setHeader: () => lost };
       pagesApi.handle(
         lost as unknown as ServerResponse,
@@ -269,6 +299,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
         params,
         undefined,
       );
+      if ('dropAfterCreate' in scripted) dropConnection(request);
       return;
     }
     if (scripted && 'error' in scripted) return graphError(response, scripted.error);
@@ -285,6 +316,9 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
         });
       }
       if (expired.has(token)) return tokenError(response, token);
+      if (options.strictTokens && !userScopes(token) && !pageTokens.has(token)) {
+        return tokenError(response, token);
+      }
       // A user token cannot publish for a Page; a Page token only for its own Page. Tokens the
       // tests bring along (neither issued here) act for any Page.
       if (userScopes(token)) {
@@ -468,7 +502,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
         step,
         (r) =>
           (on === 'any' || callOf(r.method, r.path, r.query) === on) &&
-          (step.path === undefined || r.path.endsWith(step.path)),
+          (step.path === undefined || r.path.endsWith(step.path)) &&
+          Object.entries(step.params ?? {}).every(([key, value]) => paramsOf(r)[key] === value),
         step.times ?? 1,
       );
     },
@@ -482,6 +517,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     posts: pagesApi.posts,
     photos: pagesApi.photos,
     videos: pagesApi.videos,
+    failNextVideo: pagesApi.failNextVideo,
     deauthorize() {
       for (const token of longLived.keys()) expired.add(token);
       for (const issued of oauth.issued) expired.add(issued.accessToken);

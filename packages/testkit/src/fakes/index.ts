@@ -7,6 +7,7 @@ export {
   type FacebookPhoto,
   type FacebookPost,
   type FacebookScript,
+  type FacebookScriptMatch,
   type FacebookVideo,
   type FakeFacebook,
   type FakeFacebookOptions,

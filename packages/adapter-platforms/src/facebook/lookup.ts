@@ -1,0 +1,61 @@
+// After a crash between sending a create call and storing Facebook's answer, the intent left
+// behind says a post may exist. Graph has no idempotency key, so the Page's latest posts (or
+// videos) are the only way to tell "sent" from "never arrived" before sending again.
+import type { PublishIntent } from '@social-publisher/domain';
+import type { AuthSession } from '../shared/auth.ts';
+import { outcomeUnknown } from '../shared/intent.ts';
+import { PublishFailure } from '../shared/outcome.ts';
+import type { createFacebookApi, RecentPagePost } from './api.ts';
+
+/** Clock skew allowed between us and Facebook when matching a post to an intent. */
+const INTENT_SKEW_MS = 5 * 60_000;
+
+export interface LookupInput {
+  auth: AuthSession;
+  api: ReturnType<typeof createFacebookApi>;
+  pageId: string;
+  /** The post's text as we sent it (message, or a video's description). */
+  message: string;
+  intent: PublishIntent;
+  /** Videos are listed on the Page's /videos edge (their id is what /videos answered). */
+  edge: 'posts' | 'videos';
+}
+
+/**
+ * The id of what the earlier run created: a post (video) with the same text, created at or
+ * after its intent. undefined: nothing there, so it never arrived and may be sent once.
+ * Throws `outcome_unknown` when Facebook refuses the lookup (a permission the Page token lacks)
+ * or when the text is empty (any text-less post since then could be it). Retryable failures,
+ * throttling and a rejected token end the run as they are: the next attempt asks again.
+ */
+export async function findSent(input: LookupInput): Promise<string | undefined> {
+  const { auth, api, pageId, intent } = input;
+  let recent: RecentPagePost[];
+  try {
+    recent = await auth.call((token) => api.recent(token, pageId, input.edge));
+  } catch (error) {
+    if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
+    if (error.outcome.retryable) throw error;
+    throw unknown(intent, `looking it up failed: ${error.outcome.message}`);
+  }
+  const wanted = comparable(input.message);
+  const since = intent.at.getTime() - INTENT_SKEW_MS;
+  // Newest first: the last match is the one closest to the intent.
+  const matches = recent.filter(
+    (candidate) => comparable(candidate.message) === wanted && candidate.createdAt >= since,
+  );
+  const match = matches.at(-1);
+  if (match === undefined) return undefined;
+  if (wanted === '') {
+    throw unknown(intent, 'a post without text appeared on the Page since; it may not be this one');
+  }
+  return match.id;
+}
+
+/** Line ends and surrounding blanks may not survive Facebook's storage: compare without them. */
+const comparable = (text: string): string => text.replace(/\r\n?/g, '\n').trim();
+
+function unknown(intent: PublishIntent, why: string): PublishFailure {
+  const outcome = outcomeUnknown('Facebook', intent);
+  return new PublishFailure({ ...outcome, message: `${outcome.message} (${why})` });
+}
