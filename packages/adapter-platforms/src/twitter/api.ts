@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../config.ts';
 import { asString, excerpt, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
@@ -25,28 +26,50 @@ export interface MediaProcessing {
   error: string | null;
 }
 
-/** A JSON text, or a multipart body we built (see `multipart`). */
-type Body = string | { multipart: Buffer; boundary: string } | null;
+/** A JSON text, or a multipart body we stream (see `multipart`). */
+type Body = string | Multipart | null;
+
+interface Multipart {
+  body: Readable;
+  /** Known when every part's length is: sent as Content-Length. */
+  length: number | undefined;
+  boundary: string;
+}
+
+/** A file part: the media as it streams, with its length when the server said it. */
+export interface MediaPart {
+  body: Readable;
+  length: number | undefined;
+  contentType: string;
+}
 
 /**
- * multipart/form-data written by hand: one buffer with its boundary. (undici's FormData is
- * tied to undici's own dispatcher, while calls may go through another one.)
+ * multipart/form-data written by hand and streamed: the media bytes go from the media URL to
+ * X as they arrive, never held whole. (undici's FormData is tied to undici's own dispatcher,
+ * while calls may go through another copy's.)
  */
-function multipart(fields: Array<{ name: string; value: string | Buffer; type?: string }>) {
+function multipart(file: MediaPart, fields: Record<string, string>): Multipart {
   const boundary = `----sp${randomBytes(12).toString('hex')}`;
-  const parts: Buffer[] = [];
-  for (const field of fields) {
-    const file = Buffer.isBuffer(field.value);
-    parts.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${field.name}"${file ? '; filename="media"' : ''}\r\n${file ? `Content-Type: ${field.type ?? 'application/octet-stream'}\r\n` : ''}\r\n`,
-      ),
-      Buffer.isBuffer(field.value) ? field.value : Buffer.from(field.value),
-      Buffer.from('\r\n'),
-    );
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      )
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="media"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* parts() {
+    yield head;
+    yield* file.body;
+    yield tail;
   }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { multipart: Buffer.concat(parts), boundary };
+  return {
+    body: Readable.from(parts(), { objectMode: false }),
+    length: file.length === undefined ? undefined : head.length + file.length + tail.length,
+    boundary,
+  };
 }
 
 export function createXApi(
@@ -71,13 +94,16 @@ export function createXApi(
         ? {}
         : typeof body === 'string'
           ? { 'content-type': 'application/json' }
-          : { 'content-type': `multipart/form-data; boundary=${body.boundary}` };
+          : {
+              'content-type': `multipart/form-data; boundary=${body.boundary}`,
+              ...(body.length === undefined ? {} : { 'content-length': String(body.length) }),
+            };
     const response = await httpCall(
       {
         url: `${base}${path}`,
         method,
         headers: { authorization: `Bearer ${token}`, ...contentType },
-        body: body === null || typeof body === 'string' ? body : body.multipart,
+        body: body === null || typeof body === 'string' ? body : body.body,
         dispatcher: runtime.apiDispatcher,
         signal,
         timeoutMs,
@@ -134,11 +160,8 @@ export function createXApi(
     },
 
     /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
-    async uploadImage(token: string, bytes: Buffer, contentType: string): Promise<UploadedMedia> {
-      const form = multipart([
-        { name: 'media', value: bytes, type: contentType },
-        { name: 'media_category', value: 'tweet_image' },
-      ]);
+    async uploadImage(token: string, image: MediaPart): Promise<UploadedMedia> {
+      const form = multipart(image, { media_category: 'tweet_image' });
       const response = await call(
         'POST',
         '/2/media/upload',
@@ -176,12 +199,9 @@ export function createXApi(
       token: string,
       mediaId: string,
       index: number,
-      bytes: Buffer,
+      segment: MediaPart,
     ): Promise<void> {
-      const form = multipart([
-        { name: 'media', value: bytes },
-        { name: 'segment_index', value: String(index) },
-      ]);
+      const form = multipart(segment, { segment_index: String(index) });
       const path = `/2/media/upload/${encodeURIComponent(mediaId)}/append`;
       await call('POST', path, token, `video segment ${index}`, form, uploadTimeoutMs);
     },

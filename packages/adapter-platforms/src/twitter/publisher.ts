@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import { interceptors } from 'undici';
@@ -20,9 +20,9 @@ import { validateTwitter } from './validate.ts';
 const LABEL = 'X';
 /** The intent step of POST /2/tweets. */
 const CREATE_TWEET = 'create_tweet';
-/** X takes images up to 5 MB in one request; one image is held in memory at a time. */
+/** X takes images up to 5 MB in one request (streamed from the media URL, not held). */
 export const X_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Video segments: read from the media URL by range, one held in memory at a time. */
+/** Video segments: each read from the media URL by range and streamed into its append. */
 export const X_SEGMENT_BYTES = 4 * 1024 * 1024;
 /** Clock skew allowed between us and X when matching a post to an intent. */
 const INTENT_SKEW_MS = 5 * 60_000;
@@ -114,14 +114,18 @@ export function createTwitterPublisher(
     async function uploadImage(url: string, index: number): Promise<string> {
       const done = progress.images[index];
       if (done) return done;
-      const body = await media.whole(url);
-      let bytes: Buffer;
-      try {
-        bytes = await readAtMost(body.body, X_MAX_IMAGE_BYTES, url);
-      } finally {
-        discard(body.body);
-      }
-      const uploaded = await auth.call((token) => api.uploadImage(token, bytes, body.contentType));
+      // Fetched again for a retried call (a refreshed token): a stream is read once.
+      const uploaded = await auth.call(async (token) => {
+        const image = await media.whole(url);
+        try {
+          if (image.length !== undefined && image.length > X_MAX_IMAGE_BYTES) throw tooLarge(url);
+          const body = image.body.pipe(atMost(X_MAX_IMAGE_BYTES, url));
+          image.body.on('error', (error) => body.destroy(error));
+          return await api.uploadImage(token, { ...image, body });
+        } finally {
+          discard(image.body);
+        }
+      });
       progress.images[index] = uploaded.id;
       noteExpiry(progress, uploaded.expiresAt);
       await save();
@@ -166,14 +170,14 @@ export function createTwitterPublisher(
         for (let index = current.segmentsDone; index < segments; index++) {
           const first = index * X_SEGMENT_BYTES;
           const last = Math.min(current.totalBytes, first + X_SEGMENT_BYTES) - 1;
-          const part = await media.range(url, first, last, current.totalBytes);
-          let bytes: Buffer;
-          try {
-            bytes = await readAtMost(part.body, last - first + 1, url);
-          } finally {
-            discard(part.body);
-          }
-          await auth.call((token) => api.appendSegment(token, current.mediaId, index, bytes));
+          await auth.call(async (token) => {
+            const part = await media.range(url, first, last, current.totalBytes);
+            try {
+              return await api.appendSegment(token, current.mediaId, index, part);
+            } finally {
+              discard(part.body);
+            }
+          });
           current.segmentsDone = index + 1;
           await save();
         }
@@ -237,22 +241,22 @@ function replyOf(request: PublishRequest): string | undefined {
   return typeof reply === 'string' && reply !== '' ? reply : undefined;
 }
 
-/** The stream's bytes, refusing more than `max` (a media larger than X or we allow). */
-async function readAtMost(stream: Readable, max: number, url: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+const tooLarge = (url: string) =>
+  fail(
+    'media_too_large',
+    `media ${url} is larger than ${X_MAX_IMAGE_BYTES} bytes, X's limit`,
+    false,
+  );
+
+/** Passes the bytes through, failing the upload past `max` (a server that did not say). */
+function atMost(max: number, url: string): Transform {
   let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      throw fail(
-        'media_too_large',
-        `media ${url} is larger than ${max} bytes, X's limit here`,
-        false,
-      );
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      callback(size > max ? tooLarge(url) : null, size > max ? undefined : chunk);
+    },
+  });
 }
 
 function withDefaults(settings: TwitterSettings): TwitterSettings {
