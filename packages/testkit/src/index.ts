@@ -1,3 +1,4 @@
 export * from './fakes/index.ts';
+export * from './pgbouncer.ts';
 export * from './postgres.ts';
 export * from './tcp-proxy.ts';
