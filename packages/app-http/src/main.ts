@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     // without both shared parts, every post this API accepted would wait forever.
     const missing = [
       config.databaseUrl ? null : 'DATABASE_URL',
-      config.redisUrl ? null : 'REDIS_URL',
+      config.redis ? null : 'REDIS_URL',
     ].filter((name) => name !== null);
     if (missing.length > 0) {
       fail(

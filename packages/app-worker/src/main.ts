@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   }
   const missing = [
     config.databaseUrl ? null : 'DATABASE_URL',
-    config.redisUrl ? null : 'REDIS_URL',
+    config.redis ? null : 'REDIS_URL',
   ].filter((name) => name !== null);
   if (missing.length > 0) {
     fail(

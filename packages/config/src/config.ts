@@ -11,6 +11,19 @@ import {
  * Every value is validated here; a bad one throws ConfigError naming the variable, and the
  * apps print that one line and exit.
  */
+export type RedisEndpoint =
+  | { kind: 'url'; url: string }
+  | {
+      kind: 'sentinel';
+      sentinels: Array<{ host: string; port: number }>;
+      /** The monitored master's name. */
+      master: string;
+      /** REDIS_PASSWORD: the data nodes' password. */
+      password: string | null;
+      /** REDIS_SENTINEL_PASSWORD: the sentinels' own, when they have one. */
+      sentinelPassword: string | null;
+    };
+
 export interface Config {
   port: number;
   host: string;
@@ -18,6 +31,11 @@ export interface Config {
   databaseUrl: string | null;
   /** Unset: the in-process queue (API and worker in one process). */
   redisUrl: string | null;
+  /**
+   * The shared Redis, however it is reached: REDIS_URL, or REDIS_SENTINELS with
+   * REDIS_SENTINEL_MASTER (failover through Redis Sentinel). null: the in-process queue.
+   */
+  redis: RedisEndpoint | null;
   /** null: sized from the process role and WORKER_CONCURRENCY (see packages/runtime). */
   databasePoolSize: number | null;
   queuePrefix: string;
@@ -128,13 +146,15 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
   const encryptionKey = readEncryptionKey(e);
   const bootstrapApiKey = readBootstrapKey(e);
   const port = e.int('PORT', 3000, 0, 65535);
+  const redisUrl = e.url('REDIS_URL', ['redis:', 'rediss:']);
   return {
     port,
     // The embedded mode (no DATABASE_URL) is for one machine: reachable from it only unless
     // HOST says otherwise. Production processes run behind a load balancer or in containers.
     host: e.string('HOST') ?? (e.string('DATABASE_URL') === null ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl: e.url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: e.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl,
+    redis: readRedis(e, redisUrl),
     databasePoolSize:
       e.string('DATABASE_POOL_SIZE') === null ? null : e.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
@@ -197,6 +217,44 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       queuesWritable: e.bool('ADMIN_QUEUES_WRITE', false),
     },
   };
+}
+
+/** REDIS_URL, or REDIS_SENTINELS + REDIS_SENTINEL_MASTER: one of the two, never both. */
+function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndpoint | null {
+  const list = e.string('REDIS_SENTINELS');
+  const master = e.string('REDIS_SENTINEL_MASTER');
+  const password = e.string('REDIS_PASSWORD');
+  const sentinelPassword = e.string('REDIS_SENTINEL_PASSWORD');
+  if (list === null) {
+    if (master !== null) e.report('REDIS_SENTINEL_MASTER', 'goes with REDIS_SENTINELS', null);
+    return url === null ? null : { kind: 'url', url };
+  }
+  if (url !== null) {
+    return e.report('REDIS_SENTINELS', 'and REDIS_URL are two ways to reach Redis: set one', null);
+  }
+  const sentinels: Array<{ host: string; port: number }> = [];
+  for (const entry of list
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const match = /^([^:\s]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65535) {
+      return e.report('REDIS_SENTINELS', `must be host:port,host:port..., got "${entry}"`, null);
+    }
+    sentinels.push({ host: match[1], port });
+  }
+  if (sentinels.length === 0) {
+    return e.report('REDIS_SENTINELS', 'must list at least one host:port', null);
+  }
+  if (master === null) {
+    return e.report(
+      'REDIS_SENTINEL_MASTER',
+      'is required with REDIS_SENTINELS (the master name the sentinels monitor)',
+      null,
+    );
+  }
+  return { kind: 'sentinel', sentinels, master, password, sentinelPassword };
 }
 
 /** A shared secret an operator sets: long enough that guessing it is not a plan. */

@@ -1,4 +1,10 @@
-export { type Config, type LoadConfigOptions, loadConfig, unsafeSwitches } from './config.ts';
+export {
+  type Config,
+  type LoadConfigOptions,
+  loadConfig,
+  type RedisEndpoint,
+  unsafeSwitches,
+} from './config.ts';
 export { resolveEncryptionKey } from './encryption-key.ts';
 export { ConfigError, type ConfigProblem } from './errors.ts';
 export type {

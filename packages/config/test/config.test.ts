@@ -45,6 +45,39 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 
+  it('REDIS_URL or REDIS_SENTINELS + REDIS_SENTINEL_MASTER, one of the two', () => {
+    expect(loadConfig({}).redis).toBeNull();
+    expect(loadConfig({ REDIS_URL: 'redis://r:6379' }).redis).toEqual({
+      kind: 'url',
+      url: 'redis://r:6379',
+    });
+    expect(
+      loadConfig({
+        REDIS_SENTINELS: 's1:26379, s2:26380',
+        REDIS_SENTINEL_MASTER: 'mymaster',
+        REDIS_PASSWORD: 'pw',
+      }).redis,
+    ).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26380 },
+      ],
+      master: 'mymaster',
+      password: 'pw',
+      sentinelPassword: null,
+    });
+    expect(() => loadConfig({ REDIS_SENTINELS: 's1:26379' })).toThrow(
+      /REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS/,
+    );
+    expect(() => loadConfig({ REDIS_SENTINELS: 's1', REDIS_SENTINEL_MASTER: 'm' })).toThrow(
+      /REDIS_SENTINELS must be host:port/,
+    );
+    expect(() =>
+      loadConfig({ REDIS_URL: 'redis://r', REDIS_SENTINELS: 's:1', REDIS_SENTINEL_MASTER: 'm' }),
+    ).toThrow(/REDIS_SENTINELS and REDIS_URL are two ways to reach Redis: set one/);
+  });
+
   it('METRICS_TOKEN, METRICS_PORT, ADMIN_TOKEN, ADMIN_QUEUES_WRITE', () => {
     const token = 'a'.repeat(16);
     const config = loadConfig({

@@ -1,4 +1,17 @@
-import { Redis } from 'ioredis';
+import type { RedisConnectionInput } from '@social-publisher/adapter-bullmq';
+import type { RedisEndpoint } from '@social-publisher/config';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** How ioredis reaches the configured Redis: its URL, or its sentinels and master name. */
+export function redisConnectionOf(endpoint: RedisEndpoint): RedisConnectionInput {
+  if (endpoint.kind === 'url') return endpoint.url;
+  return {
+    sentinels: endpoint.sentinels,
+    name: endpoint.master,
+    ...(endpoint.password === null ? {} : { password: endpoint.password }),
+    ...(endpoint.sentinelPassword === null ? {} : { sentinelPassword: endpoint.sentinelPassword }),
+  };
+}
 
 /**
  * A dedicated connection for rate limiting. Commands fail fast while Redis is unreachable (no
@@ -6,13 +19,20 @@ import { Redis } from 'ioredis';
  * connection errors are left to the limiter's own (throttled) warning. Start-up waits up to
  * `readyTimeoutMs` for the first connection, then goes on either way.
  */
-export async function connectRateLimitRedis(url: string, readyTimeoutMs = 2_000): Promise<Redis> {
-  const client = new Redis(url, {
+export async function connectRateLimitRedis(
+  connection: RedisConnectionInput,
+  readyTimeoutMs = 2_000,
+): Promise<Redis> {
+  const failFast: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     commandTimeout: 1_000,
-  });
+  };
+  const client =
+    typeof connection === 'string'
+      ? new Redis(connection, failFast)
+      : new Redis({ ...connection, ...failFast });
   client.on('error', () => {});
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([

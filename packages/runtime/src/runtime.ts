@@ -47,7 +47,7 @@ import type { Redis } from 'ioredis';
 import type pino from 'pino';
 import { errorMessage } from './errors.ts';
 import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
-import { connectRateLimitRedis } from './rate-limit-redis.ts';
+import { connectRateLimitRedis, redisConnectionOf } from './rate-limit-redis.ts';
 import { defaultPoolSize, openStorage } from './storage.ts';
 
 /** The configuration with every platform's declared settings read too. */
@@ -204,8 +204,8 @@ export async function createRuntime(
     const metrics = createProcessMetrics(() => queue);
     let consumer: QueueConsumer | null = null;
     const queueLogger = rootLogger.child({ component: 'queue' });
-    if (config.redisUrl) {
-      const connection: RedisConnectionInput = config.redisUrl;
+    if (config.redis) {
+      const connection: RedisConnectionInput = redisConnectionOf(config.redis);
       const bullmq = createBullmqQueue({
         connection,
         prefix: config.queuePrefix,
@@ -246,8 +246,8 @@ export async function createRuntime(
     }
 
     let rateLimitRedis: Redis | null = null;
-    if (role !== 'worker' && config.redisUrl) {
-      const client = await connectRateLimitRedis(config.redisUrl);
+    if (role !== 'worker' && config.redis) {
+      const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
       rateLimitRedis = client;
       closers.push({ name: 'rate-limit redis', close: async () => client.disconnect() });
     }
@@ -273,7 +273,7 @@ export async function createRuntime(
         role,
         database: database.kind,
         queue: queue.kind,
-        prefix: config.redisUrl ? config.queuePrefix : undefined,
+        prefix: config.redis ? config.queuePrefix : undefined,
       },
       'runtime ready',
     );
