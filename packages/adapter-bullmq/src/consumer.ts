@@ -26,12 +26,15 @@ import {
   type QueueConsumer,
 } from '@social-publisher/domain';
 import { DelayedError, type Job, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
 import {
+  clusterSafePrefix,
   consoleLogger,
   DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
   errorMessage,
+  isCluster,
   PUBLISH_QUEUE,
   type PublishJobData,
   positiveInt,
@@ -78,7 +81,7 @@ type Kind = 'publish' | 'deliver';
 type JobData = PublishJobData | DeliveryJobData;
 
 export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsumer {
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const prefix = clusterSafePrefix(options.prefix ?? DEFAULT_PREFIX, options.connection);
   const logger = options.logger ?? consoleLogger;
   const concurrency = positiveInt('concurrency', options.concurrency, 5);
   const deliveryConcurrency = positiveInt(
@@ -96,10 +99,24 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const startTimeoutMs = options.startTimeoutMs ?? 5_000;
 
-  const connection =
-    typeof options.connection === 'string'
-      ? { url: options.connection, maxRetriesPerRequest: null }
-      : { ...options.connection, maxRetriesPerRequest: null };
+  const input = options.connection;
+  /** Clusters this consumer made (BullMQ closes connections it made, not instances it is given). */
+  const clusters: Cluster[] = [];
+  /** A worker's connection: options BullMQ connects with, or a Cluster of its own. */
+  const connectionFor = (name: string) => {
+    if (typeof input === 'string') return { url: input, maxRetriesPerRequest: null };
+    if (!isCluster(input)) return { ...input, maxRetriesPerRequest: null };
+    const cluster = new Cluster(input.cluster, {
+      ...input.options,
+      redisOptions: {
+        ...input.options?.redisOptions,
+        maxRetriesPerRequest: null,
+        connectionName: `social-publisher-${name}`,
+      },
+    });
+    clusters.push(cluster);
+    return cluster;
+  };
 
   const workers: Worker<JobData>[] = [];
   /** Abort controllers of the jobs this process is running, by `${queue}/${jobId}`. */
@@ -186,7 +203,6 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       if (shuttingDown) throw new Error('bullmq consumer is closed');
       if (workers.length > 0) throw new Error('bullmq consumer already started');
       const common = {
-        connection,
         prefix,
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },
@@ -202,6 +218,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       for (const [kind, queueName, workerConcurrency] of specs) {
         const worker = new Worker<JobData>(queueName, processor(kind, handlers), {
           ...common,
+          connection: connectionFor(queueName),
           concurrency: workerConcurrency,
         });
         worker.on('error', (error) => logWorkerError(error, { prefix, queue: queueName }));
@@ -248,6 +265,9 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
           for (const worker of workers) worker.disconnect().catch(() => {});
         } finally {
           clearTimeout(graceTimer);
+          await Promise.allSettled(
+            clusters.splice(0).map((cluster) => cluster.quit().catch(() => cluster.disconnect())),
+          );
         }
       })();
       return closePromise;

@@ -10,13 +10,15 @@
  */
 import type { JobMeta, Logger, PublishQueue } from '@social-publisher/domain';
 import { Queue } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import {
+  clusterSafePrefix,
   consoleLogger,
   DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
   errorMessage,
+  isCluster,
   PUBLISH_QUEUE,
   type PublishJobData,
   type RedisConnectionInput,
@@ -50,7 +52,7 @@ const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
 export function createProducerConnection(
   input: RedisConnectionInput,
   { commandTimeoutMs, connectTimeoutMs }: { commandTimeoutMs: number; connectTimeoutMs: number },
-): Redis {
+): Redis | Cluster {
   const failFast: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -60,6 +62,15 @@ export function createProducerConnection(
     retryStrategy: (times) => Math.min(200 * times, 2_000),
   };
   if (typeof input === 'string') return new Redis(input, failFast);
+  if (isCluster(input)) {
+    const { redisOptions, ...clusterOptions } = input.options ?? {};
+    return new Cluster(input.cluster, {
+      ...clusterOptions,
+      enableOfflineQueue: false,
+      clusterRetryStrategy: (times) => Math.min(200 * times, 2_000),
+      redisOptions: { ...redisOptions, ...failFast, connectionName: 'social-publisher-producer' },
+    });
+  }
   const { url, ...rest } = input;
   const options = {
     ...rest,
@@ -80,7 +91,7 @@ function delayUntil(runAt: Date | null): number {
 }
 
 export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const prefix = clusterSafePrefix(options.prefix ?? DEFAULT_PREFIX, options.connection);
   const logger = options.logger ?? consoleLogger;
   const connectWaitMs = options.connectWaitMs ?? 1_000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 1_000;
@@ -208,6 +219,15 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
     close() {
       closePromise ??= (async () => {
         closed = true;
+        if (client instanceof Cluster) {
+          // A cluster delays the queues' first commands until it knows its slots; ended before
+          // that, it rejects them where nobody listens. Let them through first (bounded).
+          await withTimeout(
+            Promise.allSettled([publishQueue.waitUntilReady(), deliveryQueue.waitUntilReady()]),
+            connectWaitMs,
+            'cluster not ready',
+          ).catch(() => {});
+        }
         await Promise.allSettled([publishQueue.close(), deliveryQueue.close()]);
         if (client.status === 'ready') {
           try {

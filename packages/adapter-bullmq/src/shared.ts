@@ -1,5 +1,5 @@
 import type { Logger } from '@social-publisher/domain';
-import type { RedisOptions } from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 /** Queue of publish jobs (job id = post id). */
 export const PUBLISH_QUEUE = 'publish';
@@ -25,8 +25,28 @@ export interface DeliveryJobData {
   requestId?: string;
 }
 
-/** A `redis://` / `rediss://` URL, or ioredis options (optionally with a `url`). */
-export type RedisConnectionInput = string | (RedisOptions & { url?: string });
+/** A Redis Cluster: its seed nodes, and ioredis Cluster options (password/TLS in redisOptions). */
+export interface RedisClusterInput {
+  cluster: Array<{ host: string; port: number }>;
+  options?: ClusterOptions;
+}
+
+/**
+ * A `redis://` / `rediss://` URL; ioredis options (optionally with a `url`; `sentinels` and
+ * `name` for Redis Sentinel); or a Redis Cluster.
+ */
+export type RedisConnectionInput = string | (RedisOptions & { url?: string }) | RedisClusterInput;
+
+export const isCluster = (input: RedisConnectionInput): input is RedisClusterInput =>
+  typeof input === 'object' && 'cluster' in input;
+
+/**
+ * On a cluster every key BullMQ's scripts touch together must hash to one slot: a prefix
+ * without a hash tag gets one (`sp` -> `{sp}`).
+ */
+export function clusterSafePrefix(prefix: string, input: RedisConnectionInput): string {
+  return isCluster(input) && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
+}
 
 export const consoleLogger: Logger = {
   debug: () => {},

@@ -14,6 +14,12 @@ import {
 export type RedisEndpoint =
   | { kind: 'url'; url: string }
   | {
+      kind: 'cluster';
+      nodes: Array<{ host: string; port: number }>;
+      /** REDIS_PASSWORD: the nodes' password. */
+      password: string | null;
+    }
+  | {
       kind: 'sentinel';
       sentinels: Array<{ host: string; port: number }>;
       /** The monitored master's name. */
@@ -219,20 +225,13 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
   };
 }
 
-/** REDIS_URL, or REDIS_SENTINELS + REDIS_SENTINEL_MASTER: one of the two, never both. */
-function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndpoint | null {
-  const list = e.string('REDIS_SENTINELS');
-  const master = e.string('REDIS_SENTINEL_MASTER');
-  const password = e.string('REDIS_PASSWORD');
-  const sentinelPassword = e.string('REDIS_SENTINEL_PASSWORD');
-  if (list === null) {
-    if (master !== null) e.report('REDIS_SENTINEL_MASTER', 'goes with REDIS_SENTINELS', null);
-    return url === null ? null : { kind: 'url', url };
-  }
-  if (url !== null) {
-    return e.report('REDIS_SENTINELS', 'and REDIS_URL are two ways to reach Redis: set one', null);
-  }
-  const sentinels: Array<{ host: string; port: number }> = [];
+/** `host:port,host:port,...` as a list, or the problem with it (reported under `name`). */
+function readHostPorts(
+  e: ReturnType<typeof readEnv>,
+  name: string,
+  list: string,
+): Array<{ host: string; port: number }> | null {
+  const hosts: Array<{ host: string; port: number }> = [];
   for (const entry of list
     .split(',')
     .map((item) => item.trim())
@@ -240,13 +239,42 @@ function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndp
     const match = /^([^:\s]+):(\d{1,5})$/.exec(entry);
     const port = Number(match?.[2]);
     if (!match?.[1] || port < 1 || port > 65535) {
-      return e.report('REDIS_SENTINELS', `must be host:port,host:port..., got "${entry}"`, null);
+      return e.report(name, `must be host:port,host:port..., got "${entry}"`, null);
     }
-    sentinels.push({ host: match[1], port });
+    hosts.push({ host: match[1], port });
   }
-  if (sentinels.length === 0) {
-    return e.report('REDIS_SENTINELS', 'must list at least one host:port', null);
+  if (hosts.length === 0) return e.report(name, 'must list at least one host:port', null);
+  return hosts;
+}
+
+/**
+ * REDIS_URL, REDIS_CLUSTER_NODES, or REDIS_SENTINELS + REDIS_SENTINEL_MASTER: three ways to
+ * reach the shared Redis, one at a time.
+ */
+function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndpoint | null {
+  const clusterList = e.string('REDIS_CLUSTER_NODES');
+  const list = e.string('REDIS_SENTINELS');
+  const master = e.string('REDIS_SENTINEL_MASTER');
+  const password = e.string('REDIS_PASSWORD');
+  const sentinelPassword = e.string('REDIS_SENTINEL_PASSWORD');
+  const ways = [url, clusterList, list].filter((value) => value !== null).length;
+  if (ways > 1) {
+    return e.report(
+      'REDIS_URL',
+      'REDIS_CLUSTER_NODES and REDIS_SENTINELS are three ways to reach Redis: set one',
+      null,
+    );
   }
+  if (clusterList !== null) {
+    const nodes = readHostPorts(e, 'REDIS_CLUSTER_NODES', clusterList);
+    return nodes === null ? null : { kind: 'cluster', nodes, password };
+  }
+  if (list === null) {
+    if (master !== null) e.report('REDIS_SENTINEL_MASTER', 'goes with REDIS_SENTINELS', null);
+    return url === null ? null : { kind: 'url', url };
+  }
+  const sentinels = readHostPorts(e, 'REDIS_SENTINELS', list);
+  if (sentinels === null) return null;
   if (master === null) {
     return e.report(
       'REDIS_SENTINEL_MASTER',

@@ -75,7 +75,22 @@ describe('loadConfig', () => {
     );
     expect(() =>
       loadConfig({ REDIS_URL: 'redis://r', REDIS_SENTINELS: 's:1', REDIS_SENTINEL_MASTER: 'm' }),
-    ).toThrow(/REDIS_SENTINELS and REDIS_URL are two ways to reach Redis: set one/);
+    ).toThrow(
+      /REDIS_URL REDIS_CLUSTER_NODES and REDIS_SENTINELS are three ways to reach Redis: set one/,
+    );
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7001', REDIS_PASSWORD: 'pw' }).redis,
+    ).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: 'a', port: 7000 },
+        { host: 'b', port: 7001 },
+      ],
+      password: 'pw',
+    });
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:99999' })).toThrow(
+      /REDIS_CLUSTER_NODES must be host:port/,
+    );
   });
 
   it('METRICS_TOKEN, METRICS_PORT, ADMIN_TOKEN, ADMIN_QUEUES_WRITE', () => {

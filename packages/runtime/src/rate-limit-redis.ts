@@ -1,10 +1,16 @@
 import type { RedisConnectionInput } from '@social-publisher/adapter-bullmq';
 import type { RedisEndpoint } from '@social-publisher/config';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /** How ioredis reaches the configured Redis: its URL, or its sentinels and master name. */
 export function redisConnectionOf(endpoint: RedisEndpoint): RedisConnectionInput {
   if (endpoint.kind === 'url') return endpoint.url;
+  if (endpoint.kind === 'cluster') {
+    return {
+      cluster: endpoint.nodes,
+      options: endpoint.password === null ? {} : { redisOptions: { password: endpoint.password } },
+    };
+  }
   return {
     sentinels: endpoint.sentinels,
     name: endpoint.master,
@@ -22,7 +28,7 @@ export function redisConnectionOf(endpoint: RedisEndpoint): RedisConnectionInput
 export async function connectRateLimitRedis(
   connection: RedisConnectionInput,
   readyTimeoutMs = 2_000,
-): Promise<Redis> {
+): Promise<Redis | Cluster> {
   const failFast: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -32,7 +38,13 @@ export async function connectRateLimitRedis(
   const client =
     typeof connection === 'string'
       ? new Redis(connection, failFast)
-      : new Redis({ ...connection, ...failFast });
+      : 'cluster' in connection
+        ? new Cluster(connection.cluster, {
+            ...connection.options,
+            enableOfflineQueue: false,
+            redisOptions: { ...connection.options?.redisOptions, ...failFast },
+          })
+        : new Redis({ ...connection, ...failFast });
   client.on('error', () => {});
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([

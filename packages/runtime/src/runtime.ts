@@ -43,7 +43,7 @@ import {
 } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type pino from 'pino';
 import { errorMessage } from './errors.ts';
 import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
@@ -79,7 +79,7 @@ export interface Runtime {
   /** The consumer side of the queue: only for the `worker` and `embedded` roles. */
   consumer: QueueConsumer | null;
   /** The API's rate-limit connection: roles that serve HTTP, with Redis configured. */
-  rateLimitRedis: Redis | null;
+  rateLimitRedis: Redis | Cluster | null;
   /** This process's Prometheus registry (also `deps.metrics`). */
   metrics: ProcessMetrics;
   /** BullMQ's publish and delivery queues for the dashboard; empty with the in-process queue. */
@@ -245,7 +245,7 @@ export async function createRuntime(
       }
     }
 
-    let rateLimitRedis: Redis | null = null;
+    let rateLimitRedis: Redis | Cluster | null = null;
     if (role !== 'worker' && config.redis) {
       const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
       rateLimitRedis = client;
