@@ -18,6 +18,8 @@ export type RedisEndpoint =
       nodes: Array<{ host: string; port: number }>;
       /** REDIS_PASSWORD: the nodes' password. */
       password: string | null;
+      /** REDIS_TLS: talk TLS to the nodes (managed clusters usually want it). */
+      tls: boolean;
     }
   | {
       kind: 'sentinel';
@@ -28,6 +30,8 @@ export type RedisEndpoint =
       password: string | null;
       /** REDIS_SENTINEL_PASSWORD: the sentinels' own, when they have one. */
       sentinelPassword: string | null;
+      /** REDIS_TLS: talk TLS to the sentinels and the nodes. */
+      tls: boolean;
     };
 
 export interface Config {
@@ -257,6 +261,7 @@ function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndp
   const master = e.string('REDIS_SENTINEL_MASTER');
   const password = e.string('REDIS_PASSWORD');
   const sentinelPassword = e.string('REDIS_SENTINEL_PASSWORD');
+  const tls = e.bool('REDIS_TLS', false);
   const ways = [url, clusterList, list].filter((value) => value !== null).length;
   if (ways > 1) {
     return e.report(
@@ -267,7 +272,7 @@ function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndp
   }
   if (clusterList !== null) {
     const nodes = readHostPorts(e, 'REDIS_CLUSTER_NODES', clusterList);
-    return nodes === null ? null : { kind: 'cluster', nodes, password };
+    return nodes === null ? null : { kind: 'cluster', nodes, password, tls };
   }
   if (list === null) {
     if (master !== null) e.report('REDIS_SENTINEL_MASTER', 'goes with REDIS_SENTINELS', null);
@@ -282,7 +287,7 @@ function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndp
       null,
     );
   }
-  return { kind: 'sentinel', sentinels, master, password, sentinelPassword };
+  return { kind: 'sentinel', sentinels, master, password, sentinelPassword, tls };
 }
 
 /** A shared secret an operator sets: long enough that guessing it is not a plan. */

@@ -66,6 +66,7 @@ describe('loadConfig', () => {
       master: 'mymaster',
       password: 'pw',
       sentinelPassword: null,
+      tls: false,
     });
     expect(() => loadConfig({ REDIS_SENTINELS: 's1:26379' })).toThrow(
       /REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS/,
@@ -87,6 +88,10 @@ describe('loadConfig', () => {
         { host: 'b', port: 7001 },
       ],
       password: 'pw',
+      tls: false,
+    });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_TLS: 'true' }).redis).toMatchObject({
+      tls: true,
     });
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:99999' })).toThrow(
       /REDIS_CLUSTER_NODES must be host:port/,

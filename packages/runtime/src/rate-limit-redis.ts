@@ -8,7 +8,12 @@ export function redisConnectionOf(endpoint: RedisEndpoint): RedisConnectionInput
   if (endpoint.kind === 'cluster') {
     return {
       cluster: endpoint.nodes,
-      options: endpoint.password === null ? {} : { redisOptions: { password: endpoint.password } },
+      options: {
+        redisOptions: {
+          ...(endpoint.password === null ? {} : { password: endpoint.password }),
+          ...(endpoint.tls ? { tls: {} } : {}),
+        },
+      },
     };
   }
   return {
@@ -16,6 +21,7 @@ export function redisConnectionOf(endpoint: RedisEndpoint): RedisConnectionInput
     name: endpoint.master,
     ...(endpoint.password === null ? {} : { password: endpoint.password }),
     ...(endpoint.sentinelPassword === null ? {} : { sentinelPassword: endpoint.sentinelPassword }),
+    ...(endpoint.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
   };
 }
 
