@@ -30,14 +30,17 @@ export function publisherRuntime(config: PlatformsConfig): PublisherRuntime {
   };
 }
 
-/** A platform's settings, each missing one taken from its declared default. */
+/**
+ * A platform's settings, each missing (or empty) one taken from its declared default: the one
+ * place defaults are filled, so publishers can rely on them whoever built the settings.
+ */
 function withDefaults(
   descriptor: PlatformDescriptor,
   given: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = { ...given };
   for (const [key, spec] of Object.entries(descriptor.settings)) {
-    values[key] ??= spec.default;
+    if (values[key] === undefined || values[key] === '') values[key] = spec.default;
   }
   return values;
 }

@@ -15,7 +15,7 @@ import { createFacebookApi } from './api.ts';
 import { findSent } from './lookup.ts';
 import { assertMediaAllowed } from './media-guard.ts';
 import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
-import { FACEBOOK_SETTINGS, type FacebookSettings } from './settings.ts';
+import type { FacebookSettings } from './settings.ts';
 
 const LABEL = 'Facebook';
 /** Intent steps: the calls that make something visible on the Page. */
@@ -25,11 +25,9 @@ export const FACEBOOK_MAX_PHOTOS = 10;
 const VIDEO_FAILED = new Set(['error', 'expired', 'upload_failed']);
 
 export function createFacebookPublisher(
-  settings: FacebookSettings,
+  config: FacebookSettings,
   runtime: PublisherRuntime,
 ): PlatformPublisher {
-  const config = withDefaults(settings);
-
   async function run(request: PublishRequest, stored: FacebookProgress | null) {
     // The connection's token is a Page token: Facebook gives no refresh token for it (it lasts
     // while the user keeps the app), so a 190 ends the run with connection_expired.
@@ -153,18 +151,6 @@ function linkOf(request: PublishRequest): string | undefined {
 }
 
 /** Registries are also built from partial settings (tests, tools): fall back to the defaults. */
-function withDefaults(settings: FacebookSettings): FacebookSettings {
-  const defaults = Object.fromEntries(
-    Object.entries(FACEBOOK_SETTINGS).map(([key, spec]) => [
-      key,
-      (spec as { default?: string }).default,
-    ]),
-  );
-  const given = Object.fromEntries(
-    Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  return { ...defaults, ...given } as FacebookSettings;
-}
 
 /** Facebook checks beyond the shared rules: one video, or up to 10 photos, not both. */
 export function validateFacebook(draft: PostDraft): Problem[] {

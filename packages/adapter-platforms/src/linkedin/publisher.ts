@@ -21,7 +21,7 @@ import {
   type VideoPart,
   type VideoUpload,
 } from './api.ts';
-import { LINKEDIN_SETTINGS, type LinkedinSettings } from './settings.ts';
+import type { LinkedinSettings } from './settings.ts';
 
 export const LINKEDIN_MAX_IMAGES = 20;
 const LABEL = 'LinkedIn';
@@ -53,11 +53,9 @@ interface LinkedinProgress {
 const INTENT_SKEW_MS = 5 * 60_000;
 
 export function createLinkedinPublisher(
-  settings: LinkedinSettings,
+  config: LinkedinSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
-  const config = withDefaults(settings);
   // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
   const runtime: PublisherRuntime = {
     ...baseRuntime,
@@ -273,19 +271,6 @@ export function authorOf(externalId: string): string {
  */
 export const escapeCommentary = (text: string): string =>
   text.replace(/[\\()[\]{}<>@|~_*]/g, (character) => `\\${character}`);
-
-function withDefaults(settings: LinkedinSettings): LinkedinSettings {
-  const defaults = Object.fromEntries(
-    Object.entries(LINKEDIN_SETTINGS).map(([key, spec]) => [
-      key,
-      (spec as { default?: string }).default,
-    ]),
-  );
-  const given = Object.fromEntries(
-    Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  return { ...defaults, ...given } as LinkedinSettings;
-}
 
 function readProgress(
   state: Record<string, unknown> | null,

@@ -13,7 +13,7 @@ import { pollUntil } from '../shared/poll.ts';
 import { createXApi, type MediaProcessing, type RecentTweet } from './api.ts';
 import { xRenewal } from './oauth.ts';
 import { freshProgress, noteExpiry, readProgress, type XProgress } from './progress.ts';
-import { TWITTER_SETTINGS, type TwitterSettings } from './settings.ts';
+import type { TwitterSettings } from './settings.ts';
 import { comparableText } from './text.ts';
 import { validateTwitter } from './validate.ts';
 
@@ -28,10 +28,9 @@ export const X_SEGMENT_BYTES = 4 * 1024 * 1024;
 const INTENT_SKEW_MS = 5 * 60_000;
 
 export function createTwitterPublisher(
-  settings: TwitterSettings,
+  config: TwitterSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  const config = withDefaults(settings);
   // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
   const runtime: PublisherRuntime = {
     ...baseRuntime,
@@ -257,17 +256,4 @@ function atMost(max: number, url: string): Transform {
       callback(size > max ? tooLarge(url) : null, size > max ? undefined : chunk);
     },
   });
-}
-
-function withDefaults(settings: TwitterSettings): TwitterSettings {
-  const defaults = Object.fromEntries(
-    Object.entries(TWITTER_SETTINGS).map(([key, spec]) => [
-      key,
-      (spec as { default?: string }).default,
-    ]),
-  );
-  const given = Object.fromEntries(
-    Object.entries(settings).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  return { ...defaults, ...given } as TwitterSettings;
 }
