@@ -14,13 +14,13 @@ import { fileURLToPath } from 'node:url';
 import {
   type FakeInstagram,
   type FakeTiktok,
+  freePort,
   type MediaServer,
   startFakeInstagram,
   startFakeTiktok,
   startMediaServer,
 } from '@social-publisher/testkit';
 import { type LatencyProxy, startLatencyProxy } from './latency-proxy.ts';
-import { freePort } from './net.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

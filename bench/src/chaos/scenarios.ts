@@ -4,11 +4,10 @@
  * Each returns its counts and the checks that decide pass or fail.
  */
 import { spawn } from 'node:child_process';
-import { startTcpProxy } from '@social-publisher/testkit';
+import { freePort, startTcpProxy, waitForPort } from '@social-publisher/testkit';
 import type { Backend } from '../lib/infra.ts';
 import { type Cluster, startCluster } from './cluster.ts';
 import { createPosts, missingWebhooks, setUp, type Tally, tally, waitForEnd } from './load.ts';
-import { freePort, waitForPort } from './net.ts';
 
 export interface Size {
   name: 'ci' | 'full';

@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestDatabase,
   type FakeTiktok,
+  freePort,
   type MediaServer,
   type PgBouncer,
   pgBouncerUnavailable,
@@ -26,15 +26,6 @@ const API_MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 const WORKER_MAIN = new URL('../../app-worker/src/main.ts', import.meta.url).pathname;
 const POSTS = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
 
 const database = await createTestDatabase();
 const skipReason = database.skipReason ?? pgBouncerUnavailable();

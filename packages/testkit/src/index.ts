@@ -1,4 +1,5 @@
 export * from './fakes/index.ts';
+export * from './net.ts';
 export * from './pgbouncer.ts';
 export * from './postgres.ts';
 export * from './redis-cluster.ts';

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, isListening } from './net.ts';
 
 export interface PgBouncer {
   port: number;
@@ -26,25 +26,6 @@ export function pgBouncerUnavailable(): string | undefined {
   } catch {
     return 'pgbouncer is not installed (apt-get install -y pgbouncer)';
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
 
 export async function startPgBouncer(options: {
@@ -86,7 +67,7 @@ export async function startPgBouncer(options: {
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 10_000;
-  while (!(await listening(port))) {
+  while (!(await isListening(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await close();
       throw new Error(`pgbouncer did not start on ${port}`);

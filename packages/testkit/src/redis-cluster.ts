@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, waitForPort } from './net.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -16,25 +16,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface RedisCluster {
   nodes: Array<{ host: string; port: number }>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
 
 export async function startRedisCluster(): Promise<RedisCluster> {
@@ -54,13 +35,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       args.push('--save', '', '--appendonly', 'no');
       children.push(spawn('redis-server', args, { stdio: 'ignore' }));
     }
-    for (const port of ports) {
-      const deadline = Date.now() + 10_000;
-      while (!(await listening(port))) {
-        if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
-        await sleep(50);
-      }
-    }
+    for (const port of ports) await waitForPort(port);
     const nodes = ports.map((port) => `127.0.0.1:${port}`);
     await run('redis-cli', [
       '--cluster',

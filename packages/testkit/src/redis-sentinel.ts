@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, waitForPort } from './net.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -22,25 +22,6 @@ export interface RedisSentinelSet {
   /** SENTINEL FAILOVER, then waits until the sentinel names the other node. */
   failover(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
@@ -101,7 +82,7 @@ export async function startRedisSentinel(master = 'mymaster'): Promise<RedisSent
     );
     children.push(spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' }));
     for (const port of [primary, replica, sentinel]) {
-      await until(`redis on ${port}`, () => listening(port), 10_000);
+      await waitForPort(port);
     }
     await until('the replica in sync', async () =>
       /master_link_status:up/.test(await cli(replica, 'info', 'replication')),

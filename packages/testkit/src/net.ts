@@ -1,3 +1,4 @@
+// Ports for the local servers the tests and the fault suite start (redis-server, pgbouncer...).
 import { connect, createServer } from 'node:net';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -12,18 +13,22 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Whether something accepts connections on 127.0.0.1:`port` right now. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts connections on 127.0.0.1:`port`. */
 export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (ok) return;
+    if (await isListening(port)) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
     await sleep(50);
   }
