@@ -18,80 +18,83 @@ const database = await createTestDatabase();
 const skipReason = (await unavailable('production', database)) ?? pgBouncerUnavailable();
 const POSTS = 40;
 
-describe.skipIf(skipReason)('behind PgBouncer (transaction pooling)', () => {
-  let bouncer: PgBouncer | undefined;
-  let system: System | undefined;
+describe.skipIf(skipReason)(
+  `behind PgBouncer (transaction pooling)${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let bouncer: PgBouncer | undefined;
+    let system: System | undefined;
 
-  beforeAll(async () => {
-    if (!database.url) throw new Error('no database');
-    // A pool smaller than the service's own: server connections are shared between clients.
-    bouncer = await startPgBouncer({
-      serverUrl: database.url,
-      poolMode: 'transaction',
-      poolSize: 5,
-    });
-    system = await startSystem({ mode: 'production', databaseUrl: bouncer.via(database.url) });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-      await bouncer?.close();
-    } finally {
-      await database.drop();
-    }
-  }, 60_000);
-
-  it(`${POSTS} posts to a real adapter and a scheduled one all publish once; an idempotent replay creates nothing`, async () => {
-    if (!system) throw new Error('no system');
-    const { api, tiktok } = system;
-    const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
-      platform: 'tiktok',
-      external_id: 'tt-pgbouncer',
-      display_name: 'pgbouncer',
-      access_token: 'token-pgbouncer',
-    });
-    expect(account.status).toBe(201);
-    const body = (index: number) => ({
-      content: `through the pooler ${index}`,
-      social_account_ids: [account.body.data.id],
-      media_urls: [system?.media.url(`pool-${index}.mp4`, 1024)],
-    });
-    const ids: string[] = [];
-    for (let index = 0; index < POSTS; index++) {
-      const created = await api.call<{ data: { id: string } }>('POST', '/posts', body(index), {
-        'idempotency-key': `pool-${index}`,
+    beforeAll(async () => {
+      if (!database.url) throw new Error('no database');
+      // A pool smaller than the service's own: server connections are shared between clients.
+      bouncer = await startPgBouncer({
+        serverUrl: database.url,
+        poolMode: 'transaction',
+        poolSize: 5,
       });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      ids.push(created.body.data.id);
-    }
-    const replay = await api.call<{ data: { id: string } }>('POST', '/posts', body(0), {
-      'idempotency-key': 'pool-0',
-    });
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body.data.id).toBe(ids[0]);
-    const scheduled = await api.call<{ data: { id: string } }>('POST', '/posts/schedule', {
-      ...body(POSTS),
-      scheduled_at: new Date(Date.now() + 2_000).toISOString(),
-    });
-    expect(scheduled.status).toBe(201);
-    ids.push(scheduled.body.data.id);
+      system = await startSystem({ mode: 'production', databaseUrl: bouncer.via(database.url) });
+    }, 60_000);
 
-    await waitFor(
-      'every post published',
-      async () => {
-        const listed = await api.call<{ data: Array<{ id: string; status: string }> }>(
-          'GET',
-          '/posts',
-        );
-        const mine = listed.body.data.filter((post) => ids.includes(post.id));
-        return mine.length === ids.length && mine.every((post) => post.status === 'published');
-      },
-      60_000,
-      250,
-    );
-    expect(tiktok.publishes).toHaveLength(POSTS + 1);
-    const errors = system.logs.filter((line) => line.level >= 50);
-    expect(errors.map((line) => line.msg)).toEqual([]);
-  }, 90_000);
-});
+    afterAll(async () => {
+      try {
+        await system?.close();
+        await bouncer?.close();
+      } finally {
+        await database.drop();
+      }
+    }, 60_000);
+
+    it(`${POSTS} posts to a real adapter and a scheduled one all publish once; an idempotent replay creates nothing`, async () => {
+      if (!system) throw new Error('no system');
+      const { api, tiktok } = system;
+      const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+        platform: 'tiktok',
+        external_id: 'tt-pgbouncer',
+        display_name: 'pgbouncer',
+        access_token: 'token-pgbouncer',
+      });
+      expect(account.status).toBe(201);
+      const body = (index: number) => ({
+        content: `through the pooler ${index}`,
+        social_account_ids: [account.body.data.id],
+        media_urls: [system?.media.url(`pool-${index}.mp4`, 1024)],
+      });
+      const ids: string[] = [];
+      for (let index = 0; index < POSTS; index++) {
+        const created = await api.call<{ data: { id: string } }>('POST', '/posts', body(index), {
+          'idempotency-key': `pool-${index}`,
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        ids.push(created.body.data.id);
+      }
+      const replay = await api.call<{ data: { id: string } }>('POST', '/posts', body(0), {
+        'idempotency-key': 'pool-0',
+      });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.data.id).toBe(ids[0]);
+      const scheduled = await api.call<{ data: { id: string } }>('POST', '/posts/schedule', {
+        ...body(POSTS),
+        scheduled_at: new Date(Date.now() + 2_000).toISOString(),
+      });
+      expect(scheduled.status).toBe(201);
+      ids.push(scheduled.body.data.id);
+
+      await waitFor(
+        'every post published',
+        async () => {
+          const listed = await api.call<{ data: Array<{ id: string; status: string }> }>(
+            'GET',
+            '/posts',
+          );
+          const mine = listed.body.data.filter((post) => ids.includes(post.id));
+          return mine.length === ids.length && mine.every((post) => post.status === 'published');
+        },
+        60_000,
+        250,
+      );
+      expect(tiktok.publishes).toHaveLength(POSTS + 1);
+      const errors = system.logs.filter((line) => line.level >= 50);
+      expect(errors.map((line) => line.msg)).toEqual([]);
+    }, 90_000);
+  },
+);

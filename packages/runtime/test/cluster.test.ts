@@ -15,64 +15,70 @@ import { seedAccount, testConfig, testLogger, waitFor } from './harness.ts';
 const database = await createTestDatabase();
 const log = testLogger('cluster');
 
-describe.skipIf(database.skipReason)('production mode on a Redis Cluster', () => {
-  let cluster: RedisCluster;
-  let api: Runtime;
-  let worker: Worker;
+describe.skipIf(database.skipReason)(
+  `production mode on a Redis Cluster${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
+  () => {
+    let cluster: RedisCluster;
+    let api: Runtime;
+    let worker: Worker;
 
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-    const config = testConfig({
-      DATABASE_URL: database.url,
-      REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(','),
-      QUEUE_PREFIX: 'sp-cluster-runtime',
-    });
-    api = await createRuntime(config, log.logger, { role: 'api' });
-    worker = await startWorker(await createRuntime(config, log.logger, { role: 'worker' }), config);
-  }, 60_000);
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await cluster?.close();
-    await database.drop();
-  }, 60_000);
-
-  it('publishes posts; the keys carry the hash tag and live on the cluster', async () => {
-    expect(api.queueKind).toBe('redis');
-    await waitFor('Redis health', () => api.checks.queue(), 10_000, 100);
-    expect(await api.rateLimitRedis?.ping()).toBe('PONG');
-    const seeded = await seedAccount(api.deps, ['twitter', 'linkedin']);
-    const ids: string[] = [];
-    for (let index = 0; index < 10; index++) {
-      const result = await createPost(
-        api.deps,
-        seeded.ctx,
-        { content: `on the cluster ${index}`, platforms: ['twitter', 'linkedin'] },
-        'now',
+    beforeAll(async () => {
+      cluster = await startRedisCluster();
+      const config = testConfig({
+        DATABASE_URL: database.url,
+        REDIS_CLUSTER_NODES: cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(','),
+        QUEUE_PREFIX: 'sp-cluster-runtime',
+      });
+      api = await createRuntime(config, log.logger, { role: 'api' });
+      worker = await startWorker(
+        await createRuntime(config, log.logger, { role: 'worker' }),
+        config,
       );
-      if (!result.ok) throw new Error(JSON.stringify(result.error));
-      ids.push(result.value.id);
-    }
-    await waitFor(
-      'every post published',
-      async () => {
-        const posts = await Promise.all(ids.map((id) => api.deps.repos.posts.findById(id)));
-        return posts.every((post) => post?.status === 'published');
-      },
-      30_000,
-      100,
-    );
-    const reader = new Cluster(cluster.nodes);
-    try {
-      await new Promise((resolve) => reader.once('ready', resolve));
-      // KEYS answers for one node: ask every master.
-      const keys = await Promise.all(
-        reader.nodes('master').map((node) => node.keys('{sp-cluster-runtime}:*')),
+    }, 60_000);
+
+    afterAll(async () => {
+      await worker?.stop();
+      await api?.close();
+      await cluster?.close();
+      await database.drop();
+    }, 60_000);
+
+    it('publishes posts; the keys carry the hash tag and live on the cluster', async () => {
+      expect(api.queueKind).toBe('redis');
+      await waitFor('Redis health', () => api.checks.queue(), 10_000, 100);
+      expect(await api.rateLimitRedis?.ping()).toBe('PONG');
+      const seeded = await seedAccount(api.deps, ['twitter', 'linkedin']);
+      const ids: string[] = [];
+      for (let index = 0; index < 10; index++) {
+        const result = await createPost(
+          api.deps,
+          seeded.ctx,
+          { content: `on the cluster ${index}`, platforms: ['twitter', 'linkedin'] },
+          'now',
+        );
+        if (!result.ok) throw new Error(JSON.stringify(result.error));
+        ids.push(result.value.id);
+      }
+      await waitFor(
+        'every post published',
+        async () => {
+          const posts = await Promise.all(ids.map((id) => api.deps.repos.posts.findById(id)));
+          return posts.every((post) => post?.status === 'published');
+        },
+        30_000,
+        100,
       );
-      expect(keys.flat().length).toBeGreaterThan(0);
-    } finally {
-      await reader.quit();
-    }
-  }, 60_000);
-});
+      const reader = new Cluster(cluster.nodes);
+      try {
+        await new Promise((resolve) => reader.once('ready', resolve));
+        // KEYS answers for one node: ask every master.
+        const keys = await Promise.all(
+          reader.nodes('master').map((node) => node.keys('{sp-cluster-runtime}:*')),
+        );
+        expect(keys.flat().length).toBeGreaterThan(0);
+      } finally {
+        await reader.quit();
+      }
+    }, 60_000);
+  },
+);
