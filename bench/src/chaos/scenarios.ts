@@ -7,7 +7,15 @@ import { spawn } from 'node:child_process';
 import { freePort, startTcpProxy, waitForPort } from '@social-publisher/testkit';
 import type { Backend } from '../lib/infra.ts';
 import { type Cluster, startCluster } from './cluster.ts';
-import { createPosts, missingWebhooks, setUp, type Tally, tally, waitForEnd } from './load.ts';
+import {
+  type Created,
+  createPosts,
+  missingWebhooks,
+  setUp,
+  type Tally,
+  tally,
+  waitForEnd,
+} from './load.ts';
 
 export interface Size {
   name: 'ci' | 'full';
@@ -89,6 +97,34 @@ async function finish(
 const allPublished = (t: Tally) =>
   t.published === t.posts ? [] : [`${t.posts - t.published} of ${t.posts} posts not published`];
 
+/**
+ * Steady creates for the size's duration on a one-worker cluster, `fault` run 2 s in (it ends
+ * the fault before returning), then the usual counts.
+ */
+async function underSteadyLoad(
+  name: string,
+  cluster: Cluster,
+  size: Size,
+  fault: () => Promise<void>,
+  extra?: (t: Tally, created: Created) => string[],
+): Promise<Result> {
+  const world = await setUp(cluster);
+  const begun = Date.now();
+  const load = createPosts(
+    cluster,
+    world,
+    `${name.split(' ')[0]}-${Date.now()}`,
+    size.ratePerSecond * size.loadSeconds,
+    size.ratePerSecond,
+  );
+  await sleep(2_000);
+  await fault();
+  const created = await load;
+  return finish(name, cluster, begun, created.accepted, created.statuses, (t) =>
+    extra ? extra(t, created) : allPublished(t),
+  );
+}
+
 /** 2 workers, killed with SIGKILL about once a second (and restarted) while posts publish. */
 export async function storm(backend: Backend, size: Size): Promise<Result> {
   const cluster = await startCluster({ ...clusterBase(backend), workers: 2, latencyMs: 400 });
@@ -129,37 +165,25 @@ export async function postgresDown(backend: Backend, size: Size): Promise<Result
     latencyMs: 50,
   });
   try {
-    const world = await setUp(cluster);
-    const begun = Date.now();
-    const load = createPosts(
-      cluster,
-      world,
-      `pg-${Date.now()}`,
-      size.ratePerSecond * size.loadSeconds,
-      size.ratePerSecond,
-    );
-    await sleep(2_000);
-    await proxy.cut();
-    await sleep(5_000);
-    await proxy.restore();
-    const created = await load;
-    const extra = (t: Tally) => {
-      const other = [...created.statuses.keys()].filter((s) => s !== 201 && s !== 503);
-      return [
-        ...allPublished(t),
-        ...(other.length > 0 ? [`answers other than 201/503: ${other.join(', ')}`] : []),
-        ...((created.statuses.get(503) ?? 0) === 0
-          ? ['no 503 during the outage: was it cut?']
-          : []),
-      ];
-    };
-    return await finish(
+    return await underSteadyLoad(
       'PostgreSQL down 5 s',
       cluster,
-      begun,
-      created.accepted,
-      created.statuses,
-      extra,
+      size,
+      async () => {
+        await proxy.cut();
+        await sleep(5_000);
+        await proxy.restore();
+      },
+      (t, created) => {
+        const other = [...created.statuses.keys()].filter((s) => s !== 201 && s !== 503);
+        return [
+          ...allPublished(t),
+          ...(other.length > 0 ? [`answers other than 201/503: ${other.join(', ')}`] : []),
+          ...((created.statuses.get(503) ?? 0) === 0
+            ? ['no 503 during the outage: was it cut?']
+            : []),
+        ];
+      },
     );
   } finally {
     await cluster.close();
@@ -187,29 +211,12 @@ export async function redisLost(backend: Backend, size: Size): Promise<Result> {
     latencyMs: 50,
   });
   try {
-    const world = await setUp(cluster);
-    const begun = Date.now();
-    const load = createPosts(
-      cluster,
-      world,
-      `redis-${Date.now()}`,
-      size.ratePerSecond * size.loadSeconds,
-      size.ratePerSecond,
-    );
-    await sleep(2_000);
-    redis.kill('SIGKILL');
-    await sleep(2_000);
-    redis = startRedis();
-    await waitForPort(port);
-    const created = await load;
-    return await finish(
-      'Redis lost, back empty',
-      cluster,
-      begun,
-      created.accepted,
-      created.statuses,
-      allPublished,
-    );
+    return await underSteadyLoad('Redis lost, back empty', cluster, size, async () => {
+      redis.kill('SIGKILL');
+      await sleep(2_000);
+      redis = startRedis();
+      await waitForPort(port);
+    });
   } finally {
     await cluster.close();
     redis.kill('SIGKILL');
@@ -220,28 +227,11 @@ export async function redisLost(backend: Backend, size: Size): Promise<Result> {
 export async function webhookReceiverDown(backend: Backend, size: Size): Promise<Result> {
   const cluster = await startCluster({ ...clusterBase(backend), workers: 1, latencyMs: 50 });
   try {
-    const world = await setUp(cluster);
-    const begun = Date.now();
-    const load = createPosts(
-      cluster,
-      world,
-      `hooks-${Date.now()}`,
-      size.ratePerSecond * size.loadSeconds,
-      size.ratePerSecond,
-    );
-    await sleep(2_000);
-    await cluster.receiver.down();
-    await sleep(4_000);
-    await cluster.receiver.up();
-    const created = await load;
-    return await finish(
-      'webhook receiver down 4 s',
-      cluster,
-      begun,
-      created.accepted,
-      created.statuses,
-      allPublished,
-    );
+    return await underSteadyLoad('webhook receiver down 4 s', cluster, size, async () => {
+      await cluster.receiver.down();
+      await sleep(4_000);
+      await cluster.receiver.up();
+    });
   } finally {
     await cluster.close();
   }
