@@ -8,7 +8,7 @@ import type {
 import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
-import { mediaKindOf } from '../shared/media.ts';
+import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { createFacebookApi } from './api.ts';
@@ -150,24 +150,7 @@ function linkOf(request: PublishRequest): string | undefined {
   return typeof link === 'string' && link !== '' ? link : undefined;
 }
 
-/** Registries are also built from partial settings (tests, tools): fall back to the defaults. */
-
 /** Facebook checks beyond the shared rules: one video, or up to 10 photos, not both. */
 export function validateFacebook(draft: PostDraft): Problem[] {
-  const kinds = draft.mediaUrls.map(mediaKindOf);
-  const photos = kinds.filter((kind) => kind === 'photo').length;
-  const videos = kinds.length - photos;
-  if (photos > 0 && videos > 0) {
-    return [{ field: 'media_urls', message: 'facebook cannot mix photos and videos in one post' }];
-  }
-  if (videos > 1) return [{ field: 'media_urls', message: 'facebook takes one video per post' }];
-  if (photos > FACEBOOK_MAX_PHOTOS) {
-    return [
-      {
-        field: 'media_urls',
-        message: `facebook takes at most ${FACEBOOK_MAX_PHOTOS} photos per post`,
-      },
-    ];
-  }
-  return [];
+  return oneVideoOrPhotos('facebook', draft.mediaUrls, FACEBOOK_MAX_PHOTOS);
 }

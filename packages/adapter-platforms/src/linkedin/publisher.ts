@@ -9,7 +9,7 @@ import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../config.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
-import { mediaKindOf } from '../shared/media.ts';
+import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -312,20 +312,5 @@ function readVideo(value: unknown): VideoProgress | null {
  * of media, one video, 1 to 20 images (2+ make a multi-image post).
  */
 export function validateLinkedin(draft: PostDraft): Problem[] {
-  const kinds = draft.mediaUrls.map(mediaKindOf);
-  const photos = kinds.filter((kind) => kind === 'photo').length;
-  const videos = kinds.length - photos;
-  if (photos > 0 && videos > 0) {
-    return [{ field: 'media_urls', message: 'linkedin cannot mix photos and videos in one post' }];
-  }
-  if (videos > 1) return [{ field: 'media_urls', message: 'linkedin takes one video per post' }];
-  if (photos > LINKEDIN_MAX_IMAGES) {
-    return [
-      {
-        field: 'media_urls',
-        message: `linkedin takes at most ${LINKEDIN_MAX_IMAGES} photos per post`,
-      },
-    ];
-  }
-  return [];
+  return oneVideoOrPhotos('linkedin', draft.mediaUrls, LINKEDIN_MAX_IMAGES);
 }

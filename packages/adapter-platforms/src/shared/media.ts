@@ -1,4 +1,4 @@
-import { classifyMedia } from '@social-publisher/domain';
+import { classifyMedia, type Problem } from '@social-publisher/domain';
 
 export type MediaKind = 'video' | 'photo';
 
@@ -20,3 +20,22 @@ export const truncateCodePoints = (text: string, max: number): string => {
 
 /** The first line of the content, trimmed. */
 export const firstLine = (content: string): string => (content.split(/\r?\n/)[0] ?? '').trim();
+
+/**
+ * The media rule most platforms share beyond the common ones: one video, or up to `maxPhotos`
+ * photos, never both in one post.
+ */
+export function oneVideoOrPhotos(
+  platform: string,
+  mediaUrls: readonly string[],
+  maxPhotos: number,
+): Problem[] {
+  const kinds = mediaUrls.map(mediaKindOf);
+  const photos = kinds.filter((kind) => kind === 'photo').length;
+  const videos = kinds.length - photos;
+  const problem = (message: string) => [{ field: 'media_urls', message: `${platform} ${message}` }];
+  if (photos > 0 && videos > 0) return problem('cannot mix photos and videos in one post');
+  if (videos > 1) return problem('takes one video per post');
+  if (photos > maxPhotos) return problem(`takes at most ${maxPhotos} photos per post`);
+  return [];
+}
