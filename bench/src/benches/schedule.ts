@@ -72,14 +72,14 @@ const BULK_CAP_MS = 30_000;
 function recordStarts(deps: CoreDeps, hooks: Session['hooks']): Map<string, number> {
   const starts = new Map<string, number>();
   const posts = deps.repos.posts;
-  const claimTargets = posts.claimTargets.bind(posts);
-  posts.claimTargets = async (postId, leaseExpiresAt, now, allowExpiredLease) => {
-    const claims = await claimTargets(postId, leaseExpiresAt, now, allowExpiredLease);
-    if (claims.length > 0 && !starts.has(postId)) {
+  const startPublish = posts.startPublish.bind(posts);
+  posts.startPublish = async (postId, request) => {
+    const start = await startPublish(postId, request);
+    if (start && start.claims.length > 0 && !starts.has(postId)) {
       starts.set(postId, nowMs());
       hooks.onStart?.();
     }
-    return claims;
+    return start;
   };
   return starts;
 }
@@ -130,9 +130,9 @@ async function insertBulk(config: Config, seeded: SeededUser, dueAt: Date, count
       FROM generate_series(1, ${count}) AS n
       RETURNING id`.execute(handle.db);
     await sql`
-      INSERT INTO post_targets (id, post_id, position, platform, social_account_id, status,
-                                attempts, updated_at)
-      SELECT gen_random_uuid(), p.id, 0, 'twitter', ${connection}, 'pending', 0, now()
+      INSERT INTO post_targets (id, post_id, position, platform, social_account_id, sandbox,
+                                status, attempts, updated_at)
+      SELECT gen_random_uuid(), p.id, 0, 'twitter', ${connection}, true, 'pending', 0, now()
       FROM posts p
       WHERE p.created_by = ${seeded.userId} AND p.scheduled_at = ${dueAt}`.execute(handle.db);
     await sql`ANALYZE posts`.execute(handle.db);

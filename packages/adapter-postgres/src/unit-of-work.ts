@@ -60,7 +60,9 @@ export interface Storage {
  */
 export function createStorage(db: Kysely<Database>): Storage {
   const scope = new AsyncLocalStorage<TransactionScope>();
-  const repos = createRepositories(db.withPlugin(new OutsideTransactionGuard(scope)));
+  const repos = createRepositories(db.withPlugin(new OutsideTransactionGuard(scope)), {
+    batch: true,
+  });
   const uow: UnitOfWork = {
     async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
       const current = scope.getStore();

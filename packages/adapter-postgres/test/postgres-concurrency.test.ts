@@ -136,7 +136,7 @@ if (database.skipReason !== undefined) {
       expect(after.every((target) => target.attempts === 2)).toBe(true);
     }, 120_000);
 
-    it(`${CLAIMERS} parallel claimTargets on the same posts: each target claimed exactly once`, async () => {
+    it(`${CLAIMERS} parallel startPublish on the same posts, each sharing statements between its calls: each target claimed exactly once`, async () => {
       const ids = await seedTargets();
       const { db } = handle();
       const postIds = [
@@ -150,17 +150,17 @@ if (database.skipReason !== undefined) {
       const race = (at: Date) =>
         Promise.all(
           workers.map(async (worker) => {
-            const mine: string[] = [];
-            for (const postId of shuffled(postIds)) {
-              const claims = await worker.handle.repos.posts.claimTargets(
-                postId,
-                plus(at, LEASE_MS),
-                at,
-                true,
-              );
-              mine.push(...claims.map((claim) => claim.target.id));
-            }
-            return mine;
+            // All at once: the repository folds them into shared statements.
+            const starts = await Promise.all(
+              shuffled(postIds).map((postId) =>
+                worker.handle.repos.posts.startPublish(postId, {
+                  now: at,
+                  startBefore: at,
+                  leaseExpiresAt: plus(at, LEASE_MS),
+                }),
+              ),
+            );
+            return starts.flatMap((start) => start?.claims ?? []).map((claim) => claim.target.id);
           }),
         );
       const claimed = (await race(now)).flat();

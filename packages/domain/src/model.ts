@@ -119,6 +119,8 @@ export const TERMINAL_POST_STATUSES: readonly PostStatus[] = [
   'failed',
   'cancelled',
 ];
+/** The statuses a publish run starts from (`PostRepository.startPublish`). */
+export const STARTABLE_POST_STATUSES: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
 export const TARGET_STATUSES = [
   'pending',

@@ -202,7 +202,13 @@ describe('memory repositories', () => {
     await memoryStorageTesting(deps.store).setConnectionStatus('missing', 'expired', now);
     await deps.repos.posts.saveResumeState('missing', {}, now, now);
     await deps.repos.posts.releaseTarget('missing', null, now);
-    expect(await deps.repos.posts.claimTargets('missing', now, now, true)).toEqual([]);
+    expect(
+      await deps.repos.posts.startPublish('missing', {
+        now,
+        startBefore: now,
+        leaseExpiresAt: now,
+      }),
+    ).toBeNull();
     expect(await deps.repos.socialAccounts.markExpired('missing', now)).toBe(false);
     expect(await deps.repos.posts.renewLease('missing', now, now)).toBe(false);
     await expect(

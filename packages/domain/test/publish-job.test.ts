@@ -328,8 +328,8 @@ describe('processPublishJob: resume', () => {
     const target = post.targets[0];
     if (!target) throw new Error('no target');
     const now = deps.clock.now();
-    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() + 60_000), now, false);
-    await deps.repos.posts.transitionStatus(post.id, ['queued'], 'publishing', now);
+    const lease = new Date(now.getTime() + 60_000);
+    await deps.repos.posts.startPublish(post.id, { now, startBefore: now, leaseExpiresAt: lease });
     deps.clock.advance(10_000);
     expect(await processPublishJob(deps, post.id, jobCtx())).toEqual({
       kind: 'retry',
@@ -348,8 +348,15 @@ describe('processPublishJob: resume', () => {
     const target = post.targets[0];
     if (!target) throw new Error('no target');
     const now = deps.clock.now();
-    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() - 1), now, false);
-    deps.repos.posts.claimTargets = async () => [];
+    const lease = new Date(now.getTime() - 1);
+    await deps.repos.posts.startPublish(post.id, { now, startBefore: now, leaseExpiresAt: lease });
+    // Another worker takes the run-out lease first: this run starts with no claims.
+    deps.repos.posts.startPublish = async (id) => {
+      const current = await deps.repos.posts.findById(id);
+      return (
+        current && { post: current, started: true, previousStatus: current.status, claims: [] }
+      );
+    };
     expect(await processPublishJob(deps, post.id, jobCtx())).toMatchObject({
       kind: 'retry',
       delayMs: 100,
@@ -469,12 +476,13 @@ describe('processPublishJob: job lifecycle', () => {
     expect(deps.platforms.allCalls()).toEqual([]);
   });
 
-  it('a cancel winning the race between read and transition leaves the post alone', async () => {
+  it('a cancel landing just before the start leaves the post alone', async () => {
     const { deps, post } = await setup(['tiktok']);
-    const transition = deps.repos.posts.transitionStatus;
-    deps.repos.posts.transitionStatus = async (id, from, to, at) => {
-      await transition(id, ['queued'], 'cancelled', at);
-      return transition(id, from, to, at);
+    const { posts } = deps.repos;
+    const start = posts.startPublish.bind(posts);
+    posts.startPublish = async (id, request) => {
+      await posts.transitionStatus(id, ['queued'], 'cancelled', request.now);
+      return start(id, request);
     };
     expect(await processPublishJob(deps, post.id, jobCtx())).toEqual({ kind: 'done' });
     expect(deps.platforms.allCalls()).toEqual([]);

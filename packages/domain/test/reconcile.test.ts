@@ -52,8 +52,8 @@ describe('reconcile', () => {
       await createPost(deps, alice.ctx, { platforms: ['twitter', 'linkedin'] }, 'now'),
     );
     const now = deps.clock.now();
-    await deps.repos.posts.transitionStatus(post.id, ['queued'], 'publishing', now);
-    await deps.repos.posts.claimTargets(post.id, new Date(now.getTime() + 1000), now, false);
+    const lease = new Date(now.getTime() + 1000);
+    await deps.repos.posts.startPublish(post.id, { now, startBefore: now, leaseExpiresAt: lease });
     deps.clock.advance(5_000);
     deps.queue.enqueued.length = 0;
     const report = await reconcile(deps);

@@ -10,13 +10,19 @@ import { createPostRepository } from './posts.ts';
 import { createSocialAccountRepository } from './social-accounts.ts';
 import { createWebhookRepository } from './webhooks.ts';
 
-/** Every storage port bound to one Kysely instance (the pool, or a transaction). */
-export function createRepositories(db: Kysely<Database>): Repositories {
+/**
+ * Every storage port bound to one Kysely instance (the pool, or a transaction). `batch`: the
+ * hot publish-run statements are shared between concurrent callers (the pool only).
+ */
+export function createRepositories(
+  db: Kysely<Database>,
+  options: { batch: boolean } = { batch: false },
+): Repositories {
   return {
     accounts: createAccountRepository(db),
     apiKeys: createApiKeyRepository(db),
     socialAccounts: createSocialAccountRepository(db),
-    posts: createPostRepository(db),
+    posts: createPostRepository(db, options),
     webhooks: createWebhookRepository(db),
     deliveries: createDeliveryRepository(db),
     idempotency: createIdempotencyRepository(db),

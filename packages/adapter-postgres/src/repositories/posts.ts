@@ -6,11 +6,17 @@ import type {
   PostTarget,
   PostWithTargets,
   ResumeState,
-  TargetCompletion,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
+import { createBatcher } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, targetColumns } from './columns.ts';
+import {
+  type CompleteInput,
+  completeTargetsMany,
+  type StartInput,
+  startPublishMany,
+} from './publish-run.ts';
 
 const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
@@ -40,7 +46,40 @@ function postFromJoinedRows(rows: ReadonlyArray<Record<string, unknown>>): PostW
   return { ...(post as unknown as Post), targets };
 }
 
-export function createPostRepository(db: Kysely<Database>): PostRepository {
+export interface PostRepositoryOptions {
+  /**
+   * Share the publish-run statements between calls made in the same turn of the event loop
+   * (the pool's repositories). Off inside a transaction, whose calls must stay in it.
+   */
+  batch: boolean;
+}
+
+/** Up to this many posts (targets) in one shared statement. */
+const BATCH_MAX = 64;
+
+export function createPostRepository(
+  db: Kysely<Database>,
+  options: PostRepositoryOptions = { batch: false },
+): PostRepository {
+  const one =
+    <I, R>(run: (db: Kysely<Database>, inputs: I[]) => Promise<R[]>) =>
+    async (input: I): Promise<R> =>
+      (await run(db, [input]))[0] as R;
+  const start = options.batch
+    ? createBatcher({
+        keyOf: (input: StartInput) => input.postId,
+        maxSize: BATCH_MAX,
+        run: (inputs) => startPublishMany(db, inputs),
+      })
+    : one(startPublishMany);
+  const complete = options.batch
+    ? createBatcher({
+        keyOf: (input: CompleteInput) => input.targetId,
+        maxSize: BATCH_MAX,
+        run: (inputs) => completeTargetsMany(db, inputs),
+      })
+    : one(completeTargetsMany);
+
   /** Targets of the given posts in one query, grouped by post in their stored order. */
   async function attachTargets(posts: Post[]): Promise<PostWithTargets[]> {
     const withTargets = posts as PostWithTargets[];
@@ -160,49 +199,8 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
       return result.numUpdatedRows > 0n;
     },
 
-    /**
-     * One statement. The claimable rows are locked first (FOR UPDATE SKIP LOCKED: a row another
-     * claimer is updating is skipped, a row it already claimed no longer matches once it is
-     * re-checked), so of concurrent claimers each target goes to exactly one. `takenOver` comes
-     * from the status the row had before this update.
-     */
-    async claimTargets(postId, leaseExpiresAt, now, allowExpiredLease) {
-      const rows = await db
-        .updateTable('post_targets')
-        .from((eb) =>
-          eb
-            .selectFrom('post_targets as c')
-            .select(['c.id as claimed_id', 'c.status as previous_status'])
-            .where('c.post_id', '=', postId)
-            .where((w) =>
-              allowExpiredLease
-                ? w.or([
-                    w('c.status', '=', 'pending'),
-                    w.and([w('c.status', '=', 'publishing'), w('c.lease_expires_at', '<=', now)]),
-                  ])
-                : w('c.status', '=', 'pending'),
-            )
-            .forUpdate()
-            .skipLocked()
-            .as('claimable'),
-        )
-        .set((eb) => ({
-          status: 'publishing',
-          attempts: eb('post_targets.attempts', '+', 1),
-          lease_expires_at: leaseExpiresAt,
-          updated_at: now,
-        }))
-        .whereRef('post_targets.id', '=', 'claimable.claimed_id')
-        .returning(targetColumns)
-        .returning(['post_targets.position as position', 'claimable.previous_status as previous'])
-        .execute();
-      return rows
-        .sort((a, b) => a.position - b.position)
-        .map(({ position: _position, previous, ...target }) => ({
-          target,
-          takenOver: previous === 'publishing',
-        }));
-    },
+    /** One statement for this call and the others of the same moment (publish-run.ts). */
+    startPublish: (postId, request) => start({ postId, request }),
 
     async renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean> {
       const result = await db
@@ -253,32 +251,8 @@ export function createPostRepository(db: Kysely<Database>): PostRepository {
         .execute();
     },
 
-    async completeTarget(targetId: string, completion: TargetCompletion): Promise<boolean> {
-      const values =
-        completion.status === 'published'
-          ? {
-              status: 'published' as const,
-              platform_post_id: completion.platformPostId,
-              platform_url: completion.platformUrl,
-              published_at: completion.at,
-              error_code: null,
-              error_message: null,
-              retryable: null,
-            }
-          : {
-              status: 'failed' as const,
-              error_code: completion.errorCode,
-              error_message: completion.errorMessage,
-              retryable: completion.retryable,
-            };
-      const result = await db
-        .updateTable('post_targets')
-        .set({ ...values, lease_expires_at: null, updated_at: completion.at })
-        .where('id', '=', targetId)
-        .where('status', '=', 'publishing')
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
+    /** One statement for this call and the others of the same moment (publish-run.ts). */
+    completeTarget: (targetId, completion) => complete({ targetId, completion }),
 
     async cancelPendingTargets(postId: string, at: Date): Promise<void> {
       await db

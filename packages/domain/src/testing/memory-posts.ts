@@ -1,4 +1,9 @@
-import type { Post, PostTarget, PostWithTargets } from '../model.ts';
+import {
+  type Post,
+  type PostTarget,
+  type PostWithTargets,
+  STARTABLE_POST_STATUSES,
+} from '../model.ts';
 import type { PostRepository } from '../ports/index.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
 
@@ -84,13 +89,22 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       post.updatedAt = new Date(at);
       return true;
     },
-    async claimTargets(postId, leaseExpiresAt, now, allowExpiredLease) {
+    async startPublish(postId, { now, startBefore, leaseExpiresAt }) {
+      const post = posts().get(postId);
+      if (!post) return null;
+      const previousStatus = post.status;
+      const due = post.scheduledAt === null || post.scheduledAt.getTime() <= startBefore.getTime();
+      const started = STARTABLE_POST_STATUSES.includes(post.status) && due;
       const claims: Array<{ target: PostTarget; takenOver: boolean }> = [];
-      for (const target of targetsOf(postId)) {
-        const claimed = claim(target, leaseExpiresAt, now, allowExpiredLease);
-        if (claimed) claims.push(copy(claimed));
+      if (started) {
+        post.status = 'publishing';
+        post.updatedAt = new Date(now);
+        for (const target of targetsOf(postId)) {
+          const claimed = claim(target, leaseExpiresAt, now, true);
+          if (claimed) claims.push(copy(claimed));
+        }
       }
-      return claims;
+      return { post: withTargets(post), started, previousStatus, claims };
     },
     async renewLease(targetId, leaseExpiresAt, at) {
       const target = targets().get(targetId);
@@ -119,7 +133,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     },
     async completeTarget(targetId, completion) {
       const target = targets().get(targetId);
-      if (target?.status !== 'publishing') return false;
+      if (target?.status !== 'publishing') return null;
       target.status = completion.status;
       target.leaseExpiresAt = null;
       target.updatedAt = new Date(completion.at);
@@ -135,7 +149,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
         target.errorMessage = completion.errorMessage;
         target.retryable = completion.retryable;
       }
-      return true;
+      return copy(target);
     },
     async cancelPendingTargets(postId, at) {
       for (const target of targets().values()) {

@@ -14,7 +14,7 @@ export interface StorageTesting {
   /**
    * Claims ONE target (`pending` -> `publishing`, attempts + 1, lease set; or, when
    * `allowExpiredLease`, a `publishing` target whose lease has run out): the per-target form of
-   * `PostRepository.claimTargets`. Of concurrent claimers exactly one wins. Returns the claimed
+   * the claim in `PostRepository.startPublish`. Of concurrent claimers exactly one wins. Returns the claimed
    * target, or null. Production always claims a post's targets together.
    */
   claimTarget(

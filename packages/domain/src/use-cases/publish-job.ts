@@ -4,6 +4,7 @@ import {
   type PostWithTargets,
   type SocialAccount,
   TERMINAL_POST_STATUSES,
+  TERMINAL_TARGET_STATUSES,
 } from '../model.ts';
 import type { JobContext, JobResult, TargetClaim } from '../ports/index.ts';
 import { DONE, exponentialBackoff, retryAfter, waitFor } from './backoff.ts';
@@ -19,27 +20,19 @@ const leaseExpired = (target: PostTarget, now: Date): boolean =>
   target.leaseExpiresAt === null || target.leaseExpiresAt.getTime() <= now.getTime();
 
 /**
- * Claims what this run may work on: pending targets, and stalled ones whose lease ran out,
- * all in one statement (skipped when the post, as read, has nothing claimable).
+ * The connections of the claimed targets, loaded once for the whole run. Sandbox targets never
+ * use theirs (what was promised at creation holds), so a sandbox-only run loads none.
  */
-async function claimTargets(deps: CoreDeps, post: PostWithTargets): Promise<TargetClaim[]> {
-  const now = deps.clock.now();
-  const claimable = post.targets.some(
-    (target) =>
-      target.status === 'pending' || (target.status === 'publishing' && leaseExpired(target, now)),
-  );
-  if (!claimable) return [];
-  const lease = new Date(now.getTime() + deps.settings.targetLeaseMs);
-  return deps.repos.posts.claimTargets(post.id, lease, now, true);
-}
-
-/** The connections of the claimed targets, loaded once for the whole run. */
 async function connectionsOf(
   deps: CoreDeps,
   claims: TargetClaim[],
 ): Promise<Map<string, SocialAccount>> {
-  if (claims.length === 0) return new Map();
-  const ids = [...new Set(claims.map(({ target }) => target.socialAccountId))];
+  const ids = [
+    ...new Set(
+      claims.filter(({ target }) => !target.sandbox).map(({ target }) => target.socialAccountId),
+    ),
+  ];
+  if (ids.length === 0) return new Map();
   const found = await deps.repos.socialAccounts.findByIds(ids);
   return new Map(found.map((connection) => [connection.id, connection]));
 }
@@ -92,6 +85,23 @@ async function afterRun(
 }
 
 /**
+ * The post after this run without reading it again, when the run knows every target's state:
+ * each was terminal at the start or recorded terminal by this run. null: read it.
+ */
+function knownAfterRun(post: PostWithTargets, runs: TargetRun[]): PostWithTargets | null {
+  const recorded = new Map<string, PostTarget>();
+  for (const run of runs)
+    if (run.kind === 'settled' && run.recorded) recorded.set(run.recorded.id, run.recorded);
+  const targets: PostTarget[] = [];
+  for (const target of post.targets) {
+    const now = recorded.get(target.id) ?? target;
+    if (!TERMINAL_TARGET_STATUSES.includes(now.status)) return null;
+    targets.push(now);
+  }
+  return { ...post, targets };
+}
+
+/**
  * The publish job of one post (job id = post id). Safe to run any number of times, by any
  * number of workers: target claims guarantee that a published target is never published again.
  */
@@ -100,24 +110,27 @@ export async function processPublishJob(
   postId: string,
   job: JobContext,
 ): Promise<JobResult> {
+  if (job.signal.aborted) return retryAfter(0, 'worker shutting down');
   const { posts } = deps.repos;
-  const post = await posts.findById(postId);
-  if (!post || TERMINAL_POST_STATUSES.includes(post.status)) return DONE;
   const now = deps.clock.now();
-  if (post.scheduledAt && post.scheduledAt.getTime() > now.getTime() + EARLY_TOLERANCE_MS) {
+  // One statement: the post moves to publishing and its targets are claimed, unless it is
+  // finished, cancelled (a cancel that won the race leaves the post alone) or not yet due.
+  const start = await posts.startPublish(postId, {
+    now,
+    startBefore: new Date(now.getTime() + EARLY_TOLERANCE_MS),
+    leaseExpiresAt: new Date(now.getTime() + deps.settings.targetLeaseMs),
+  });
+  if (!start) return DONE;
+  const { post, claims } = start;
+  if (!start.started) {
+    if (TERMINAL_POST_STATUSES.includes(post.status) || post.scheduledAt === null) return DONE;
     return retryAfter(post.scheduledAt.getTime() - now.getTime(), 'scheduled for later');
   }
-  if (job.signal.aborted) return retryAfter(0, 'worker shutting down');
-  // Conditional: a cancel that won the race leaves the post alone.
-  const startable = ['scheduled', 'queued', 'publishing'] as const;
-  if (!(await posts.transitionStatus(post.id, startable, 'publishing', now))) return DONE;
-  if (post.status !== 'publishing') {
+  if (start.previousStatus !== 'publishing') {
     deps.metrics?.publishStarted(now.getTime() - (post.scheduledAt ?? post.createdAt).getTime());
   }
-  const claims = await claimTargets(deps, post);
   const connections = await connectionsOf(deps, claims);
-  const { targets: _targets, ...plainPost } = post;
-  const publishing = { ...plainPost, status: 'publishing' as const };
+  const { targets: _targets, ...publishing } = post;
   const runs = await Promise.all(
     claims.map(({ target, takenOver }) =>
       publishClaimedTarget(
@@ -130,7 +143,7 @@ export async function processPublishJob(
       ),
     ),
   );
-  const current = await posts.findById(post.id);
+  const current = knownAfterRun(post, runs) ?? (await posts.findById(post.id));
   if (current?.status !== 'publishing') return DONE;
   return afterRun(deps, current, runs, job);
 }

@@ -186,10 +186,14 @@ async function runTarget(
 }
 
 /**
- * What became of a claimed target in this run: settled (or no longer ours), handed back for a
+ * What became of a claimed target in this run: settled (`recorded`: the target as this run
+ * stored its terminal result; null when the result was not ours to record), handed back for a
  * retry that spends an attempt, or handed back to wait until the platform's named time.
  */
-export type TargetRun = { kind: 'settled' } | { kind: 'retry' } | { kind: 'wait'; until: Date };
+export type TargetRun =
+  | { kind: 'settled'; recorded: PostTarget | null }
+  | { kind: 'retry' }
+  | { kind: 'wait'; until: Date };
 
 /**
  * A platform's "slow down" as this job may honour it: a wait until the time it named, or, when
@@ -241,52 +245,53 @@ async function recordOutcome(
   const fail = (errorCode: string, errorMessage: string, retryable: boolean) =>
     posts.completeTarget(target.id, { status: 'failed', errorCode, errorMessage, retryable, at });
 
-  let applied = true;
-  let result: TargetRun = { kind: 'settled' };
+  let recorded: PostTarget | null = null;
+  let handedBack = false;
   if (outcome.kind === 'published') {
     // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
     const { platformPostId, platformUrl } = outcome;
-    applied = await posts.completeTarget(target.id, {
+    recorded = await posts.completeTarget(target.id, {
       status: 'published',
       platformPostId,
       platformUrl,
       at,
     });
   } else if (run.leaseLost) {
-    // The target belongs to another worker now; touching it would break that worker's claim.
-    applied = false;
+    // The target belongs to another worker now; touching it would break that worker's claim:
+    // nothing is recorded (warned below).
+    recorded = null;
   } else if (outcome.kind === 'connection_expired') {
     if (connection) await expireConnection(deps, connection, outcome.message);
-    applied = await fail('connection_expired', outcome.message, false);
+    recorded = await fail('connection_expired', outcome.message, false);
   } else if (outcome.kind === 'failed' && !outcome.retryable) {
-    applied = await fail(outcome.code, outcome.message, false);
+    recorded = await fail(outcome.code, outcome.message, false);
   } else if (job.signal.aborted) {
     // Shutting down: hand the target back; the job's next run resumes it.
     await posts.releaseTarget(target.id, null, at);
-    result = { kind: 'retry' };
+    handedBack = true;
   } else if (job.attempt >= job.maxAttempts) {
     const message = `${outcome.message} (gave up after ${job.attempt} attempts)`;
-    applied = await fail(outcome.code, message, true);
+    recorded = await fail(outcome.code, message, true);
   } else {
     const error = { errorCode: outcome.code, errorMessage: outcome.message };
     await posts.releaseTarget(target.id, error, at);
-    result = { kind: 'retry' };
+    handedBack = true;
   }
-  if (applied && result.kind === 'settled') {
+  if (handedBack) return { kind: 'retry' };
+  if (recorded !== null) {
     if (outcome.kind === 'published') {
       deps.metrics?.targetFinished(target.platform, 'published', null);
     } else {
       const code = 'code' in outcome ? outcome.code : 'connection_expired';
       deps.metrics?.targetFinished(target.platform, 'failed', code);
     }
-  }
-  if (!applied) {
+  } else {
     deps.logger.warn(
       { targetId: target.id, outcome: outcome.kind, leaseLost: run.leaseLost },
       'publish outcome not recorded: the target was no longer held by this job',
     );
   }
-  return result;
+  return { kind: 'settled', recorded };
 }
 
 /**

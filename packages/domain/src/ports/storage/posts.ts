@@ -19,10 +19,34 @@ export interface PostTransition {
   at: Date;
 }
 
-/** A target claimed by `claimTargets`; `takenOver` when it was `publishing` under a run-out lease. */
+/** A target claimed by `startPublish`; `takenOver` when it was `publishing` under a run-out lease. */
 export interface TargetClaim {
   target: PostTarget;
   takenOver: boolean;
+}
+
+/** What a publish run asks of `startPublish`. */
+export interface PublishStartRequest {
+  now: Date;
+  /** The post starts only when it is not scheduled after this (clock-skew tolerance). */
+  startBefore: Date;
+  /** Lease of the claimed targets. */
+  leaseExpiresAt: Date;
+}
+
+/** What `startPublish` did to one post. */
+export interface PublishStart {
+  /**
+   * The post after the call, targets in stored order: `publishing` (updatedAt = now) when it
+   * started, as stored otherwise; claimed targets as claimed, the others as stored.
+   */
+  post: PostWithTargets;
+  /** The post moved to (or stayed in) `publishing` by this call, and its targets were claimed. */
+  started: boolean;
+  /** The post's status before the call (`publishing` again: a resumed run). */
+  previousStatus: PostStatus;
+  /** The targets this call claimed, in stored order. */
+  claims: TargetClaim[];
 }
 
 /** One page of `PostRepository.listByCreator`: `before` is the last post of the previous page. */
@@ -53,17 +77,14 @@ export interface PostRepository {
     at: Date,
   ): Promise<boolean>;
   /**
-   * Claims every claimable target of the post at once, in one statement: `pending` ->
-   * `publishing` (attempts + 1, lease set), or, when `allowExpiredLease`, also a `publishing`
-   * target whose lease has run out. Each target is claimed by exactly one of any number of
-   * concurrent callers. Returns the claimed targets in their stored order.
+   * The start of a publish run, as one atomic statement: when the post's status is one of
+   * STARTABLE_POST_STATUSES and it is not scheduled after `startBefore`, it moves to
+   * `publishing` and every claimable target is claimed: `pending` -> `publishing` (attempts +
+   * 1, lease set), and a `publishing` target whose lease has run out (taken over). Each target
+   * is claimed by exactly one of any number of concurrent callers; a post cancelled at the same
+   * moment is either started or cancelled, never both. null when the post does not exist.
    */
-  claimTargets(
-    postId: string,
-    leaseExpiresAt: Date,
-    now: Date,
-    allowExpiredLease: boolean,
-  ): Promise<TargetClaim[]>;
+  startPublish(postId: string, request: PublishStartRequest): Promise<PublishStart | null>;
   /** Extends the lease of a target this worker holds; false if it is no longer `publishing`. */
   renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean>;
   /** Stores platform intermediate ids (and extends the lease) before the publisher waits. */
@@ -79,8 +100,11 @@ export interface PostRepository {
     error: { errorCode: string; errorMessage: string } | null,
     at: Date,
   ): Promise<void>;
-  /** Records a terminal result of a `publishing` target. Returns false if it was not publishing. */
-  completeTarget(targetId: string, completion: TargetCompletion): Promise<boolean>;
+  /**
+   * Records a terminal result of a `publishing` target. Returns the target as stored after it,
+   * or null (nothing changed) when it was not `publishing`.
+   */
+  completeTarget(targetId: string, completion: TargetCompletion): Promise<PostTarget | null>;
   /** Marks every `pending` target of the post `cancelled`. */
   cancelPendingTargets(postId: string, at: Date): Promise<void>;
   /**

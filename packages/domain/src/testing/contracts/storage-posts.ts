@@ -335,39 +335,79 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
       });
     });
 
-    describe('claimTargets', () => {
-      it('claims every pending target of the post in stored order, none twice', async () => {
+    describe('startPublish', () => {
+      const startAt = (now: Date, lease = plus(now, LEASE_MS)) => ({
+        now,
+        startBefore: now,
+        leaseExpiresAt: lease,
+      });
+
+      it('moves the post to publishing and claims every pending target in stored order', async () => {
         const post = await seedPost(storage().repos, {
           platforms: ['tiktok', 'youtube', 'instagram'],
         });
         const other = await seedPost(storage().repos);
         const now = nextTime();
         const lease = plus(now, LEASE_MS);
-        const claims = await posts().claimTargets(post.id, lease, now, false);
-        expect(claims).toEqual(
-          post.targets.map((target) => ({
-            target: {
-              ...target,
-              status: 'publishing',
-              attempts: 1,
-              leaseExpiresAt: lease,
-              updatedAt: now,
-            },
-            takenOver: false,
-          })),
-        );
-        expect((await posts().findById(post.id))?.targets).toEqual(claims.map((c) => c.target));
-        expect(await posts().claimTargets(post.id, lease, now, true)).toEqual([]);
+        const start = await posts().startPublish(post.id, startAt(now, lease));
+        const claimed = post.targets.map((target) => ({
+          ...target,
+          status: 'publishing' as const,
+          attempts: 1,
+          leaseExpiresAt: lease,
+          updatedAt: now,
+        }));
+        expect(start).toEqual({
+          post: { ...post, status: 'publishing', updatedAt: now, targets: claimed },
+          started: true,
+          previousStatus: 'queued',
+          claims: claimed.map((target) => ({ target, takenOver: false })),
+        });
+        expect(await posts().findById(post.id)).toEqual(start?.post);
+        const again = await posts().startPublish(post.id, startAt(now, lease));
+        expect(again).toMatchObject({ started: true, previousStatus: 'publishing', claims: [] });
+        expect(again?.post).toEqual(start?.post);
         expect((await posts().findById(other.id))?.targets[0]?.status).toBe('pending');
-        expect(await posts().claimTargets(newId(), lease, now, true)).toEqual([]);
+        expect(await posts().startPublish(newId(), startAt(now))).toBeNull();
       });
 
-      it('takes over run-out leases only when allowed, and skips finished targets', async () => {
+      it('leaves a post scheduled after startBefore, or finished, as it is', async () => {
+        const now = nextTime();
+        const later = await seedPost(storage().repos, {
+          post: { status: 'scheduled', scheduledAt: plus(now, 1_000) },
+        });
+        const early = await posts().startPublish(later.id, startAt(now));
+        expect(early).toEqual({
+          post: later,
+          started: false,
+          previousStatus: 'scheduled',
+          claims: [],
+        });
+        expect(await posts().findById(later.id)).toEqual(later);
+        const due = await posts().startPublish(later.id, {
+          ...startAt(now),
+          startBefore: plus(now, 1_000),
+        });
+        expect(due).toMatchObject({ started: true, previousStatus: 'scheduled' });
+        expect(due?.claims).toHaveLength(1);
+
+        for (const status of ['cancelled', 'published', 'failed', 'partial'] as const) {
+          const finished = await seedPost(storage().repos, { post: { status } });
+          expect(await posts().startPublish(finished.id, startAt(nextTime()))).toEqual({
+            post: finished,
+            started: false,
+            previousStatus: status,
+            claims: [],
+          });
+        }
+      });
+
+      it('takes over run-out leases, and skips live leases and finished targets', async () => {
         const { post, target, now } = await claimedTarget();
         const [, second] = post.targets;
         if (!second) throw new Error('no second target');
-        const firstClaim = await posts().claimTargets(post.id, plus(now, LEASE_MS), now, false);
-        expect(firstClaim.map((c) => [c.target.id, c.takenOver])).toEqual([[second.id, false]]);
+        const first = await posts().startPublish(post.id, startAt(now));
+        expect(first?.claims.map((c) => [c.target.id, c.takenOver])).toEqual([[second.id, false]]);
         await posts().completeTarget(second.id, {
           status: 'failed',
           errorCode: 'x',
@@ -375,31 +415,61 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
           retryable: false,
           at: now,
         });
+        const beforeExpiry = plus(now, LEASE_MS - 1_000);
+        expect((await posts().startPublish(post.id, startAt(beforeExpiry)))?.claims).toEqual([]);
         const afterExpiry = plus(now, LEASE_MS + 1_000);
         const newLease = plus(afterExpiry, LEASE_MS);
-        expect(await posts().claimTargets(post.id, newLease, afterExpiry, false)).toEqual([]);
-        expect(await posts().claimTargets(post.id, newLease, afterExpiry, true)).toEqual([
+        const takeover = await posts().startPublish(post.id, startAt(afterExpiry, newLease));
+        expect(takeover?.claims).toEqual([
           {
             target: { ...target, attempts: 2, leaseExpiresAt: newLease, updatedAt: afterExpiry },
             takenOver: true,
           },
         ]);
+        expect(takeover?.post.targets.map((t) => t.status)).toEqual(['publishing', 'failed']);
       });
 
-      it('of 20 concurrent claimers on one post each target is claimed exactly once', async () => {
+      it('of 20 concurrent starts on one post each target is claimed exactly once', async () => {
         const post = await seedPost(storage().repos, {
           platforms: ['tiktok', 'youtube', 'instagram', 'twitter', 'facebook'],
         });
         const now = nextTime();
         const results = await Promise.all(
-          Array.from({ length: 20 }, () =>
-            posts().claimTargets(post.id, plus(now, LEASE_MS), now, true),
-          ),
+          Array.from({ length: 20 }, () => posts().startPublish(post.id, startAt(now))),
         );
-        const claimed = results.flat().map((claim) => claim.target.id);
+        const claimed = results.flatMap((start) => start?.claims ?? []).map((c) => c.target.id);
         expect(claimed.sort()).toEqual(post.targets.map((target) => target.id).sort());
+        expect(results.every((start) => start?.started)).toBe(true);
         const stored = (await posts().findById(post.id))?.targets ?? [];
         expect(stored.map((target) => target.attempts)).toEqual([1, 1, 1, 1, 1]);
+      });
+
+      it('concurrent starts of many posts each claim their own post only', async () => {
+        const seeded = await Promise.all(
+          Array.from({ length: 12 }, () =>
+            seedPost(storage().repos, { platforms: ['tiktok', 'youtube'] }),
+          ),
+        );
+        const now = nextTime();
+        const starts = await Promise.all(
+          [...seeded, ...seeded].map((post) => posts().startPublish(post.id, startAt(now))),
+        );
+        for (const [index, post] of seeded.entries()) {
+          const mine = [starts[index], starts[index + seeded.length]];
+          const claims = mine.flatMap((start) => start?.claims ?? []);
+          expect(claims.map((c) => c.target.postId)).toEqual([post.id, post.id]);
+          expect(mine.every((start) => start?.post.id === post.id)).toBe(true);
+        }
+      });
+
+      it('a post cancelled first is not started', async () => {
+        const post = await seedPost(storage().repos);
+        const now = nextTime();
+        await posts().transitionStatus(post.id, ['queued'], 'cancelled', now);
+        await posts().cancelPendingTargets(post.id, now);
+        const start = await posts().startPublish(post.id, startAt(plus(now, 1)));
+        expect(start).toMatchObject({ started: false, previousStatus: 'cancelled', claims: [] });
+        expect(start?.post.targets[0]?.status).toBe('cancelled');
       });
     });
 
@@ -486,15 +556,14 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
       it('records a published result once', async () => {
         const { post, target, now } = await claimedTarget();
         const at = plus(now, 3_000);
-        expect(
-          await posts().completeTarget(target.id, {
-            status: 'published',
-            platformPostId: '7312345678901234567',
-            platformUrl: 'https://www.tiktok.com/@me/video/7312345678901234567',
-            at,
-          }),
-        ).toBe(true);
+        const recorded = await posts().completeTarget(target.id, {
+          status: 'published',
+          platformPostId: '7312345678901234567',
+          platformUrl: 'https://www.tiktok.com/@me/video/7312345678901234567',
+          at,
+        });
         const done = await targetOf(post.id, target.id);
+        expect(recorded).toEqual(done);
         expect(done).toMatchObject({
           status: 'published',
           platformPostId: '7312345678901234567',
@@ -511,23 +580,22 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
             retryable: false,
             at: plus(at, 1),
           }),
-        ).toBe(false);
+        ).toBeNull();
         expect(await targetOf(post.id, target.id)).toEqual(done);
       });
 
       it('records a failed result with the platform error', async () => {
         const { post, target, now } = await claimedTarget();
         const at = plus(now, 3_000);
-        expect(
-          await posts().completeTarget(target.id, {
-            status: 'failed',
-            errorCode: 'spam_risk_too_many_posts',
-            errorMessage: 'The user has posted too much today',
-            retryable: false,
-            at,
-          }),
-        ).toBe(true);
-        expect(await targetOf(post.id, target.id)).toMatchObject({
+        const recorded = await posts().completeTarget(target.id, {
+          status: 'failed',
+          errorCode: 'spam_risk_too_many_posts',
+          errorMessage: 'The user has posted too much today',
+          retryable: false,
+          at,
+        });
+        expect(recorded).toEqual(await targetOf(post.id, target.id));
+        expect(recorded).toMatchObject({
           status: 'failed',
           errorCode: 'spam_risk_too_many_posts',
           errorMessage: 'The user has posted too much today',
@@ -547,9 +615,9 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
           platformUrl: null,
           at: nextTime(),
         };
-        expect(await posts().completeTarget(id, completion)).toBe(false);
+        expect(await posts().completeTarget(id, completion)).toBeNull();
         expect(await posts().findById(post.id)).toEqual(post);
-        expect(await posts().completeTarget(newId(), completion)).toBe(false);
+        expect(await posts().completeTarget(newId(), completion)).toBeNull();
       });
 
       it('cancels only the pending targets of the post', async () => {
