@@ -26,7 +26,7 @@ const servers = (await reachable(urls.databaseUrl, 5432)) && (await reachable(ur
 
 const EXPECTED: Record<string, RegExp[]> = {
   create: [/API req\/s/, /API p99 latency/, /floor \(tx \+ queue add\)/, /ratio API \/ floor/],
-  pipeline: [/targets\/s/, /floor/, /ratio to floor/],
+  pipeline: [/targets\/s/, /SQL floor/, /ratio to SQL floor/, /queue floor/],
   schedule: [/single post lateness p99/, /due at once, all started after/, /bulk floor/],
   list: [/GET \/posts/, /floor \(raw SQL/, /ratio API \/ floor/],
   upload: [/peak RSS growth/, /throughput/],

@@ -67,7 +67,7 @@ const BULK_CAP_MS = 30_000;
 
 /**
  * Times the moment each post's targets are claimed by a worker (the start of publishing):
- * the connections are sandbox ones, which never reach a publisher.
+ * the targets are sandbox ones, which never reach a publisher.
  */
 function recordStarts(deps: CoreDeps, hooks: Session['hooks']): Map<string, number> {
   const starts = new Map<string, number>();
@@ -385,7 +385,8 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
         name: bulkName,
         value: result.allStartedMs / 1000,
         unit: 's',
-        target: { op: '<=', value: 10 },
+        // Embedded runs the database on the same thread as the worker: 15 s there.
+        target: { op: '<=', value: mode === 'production' ? 10 : 15 },
         digits: 2,
       },
       {

@@ -61,8 +61,9 @@ export async function openStorage(config: Config, poolSize = 10): Promise<Storag
 export async function withStorage<T>(
   config: Config,
   fn: (storage: Storage) => Promise<T>,
+  poolSize?: number,
 ): Promise<T> {
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, poolSize);
   try {
     return await fn(storage);
   } finally {

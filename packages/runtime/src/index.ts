@@ -10,5 +10,6 @@ export {
   type RuntimeOptions,
   type RuntimeRole,
 } from './runtime.ts';
+export { defaultPoolSize } from './storage.ts';
 export { isDependencyUnavailable } from './unavailable.ts';
 export { startWorker, type Worker } from './worker.ts';
