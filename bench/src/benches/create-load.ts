@@ -14,6 +14,8 @@ onParentMessage(async (message) => {
     body: String(message.body),
     connections: Number(message.connections),
     duration: Number(message.durationSeconds),
+    // Open loop: this many requests per second in all, whatever the answers' pace.
+    ...(message.rate ? { overallRate: Number(message.rate) } : {}),
     pipelining: 1,
     timeout: 30,
   });

@@ -48,7 +48,10 @@ export function buildPost(
   };
 }
 
-/** The unit of work createPost runs: one transaction inserting the post and its targets. */
+/**
+ * The insert createPost makes: one statement for the post and its targets (shared with the
+ * inserts of the same moment, as the API's are).
+ */
 export function insertPost(deps: CoreDeps, post: PostWithTargets): Promise<void> {
-  return deps.uow.run((repos) => repos.posts.insert(post));
+  return deps.repos.posts.insert(post);
 }

@@ -4,8 +4,12 @@
  * A lone call waits one `setImmediate`. A call whose key is already in the gathering batch goes
  * to a later one: one statement never carries the same row twice.
  */
+/** Most calls one shared statement carries. */
+export const BATCH_MAX = 64;
+
 export interface BatchOptions<I, R> {
-  keyOf(input: I): string;
+  /** Calls with the same key never share a flush (writes); reads may leave it out. */
+  keyOf?(input: I): string;
   /** Most inputs in one flush. */
   maxSize: number;
   /** One result per input, in input order. A throw rejects every call of that flush. */
@@ -45,10 +49,11 @@ export function createBatcher<I, R>(options: BatchOptions<I, R>): (input: I) => 
       const keys = new Set<string>();
       const later: Array<Call<I, R>> = [];
       for (const call of rest) {
-        const key = options.keyOf(call.input);
-        if (batch.length >= options.maxSize || keys.has(key)) later.push(call);
-        else {
-          keys.add(key);
+        const key = options.keyOf?.(call.input);
+        if (batch.length >= options.maxSize || (key !== undefined && keys.has(key))) {
+          later.push(call);
+        } else {
+          if (key !== undefined) keys.add(key);
           batch.push(call);
         }
       }
@@ -65,4 +70,19 @@ export function createBatcher<I, R>(options: BatchOptions<I, R>): (input: I) => 
         setImmediate(flush);
       }
     });
+}
+
+/**
+ * `run` for one input at a time (inside a transaction, whose calls must stay in it), or shared
+ * between the calls of the same moment (the pool).
+ */
+export function batchedOrDirect<I, R>(
+  batch: boolean,
+  options: BatchOptions<I, R>,
+): (input: I) => Promise<R> {
+  if (batch) return createBatcher(options);
+  return async (input) => {
+    const [result] = await options.run([input]);
+    return result as R;
+  };
 }

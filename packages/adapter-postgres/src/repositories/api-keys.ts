@@ -1,9 +1,30 @@
 import type { ApiKey, ApiKeyRepository } from '@social-publisher/domain';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { apiKeyColumns } from './columns.ts';
 
-export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
+export function createApiKeyRepository(
+  db: Kysely<Database>,
+  options: { batch: boolean } = { batch: false },
+): ApiKeyRepository {
+  /** Every authenticated request asks: the lookups of the same moment share one query. */
+  const byHash = batchedOrDirect(options.batch, {
+    maxSize: BATCH_MAX,
+    async run(hashes: string[]): Promise<Array<ApiKey | null>> {
+      const rows = await db
+        .selectFrom('api_keys')
+        .select(apiKeyColumns)
+        .where('key_hash', '=', sql<string>`any(${hashes}::text[])`)
+        .execute();
+      const found = new Map(rows.map((row) => [row.keyHash, row]));
+      return hashes.map((hash) => {
+        const row = found.get(hash);
+        return row ? { ...row } : null;
+      });
+    },
+  });
+
   const findBy = async (column: 'id' | 'key_hash', value: string): Promise<ApiKey | null> =>
     (await db
       .selectFrom('api_keys')
@@ -29,7 +50,7 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
     },
 
     findById: (id) => findBy('id', id),
-    findByHash: (keyHash) => findBy('key_hash', keyHash),
+    findByHash: (keyHash) => byHash(keyHash),
 
     async listByAccount(accountId: string): Promise<ApiKey[]> {
       return db

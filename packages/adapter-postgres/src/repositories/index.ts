@@ -12,7 +12,8 @@ import { createWebhookRepository } from './webhooks.ts';
 
 /**
  * Every storage port bound to one Kysely instance (the pool, or a transaction). `batch`: the
- * hot publish-run statements are shared between concurrent callers (the pool only).
+ * hot statements (API key and connection lookups, post inserts, the publish run's start and
+ * completions) are shared between the calls of the same moment (the pool only).
  */
 export function createRepositories(
   db: Kysely<Database>,
@@ -20,8 +21,8 @@ export function createRepositories(
 ): Repositories {
   return {
     accounts: createAccountRepository(db),
-    apiKeys: createApiKeyRepository(db),
-    socialAccounts: createSocialAccountRepository(db),
+    apiKeys: createApiKeyRepository(db, options),
+    socialAccounts: createSocialAccountRepository(db, options),
     posts: createPostRepository(db, options),
     webhooks: createWebhookRepository(db),
     deliveries: createDeliveryRepository(db),

@@ -8,7 +8,7 @@ import type {
   ResumeState,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
-import { createBatcher } from '../batch.ts';
+import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, targetColumns } from './columns.ts';
 import {
@@ -46,6 +46,48 @@ function postFromJoinedRows(rows: ReadonlyArray<Record<string, unknown>>): PostW
   return { ...(post as unknown as Post), targets };
 }
 
+/** A post as a JSON row of `posts` (json_populate_recordset reads jsonb and arrays as such). */
+const postRow = (post: PostWithTargets) => ({
+  id: post.id,
+  account_id: post.accountId,
+  created_by: post.createdBy,
+  content: post.content,
+  media_urls: post.mediaUrls,
+  platform_options: post.platformOptions ?? {},
+  scheduled_at: post.scheduledAt,
+  status: post.status,
+  created_at: post.createdAt,
+  updated_at: post.updatedAt,
+});
+
+const targetRows = (post: PostWithTargets) =>
+  post.targets.map((target, position) => ({
+    id: target.id,
+    post_id: post.id,
+    position,
+    platform: target.platform,
+    social_account_id: target.socialAccountId,
+    sandbox: target.sandbox,
+    status: target.status,
+    attempts: target.attempts,
+    error_code: target.errorCode,
+    error_message: target.errorMessage,
+    retryable: target.retryable,
+    platform_post_id: target.platformPostId,
+    platform_url: target.platformUrl,
+    resume_state: target.resumeState,
+    lease_expires_at: target.leaseExpiresAt,
+    published_at: target.publishedAt,
+    updated_at: target.updatedAt,
+  }));
+
+const POST_INSERT_COLUMNS = sql.raw(
+  'id, account_id, created_by, content, media_urls, platform_options, scheduled_at, status, created_at, updated_at',
+);
+const TARGET_INSERT_COLUMNS = sql.raw(
+  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at',
+);
+
 export interface PostRepositoryOptions {
   /**
    * Share the publish-run statements between calls made in the same turn of the event loop
@@ -54,31 +96,62 @@ export interface PostRepositoryOptions {
   batch: boolean;
 }
 
-/** Up to this many posts (targets) in one shared statement. */
-const BATCH_MAX = 64;
-
 export function createPostRepository(
   db: Kysely<Database>,
   options: PostRepositoryOptions = { batch: false },
 ): PostRepository {
-  const one =
-    <I, R>(run: (db: Kysely<Database>, inputs: I[]) => Promise<R[]>) =>
-    async (input: I): Promise<R> =>
-      (await run(db, [input]))[0] as R;
-  const start = options.batch
-    ? createBatcher({
-        keyOf: (input: StartInput) => input.postId,
-        maxSize: BATCH_MAX,
-        run: (inputs) => startPublishMany(db, inputs),
-      })
-    : one(startPublishMany);
-  const complete = options.batch
-    ? createBatcher({
-        keyOf: (input: CompleteInput) => input.targetId,
-        maxSize: BATCH_MAX,
-        run: (inputs) => completeTargetsMany(db, inputs),
-      })
-    : one(completeTargetsMany);
+  const start = batchedOrDirect(options.batch, {
+    keyOf: (input: StartInput) => input.postId,
+    maxSize: BATCH_MAX,
+    run: (inputs) => startPublishMany(db, inputs),
+  });
+  const complete = batchedOrDirect(options.batch, {
+    keyOf: (input: CompleteInput) => input.targetId,
+    maxSize: BATCH_MAX,
+    run: (inputs) => completeTargetsMany(db, inputs),
+  });
+
+  /**
+   * Posts and their targets in one statement: all stored, or none. The rows travel as two JSON
+   * parameters (one serialisation, whatever the number of posts).
+   */
+  async function insertAll(posts: PostWithTargets[]): Promise<void> {
+    const postsJson = JSON.stringify(posts.map(postRow));
+    const targetsJson = JSON.stringify(posts.flatMap(targetRows));
+    await sql`
+      with inserted_posts as (
+        insert into posts (${POST_INSERT_COLUMNS})
+        select ${POST_INSERT_COLUMNS} from json_populate_recordset(null::posts, ${postsJson}::json)
+      )
+      insert into post_targets (${TARGET_INSERT_COLUMNS})
+      select ${TARGET_INSERT_COLUMNS}
+      from json_populate_recordset(null::post_targets, ${targetsJson}::json)`.execute(db);
+  }
+
+  /**
+   * The inserts of one moment together; when that fails (a duplicate id, a connection deleted
+   * meanwhile), each again on its own, so one post's error is its own.
+   */
+  const insert = batchedOrDirect(options.batch, {
+    keyOf: (post: PostWithTargets) => post.id,
+    maxSize: BATCH_MAX,
+    async run(posts): Promise<Array<unknown>> {
+      try {
+        await insertAll(posts);
+        return posts.map(() => null);
+      } catch (error) {
+        if (posts.length === 1) return [error];
+        return Promise.all(
+          posts.map((post) =>
+            insertAll([post]).then(
+              () => null,
+              (e) => e,
+            ),
+          ),
+        );
+      }
+    },
+  });
 
   /** Targets of the given posts in one query, grouped by post in their stored order. */
   async function attachTargets(posts: Post[]): Promise<PostWithTargets[]> {
@@ -105,50 +178,11 @@ export function createPostRepository(
   return {
     /**
      * One statement (a data-modifying CTE), so the post and its targets are stored together
-     * even when the caller forgot the unit of work.
+     * even when the caller forgot the unit of work; shared with the inserts of the same moment.
      */
     async insert(post: PostWithTargets): Promise<void> {
-      const postRow = {
-        id: post.id,
-        account_id: post.accountId,
-        created_by: post.createdBy,
-        content: post.content,
-        media_urls: post.mediaUrls,
-        platform_options: JSON.stringify(post.platformOptions ?? {}),
-        scheduled_at: post.scheduledAt,
-        status: post.status,
-        created_at: post.createdAt,
-        updated_at: post.updatedAt,
-      };
-      if (post.targets.length === 0) {
-        await db.insertInto('posts').values(postRow).execute();
-        return;
-      }
-      await db
-        .with('inserted_post', (qb) => qb.insertInto('posts').values(postRow).returning('id'))
-        .insertInto('post_targets')
-        .values(
-          post.targets.map((target, position) => ({
-            id: target.id,
-            post_id: post.id,
-            position,
-            platform: target.platform,
-            social_account_id: target.socialAccountId,
-            sandbox: target.sandbox,
-            status: target.status,
-            attempts: target.attempts,
-            error_code: target.errorCode,
-            error_message: target.errorMessage,
-            retryable: target.retryable,
-            platform_post_id: target.platformPostId,
-            platform_url: target.platformUrl,
-            resume_state: target.resumeState === null ? null : JSON.stringify(target.resumeState),
-            lease_expires_at: target.leaseExpiresAt,
-            published_at: target.publishedAt,
-            updated_at: target.updatedAt,
-          })),
-        )
-        .execute();
+      const failure = await insert(post);
+      if (failure) throw failure;
     },
 
     /** One query: the post LEFT JOIN its targets, one row per target, in stored order. */

@@ -1,10 +1,34 @@
 import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
+import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { socialAccountColumns } from './columns.ts';
 
 /** Connections. Tokens are stored exactly as the domain's TokenCipher produced them. */
-export function createSocialAccountRepository(db: Kysely<Database>): SocialAccountRepository {
+export function createSocialAccountRepository(
+  db: Kysely<Database>,
+  options: { batch: boolean } = { batch: false },
+): SocialAccountRepository {
+  /** Every create and publish run asks: the lookups of the same moment share one query. */
+  const byIds = batchedOrDirect(options.batch, {
+    maxSize: BATCH_MAX,
+    async run(lists: Array<readonly string[]>): Promise<SocialAccount[][]> {
+      const ids = [...new Set(lists.flat())];
+      const rows = await db
+        .selectFrom('social_accounts')
+        .select(socialAccountColumns)
+        .where('id', '=', sql<string>`any(${ids}::uuid[])`)
+        .execute();
+      const found = new Map(rows.map((row) => [row.id, row]));
+      return lists.map((list) =>
+        [...new Set(list)].flatMap((id) => {
+          const row = found.get(id);
+          return row ? [{ ...row }] : [];
+        }),
+      );
+    },
+  });
+
   return {
     async insert(connection: SocialAccount): Promise<void> {
       await db
@@ -39,11 +63,7 @@ export function createSocialAccountRepository(db: Kysely<Database>): SocialAccou
 
     async findByIds(ids: readonly string[]): Promise<SocialAccount[]> {
       if (ids.length === 0) return [];
-      return db
-        .selectFrom('social_accounts')
-        .select(socialAccountColumns)
-        .where('id', '=', sql<string>`any(${[...new Set(ids)]}::uuid[])`)
-        .execute();
+      return byIds(ids);
     },
 
     async listByAccount(accountId: string): Promise<SocialAccount[]> {
