@@ -28,8 +28,9 @@ const EXPECTED: Record<string, RegExp[]> = {
   create: [
     /API req\/s/,
     /API p99 latency at half the floor/,
-    /floor \(insert \+ queue add\)/,
-    /ratio API \/ floor/,
+    /floor, bare HTTP server/,
+    /ratio API \/ bare HTTP floor/,
+    /floor, no HTTP/,
   ],
   pipeline: [/targets\/s/, /SQL floor/, /ratio to SQL floor/, /queue floor/],
   schedule: [/single post lateness p99/, /due at once, all started after/, /bulk floor/],

@@ -6,9 +6,15 @@
  * corrected for coordinated omission): what a caller sees when the service is busy but not
  * saturated. (At 64 closed-loop connections the latency is 64 / throughput by Little's law,
  * whatever the service does.)
- * Floor: the same insert (post + targets, one statement) plus the queue add, called directly
- * with the same drivers (the runtime's pool and queue producer) and the same concurrency.
+ * Floors, both with the same drivers (the runtime's pool and queue producer):
+ * - bare HTTP: node:http with nothing on top (read the body, JSON.parse, the same insert and
+ *   queue add, a 201 with the id), loaded by the same autocannon: what the parts of an HTTP
+ *   API can do; the ratio to it is what the framework, authentication, validation and the
+ *   connection lookup cost.
+ * - no HTTP: the insert (post + targets, one statement) plus the queue add called directly,
+ *   64 loops in parallel; the open-loop latency runs at half of this one.
  */
+import { createServer } from 'node:http';
 import { buildApp } from '@social-publisher/app-http';
 import type { Config } from '@social-publisher/config';
 import { createPost } from '@social-publisher/domain';
@@ -50,6 +56,8 @@ interface Setup {
   runtime: Runtime;
   app: FastifyInstance;
   url: string;
+  /** The bare node:http floor's URL. */
+  bareUrl: string;
   seeded: SeededUser;
   body: string;
   load: Child;
@@ -92,13 +100,57 @@ async function setup(mode: Mode): Promise<Setup> {
       social_account_ids: [seeded.connections.twitter, seeded.connections.linkedin],
     });
     await postOnce({ url, body, seeded });
+    const bare = await startBareServer(runtime, seeded);
+    closers.push(() => bare.close());
     const load = await startChild(new URL('./create-load.ts', import.meta.url));
     closers.push(() => load.close());
-    return { backend, config, runtime, app, url, seeded, body, load, teardown };
+    return { backend, config, runtime, app, url, bareUrl: bare.url, seeded, body, load, teardown };
   } catch (error) {
     await teardown();
     throw error;
   }
+}
+
+/** The bare HTTP floor: node:http, JSON.parse, the insert and the queue add, a 201. */
+async function startBareServer(
+  runtime: Runtime,
+  seeded: SeededUser,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { deps } = runtime;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const created = async () => {
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const post = buildPost(deps, seeded, ['twitter', 'linkedin']);
+        await insertPost(deps, post);
+        await deps.queue.enqueuePublish(post.id, null);
+        return JSON.stringify({ id: post.id, status: post.status });
+      };
+      created().then(
+        (body) => {
+          response.writeHead(201, { 'content-type': 'application/json' });
+          response.end(body);
+        },
+        () => {
+          response.writeHead(500);
+          response.end();
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  return {
+    url: `http://127.0.0.1:${address.port}/posts`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 interface LoadResult {
@@ -108,11 +160,14 @@ interface LoadResult {
   failed: number;
 }
 
-/** One autocannon pass; `rate`: open loop at that many requests/s in all. */
-async function apiRun(s: Setup, seconds: number, rate?: number): Promise<LoadResult> {
+/**
+ * One autocannon pass at the API (or at `url`: the bare floor); `rate`: open loop at that many
+ * requests/s in all.
+ */
+async function apiRun(s: Setup, seconds: number, rate?: number, url = s.url): Promise<LoadResult> {
   s.load.send({
     type: 'run',
-    url: s.url,
+    url,
     headers: { authorization: `Bearer ${s.seeded.rawKey}`, 'content-type': 'application/json' },
     body: s.body,
     connections: CONNECTIONS,
@@ -203,6 +258,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
     }
     const api: LoadResult[] = [];
     const floor: LoadResult[] = [];
+    const bare: LoadResult[] = [];
     for (let run = 1; run <= runs; run++) {
       const meter = startCpuMeter([
         ...groupsFor(s.backend.databaseName),
@@ -215,7 +271,11 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
       const f = await floorRun(s, seconds);
       floor.push(f);
       out(`create ${label} floor run ${run}: ${resultText(f)}; ${cpuLine(floorMeter.stop())}`);
+      const b = await apiRun(s, seconds, undefined, s.bareUrl);
+      bare.push(b);
+      out(`create ${label} bare HTTP floor run ${run}: ${resultText(b)}`);
     }
+    const bareRps = median(bare.map((r) => r.rps));
     const rps = median(api.map((r) => r.rps));
     const floorRps = median(floor.map((r) => r.rps));
     const p50 = median(api.map((r) => r.p50));
@@ -236,7 +296,10 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
       )}), p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms; floor ${fmt(floorRps, 0)} /s (runs ${fmtRuns(
         floor.map((r) => r.rps),
         0,
-      )}), p99 ${fmt(median(floor.map((r) => r.p99)), 1)} ms; ratio ${fmt(rps / floorRps, 2)}; open loop at ${rate} req/s (half the floor): p50 ${fmt(openP50, 1)} ms, p99 ${fmt(openP99, 1)} ms`,
+      )}), p99 ${fmt(median(floor.map((r) => r.p99)), 1)} ms; ratio ${fmt(rps / floorRps, 2)}; bare HTTP floor ${fmt(bareRps, 0)} /s (runs ${fmtRuns(
+        bare.map((r) => r.rps),
+        0,
+      )}), ratio ${fmt(rps / bareRps, 2)}; open loop at ${rate} req/s (half the floor): p50 ${fmt(openP50, 1)} ms, p99 ${fmt(openP99, 1)} ms`,
     );
     return [
       { bench: 'create', name: `create ${label}: API req/s`, value: rps, unit: 'req/s', digits: 0 },
@@ -264,17 +327,31 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
       },
       {
         bench: 'create',
-        name: `create ${label}: floor (insert + queue add) /s`,
+        name: `create ${label}: floor, bare HTTP server (node:http + insert + queue add) /s`,
+        value: bareRps,
+        unit: '/s',
+        digits: 0,
+      },
+      {
+        bench: 'create',
+        name: `create ${label}: ratio API / bare HTTP floor`,
+        value: rps / bareRps,
+        unit: 'x',
+        target: { op: '>=', value: 0.6 },
+        digits: 2,
+      },
+      {
+        bench: 'create',
+        name: `create ${label}: floor, no HTTP (insert + queue add) /s`,
         value: floorRps,
         unit: '/s',
         digits: 0,
       },
       {
         bench: 'create',
-        name: `create ${label}: ratio API / floor`,
+        name: `create ${label}: ratio API / no-HTTP floor`,
         value: rps / floorRps,
         unit: 'x',
-        target: { op: '>=', value: 0.6 },
         digits: 2,
       },
     ];
@@ -296,7 +373,7 @@ export const createBench: Bench = {
       await apiRun(s, 1);
       const floor = await floorRun(s, seconds);
       const useCase = await useCaseRun(s, seconds);
-      out(`${label}: floor (insert + queue add) ${resultText(floor)}`);
+      out(`${label}: floor, no HTTP (insert + queue add) ${resultText(floor)}`);
       out(`${label}: createPost use case, no HTTP ${resultText(useCase)}`);
       const stages = instrumentDeps(s.runtime.deps);
       const meter = startCpuMeter([

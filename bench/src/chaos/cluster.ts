@@ -116,6 +116,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       DATABASE_URL: options.databaseUrl,
       REDIS_URL: options.redisUrl,
       QUEUE_PREFIX: options.queuePrefix,
+      // One worker per process: the kill storm kills worker processes, not supervisors.
+      WORKER_PROCESSES: '1',
       ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       BOOTSTRAP_API_KEY: bootstrapKey,
       TIKTOK_API_BASE_URL: tiktokUrl ?? '',

@@ -67,6 +67,7 @@ describe.skipIf(skipReason)(
         RECONCILE_INTERVAL_MS: '1000',
         RATE_LIMIT_MAX: '1000000',
         WORKER_CONCURRENCY: '16',
+        WORKER_PROCESSES: '1',
         LOG_LEVEL: 'warn',
       });
       const sharedKey = randomBytes(32).toString('base64');

@@ -1,11 +1,14 @@
 /**
  * `pnpm start:worker`: the production worker (PostgreSQL + BullMQ on Redis), any number of
  * processes. The embedded mode (API and worker in one process) is `pnpm start` in app-http.
+ * WORKER_PROCESSES > 1 (default: the cores): this process supervises that many workers
+ * (supervisor.ts) instead of running jobs itself.
  * JSON logs on stdout (pino). SIGTERM/SIGINT: graceful shutdown; a second signal exits at once.
  */
 import { type Config, ConfigError } from '@social-publisher/config';
 import {
   createRuntime,
+  defaultPoolSize,
   loadRuntimeConfig,
   type MetricsServer,
   onLauncherGone,
@@ -16,6 +19,7 @@ import {
   type Worker,
 } from '@social-publisher/runtime';
 import pino from 'pino';
+import { STARTED_MESSAGE, type Supervisor, superviseWorkers } from './supervisor.ts';
 
 /** Past this, a shutdown that is still waiting (a stuck handler) gives up and exits. */
 const SHUTDOWN_DEADLINE_MS = 30_000;
@@ -44,6 +48,10 @@ async function main(): Promise<void> {
   }
 
   const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  if (config.worker.processes > 1) {
+    await supervise(config, logger);
+    return;
+  }
   /** What a signal stops: nothing yet, then the runtime, then the whole worker. */
   let shutdown: () => Promise<void> = async () => {};
   let signals = 0;
@@ -81,6 +89,11 @@ async function main(): Promise<void> {
     logger.info({}, 'the script runner that launched this process is gone');
     onSignal('SIGTERM');
   });
+  // Started by a supervisor: when it is gone, nobody would stop this worker.
+  process.once('disconnect', () => {
+    logger.info({}, 'the supervisor is gone');
+    onSignal('SIGTERM');
+  });
 
   let runtime: Runtime;
   try {
@@ -93,6 +106,7 @@ async function main(): Promise<void> {
   shutdown = () => runtime.close();
   const worker: Worker = await startWorker(runtime, config);
   shutdown = () => worker.stop();
+  process.send?.(STARTED_MESSAGE);
   if (config.metrics.port !== null) {
     // A worker serves no HTTP otherwise: its counters are scraped here.
     const metricsServer: MetricsServer = await startMetricsServer(
@@ -106,6 +120,39 @@ async function main(): Promise<void> {
       await worker.stop();
     };
   }
+}
+
+/** WORKER_PROCESSES > 1: start and watch the workers; signals are passed on to them. */
+async function supervise(config: Config, logger: pino.Logger): Promise<void> {
+  let supervisor: Supervisor | null = null;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    logger.info({ signal }, 'stopping the worker processes');
+    if (!supervisor) process.exit(signals > 1 ? 130 : 1);
+    supervisor.stop(signal).then((code) => process.exit(code));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  onLauncherGone(() => onSignal('SIGTERM'));
+  try {
+    supervisor = await superviseWorkers({
+      processes: config.worker.processes,
+      script: process.argv[1] ?? '',
+      args: process.argv.slice(2),
+      metricsPort: config.metrics.port,
+      // The connections one worker would open, shared out: N workers must not take N times
+      // PostgreSQL's connection budget (shared statements keep small pools busy).
+      poolSize:
+        config.databasePoolSize ??
+        Math.max(5, Math.ceil(defaultPoolSize(config, 'worker') / config.worker.processes)),
+      logger,
+    });
+  } catch {
+    // The first worker could not start; it said why on stderr.
+    process.exit(1);
+  }
+  if (signals > 0) onSignal('SIGTERM');
 }
 
 main().catch((error: unknown) => {

@@ -15,6 +15,8 @@ export interface ChildWorker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The `msg` of every JSON log line so far. */
   messages(): string[];
+  /** Every JSON log line so far, parsed. */
+  logs(): Array<Record<string, unknown>>;
   /** stdout and stderr so far (for failure messages). */
   output(): string;
 }
@@ -27,12 +29,14 @@ export function spawnWorker(name: string, env: Record<string, string>): ChildWor
       ...FAST_TIMINGS,
       ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
+      WORKER_PROCESSES: '1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const messages: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
   let pending = '';
   const echo = process.env.TEST_LOGS !== undefined;
   let markStarted: () => void = () => {};
@@ -50,7 +54,9 @@ export function spawnWorker(name: string, env: Record<string, string>): ChildWor
     for (const line of lines) {
       if (echo) process.stderr.write(`[child ${name}] ${line}\n`);
       try {
-        const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        const msg = String(entry.msg);
+        logs.push(entry);
         messages.push(msg);
         if (msg === 'worker started') markStarted();
       } catch {
@@ -71,5 +77,12 @@ export function spawnWorker(name: string, env: Record<string, string>): ChildWor
     });
   });
   started.catch(() => {});
-  return { process: child, started, exited, messages: () => [...messages], output: () => output };
+  return {
+    process: child,
+    started,
+    exited,
+    messages: () => [...messages],
+    logs: () => [...logs],
+    output: () => output,
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * `pnpm start:worker` (src/main.ts) as child processes: start-up failures give one clear line
- * and exit 1; a worker killed with SIGKILL mid-publish is taken over by another; SIGTERM stops
- * one gracefully. The runtime and the worker loop themselves are tested in packages/runtime,
+ * and exit 1 (also through the supervisor: the default WORKER_PROCESSES is the cores); a worker
+ * killed with SIGKILL mid-publish is taken over by another; SIGTERM stops one gracefully;
+ * WORKER_PROCESSES=2 runs two supervised workers, starts a killed one again and stops both. The runtime and the worker loop themselves are tested in packages/runtime,
  * whose test harness these tests share.
  */
 import { spawn } from 'node:child_process';
@@ -143,5 +144,78 @@ describe.skipIf(skipReason)(
         await deleteKeys(killPrefix);
       }
     }, 40_000);
+
+    it('WORKER_PROCESSES=2: two workers publish, a killed one is started again, SIGTERM stops all', async () => {
+      const prefix = uniquePrefix('supervised');
+      const tiktok = await startFakeTiktok();
+      const env = {
+        DATABASE_URL: database.url ?? '',
+        REDIS_URL,
+        QUEUE_PREFIX: prefix,
+        TIKTOK_API_BASE_URL: tiktok.baseUrl,
+        TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
+        WORKER_PROCESSES: '2',
+      };
+      const producer = await createRuntime(testConfig(env), log.logger, { role: 'api' });
+      const supervisor = spawnWorker('supervisor', env);
+      const startedPids = () =>
+        supervisor
+          .logs()
+          .filter((entry) => entry.msg === 'worker started')
+          .map((entry) => entry.pid);
+      try {
+        const seeded = await seedAccount(producer.deps, ['tiktok']);
+        await waitFor('two workers to start', () => startedPids().length >= 2 || undefined);
+        const [firstPid, secondPid] = startedPids();
+        expect(firstPid).not.toBe(secondPid);
+        expect(firstPid).not.toBe(supervisor.process.pid);
+        await waitFor(
+          'the supervisor to report',
+          () => supervisor.messages().includes('supervising worker processes') || undefined,
+        );
+
+        const publishAll = async (label: string) => {
+          const ids: string[] = [];
+          for (let index = 0; index < 6; index++) {
+            const created = await createPost(
+              producer.deps,
+              seeded.ctx,
+              { content: `${label} ${index}`, platforms: ['tiktok'], media_urls: [VIDEO_URL] },
+              'now',
+            );
+            if (!created.ok) throw new Error(JSON.stringify(created.error));
+            ids.push(created.value.id);
+          }
+          for (const id of ids) await waitForStatus(producer.deps.repos, id, 'published', 20_000);
+        };
+        await publishAll('supervised');
+
+        process.kill(Number(firstPid), 'SIGKILL');
+        await waitFor(
+          'a third worker to start',
+          () => startedPids().length >= 3 || undefined,
+          15_000,
+        );
+        expect(startedPids()[2]).not.toBe(firstPid);
+        expect(supervisor.messages()).toContain('worker process died: starting another');
+        await publishAll('after the restart');
+
+        supervisor.process.kill('SIGTERM');
+        expect(await supervisor.exited).toMatchObject({ code: 0 });
+        expect(supervisor.messages().filter((msg) => msg === 'worker stopped')).toHaveLength(2);
+      } finally {
+        supervisor.process.kill('SIGKILL');
+        for (const pid of startedPids()) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        await producer.close();
+        await tiktok.close();
+        await deleteKeys(prefix);
+      }
+    }, 60_000);
   },
 );

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { env as readEnv } from './env-readers.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import {
@@ -68,6 +69,8 @@ export interface Config {
   };
   worker: {
     concurrency: number;
+    /** WORKER_PROCESSES: worker processes `start:worker` runs, supervised (default: the cores). */
+    processes: number;
     maxPublishAttempts: number;
     targetLeaseMs: number;
     reconcileIntervalMs: number;
@@ -193,6 +196,9 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       // Publish jobs mostly wait (on platforms' processing polls, on the database): a job slot
       // is cheap, and a low count lets a few slow platform processing polls hold up every post.
       concurrency: e.int('WORKER_CONCURRENCY', 32, 1, 1000),
+      // One process uses one core; the database and Redis may need the others, so this is a
+      // ceiling the operator lowers, not a floor.
+      processes: e.int('WORKER_PROCESSES', availableParallelism(), 1, 64),
       maxPublishAttempts: e.int('PUBLISH_MAX_ATTEMPTS', 6, 1, 50),
       targetLeaseMs: e.int('TARGET_LEASE_MS', 60_000, 500, 3_600_000),
       reconcileIntervalMs: e.int('RECONCILE_INTERVAL_MS', 5_000, 100, 600_000),

@@ -66,7 +66,13 @@ function harness(): Harness {
 }
 
 const config = (reconcileIntervalMs: number) => ({
-  worker: { concurrency: 1, maxPublishAttempts: 3, targetLeaseMs: 1_000, reconcileIntervalMs },
+  worker: {
+    concurrency: 1,
+    processes: 1,
+    maxPublishAttempts: 3,
+    targetLeaseMs: 1_000,
+    reconcileIntervalMs,
+  },
 });
 
 const ctx: JobContext = {
