@@ -101,7 +101,7 @@ describe('startWorker', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
       code: 'ECONNREFUSED',
     });
-    h.deps.store.failNext('posts.findById', refused);
+    h.deps.store.failNext('posts.startPublish', refused);
     const waited = await h.handlers().publish('01900000-0000-7000-8000-000000000000', ctx);
     expect(waited).toMatchObject({ kind: 'retry', spendsAttempt: false });
     expect(waited.kind === 'retry' && waited.delayMs).toBeLessThanOrEqual(2_400);
@@ -110,7 +110,7 @@ describe('startWorker', () => {
       kind: 'retry',
       spendsAttempt: false,
     });
-    h.deps.store.failNext('posts.findById', new TypeError('a bug'));
+    h.deps.store.failNext('posts.startPublish', new TypeError('a bug'));
     await expect(h.handlers().publish('01900000-0000-7000-8000-000000000000', ctx)).rejects.toThrow(
       'a bug',
     );
