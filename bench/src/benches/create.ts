@@ -2,9 +2,9 @@
  * create: POST /posts with 2 targets (sandbox twitter + linkedin connections) from autocannon
  * (a child process) against the API running in this process (no worker consuming: only
  * creation is measured; rate limit lifted). Throughput: 64 connections, closed loop, for a
- * fixed duration. Latency: an open loop at half the bare HTTP floor's throughput (autocannon -R, latency
- * corrected for coordinated omission): what a caller sees when the service is busy but not
- * saturated. (At 64 closed-loop connections the latency is 64 / throughput by Little's law,
+ * fixed duration. Latency: an open loop at half the bare HTTP floor's throughput (requests
+ * evenly spaced, latency counted from each one's due time; create-load.ts): what a caller sees
+ * when the service is busy but not saturated. (At 64 closed-loop connections the latency is 64 / throughput by Little's law,
  * whatever the service does.)
  * Floors, both with the same drivers (the runtime's pool and queue producer):
  * - bare HTTP: node:http with nothing on top (read the body, JSON.parse, the same insert and
@@ -161,12 +161,12 @@ interface LoadResult {
 }
 
 /**
- * One autocannon pass at the API (or at `url`: the bare floor); `rate`: open loop at that many
- * requests/s in all.
+ * One load pass at the API (or at `url`: the bare floor): autocannon's closed loop, or with
+ * `rate` an open loop at that many requests/s (create-load.ts).
  */
 async function apiRun(s: Setup, seconds: number, rate?: number, url = s.url): Promise<LoadResult> {
   s.load.send({
-    type: 'run',
+    type: rate === undefined ? 'run' : 'open',
     url,
     headers: { authorization: `Bearer ${s.seeded.rawKey}`, 'content-type': 'application/json' },
     body: s.body,

@@ -140,7 +140,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   const { db, kind } = kysely;
-  const { repos, uow } = createStorage(db);
+  // PGlite runs one statement at a time: calls gather while one runs and go as the next.
+  const { repos, uow } = createStorage(db, kind === 'pglite' ? { maxInFlight: 1 } : {});
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,

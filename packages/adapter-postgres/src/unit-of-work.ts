@@ -9,6 +9,7 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
+import type { StatementSharing } from './batch.ts';
 import { createRepositories } from './repositories/index.ts';
 import type { Database } from './schema.ts';
 
@@ -31,12 +32,17 @@ class OutsideTransactionGuard implements KyselyPlugin {
     this.#scope = scope;
   }
 
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+  /** Throws when the calling async flow is inside `uow.run`. */
+  check(): void {
     if (this.#scope.getStore()?.open) {
       throw new Error(
         'a non-transactional repository was used inside uow.run(); use the repositories passed to the unit of work',
       );
     }
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.check();
     return args.node;
   }
 
@@ -58,10 +64,17 @@ export interface Storage {
  * On PGlite, Kysely holds the single connection for the whole transaction, so concurrent
  * units of work (and plain queries) queue behind it instead of interleaving.
  */
-export function createStorage(db: Kysely<Database>): Storage {
+export function createStorage(
+  db: Kysely<Database>,
+  sharing: Omit<StatementSharing, 'batch'> = {},
+): Storage {
   const scope = new AsyncLocalStorage<TransactionScope>();
-  const repos = createRepositories(db.withPlugin(new OutsideTransactionGuard(scope)), {
+  const guard = new OutsideTransactionGuard(scope);
+  // Shared statements run in another caller's context: the guard also checks each call.
+  const repos = createRepositories(db.withPlugin(guard), {
+    ...sharing,
     batch: true,
+    check: () => guard.check(),
   });
   const uow: UnitOfWork = {
     async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {

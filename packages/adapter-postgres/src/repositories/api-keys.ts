@@ -1,15 +1,15 @@
 import type { ApiKey, ApiKeyRepository } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
-import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
+import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { apiKeyColumns } from './columns.ts';
 
 export function createApiKeyRepository(
   db: Kysely<Database>,
-  options: { batch: boolean } = { batch: false },
+  options: StatementSharing = { batch: false },
 ): ApiKeyRepository {
   /** Every authenticated request asks: the lookups of the same moment share one query. */
-  const byHash = batchedOrDirect(options.batch, {
+  const byHash = batchedOrDirect(options, {
     maxSize: BATCH_MAX,
     async run(hashes: string[]): Promise<Array<ApiKey | null>> {
       const rows = await db

@@ -7,6 +7,7 @@ import type {
   WebhookDelivery,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
+import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { attemptColumns, deliveryColumns, webhookColumns } from './columns.ts';
 
@@ -39,7 +40,95 @@ function pick(row: Record<string, unknown>, fields: readonly string[], prefix: s
   return picked;
 }
 
-export function createDeliveryRepository(db: Kysely<Database>): DeliveryRepository {
+type AttemptUpdate = Parameters<DeliveryRepository['recordAttempt']>[1];
+
+interface AttemptInput {
+  attempt: DeliveryAttempt;
+  update: AttemptUpdate;
+}
+
+export function createDeliveryRepository(
+  db: Kysely<Database>,
+  options: StatementSharing = { batch: false },
+): DeliveryRepository {
+  /** Every delivery job starts here: the loads of the same moment share one query. */
+  const withWebhook = batchedOrDirect(options, {
+    maxSize: BATCH_MAX,
+    async run(
+      ids: string[],
+    ): Promise<Array<{ delivery: WebhookDelivery; webhook: Webhook } | null>> {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
+        .select(deliveryColumns)
+        .select(joinedWebhookColumns)
+        .where('webhook_deliveries.id', '=', sql<string>`any(${ids}::uuid[])`)
+        .execute();
+      const byId = new Map(
+        rows.map((row) => [row.id, row as unknown as Record<string, unknown>] as const),
+      );
+      return ids.map((id) => {
+        const fields = byId.get(id);
+        if (fields === undefined) return null;
+        return {
+          delivery: pick(fields, DELIVERY_FIELDS, '') as unknown as WebhookDelivery,
+          webhook: pick(fields, WEBHOOK_FIELDS, 'w_') as unknown as Webhook,
+        };
+      });
+    },
+  });
+
+  /**
+   * The attempts of one moment in one statement: each attempt row, and each delivery's
+   * counters (deliveries locked in id order: overlapping statements wait, never deadlock).
+   */
+  const recordAttempts = batchedOrDirect(options, {
+    keyOf: (input: AttemptInput) => input.attempt.deliveryId,
+    maxSize: BATCH_MAX,
+    isolateFailures: true,
+    async run(inputs: AttemptInput[]): Promise<null[]> {
+      const rows = JSON.stringify(
+        inputs.map(({ attempt, update }) => ({
+          id: attempt.id,
+          delivery_id: attempt.deliveryId,
+          attempt_no: attempt.attemptNo,
+          status_code: attempt.statusCode,
+          error: attempt.error,
+          duration_ms: Math.max(0, Math.round(attempt.durationMs)),
+          created_at: attempt.createdAt,
+          status: update.status,
+          next_attempt_at: update.nextAttemptAt,
+          delivered_at: update.deliveredAt,
+        })),
+      );
+      await sql`
+        with attempt as (
+          select * from json_to_recordset(${rows}::json) as a(
+            id uuid, delivery_id uuid, attempt_no integer, status_code integer, error text,
+            duration_ms integer, created_at timestamptz, status text,
+            next_attempt_at timestamptz, delivered_at timestamptz)
+        ),
+        logged as (
+          insert into webhook_delivery_attempts (id, delivery_id, attempt_no, status_code, error,
+            duration_ms, created_at)
+          select id, delivery_id, attempt_no, status_code, error, duration_ms, created_at
+          from attempt
+        )
+        update webhook_deliveries d set
+          status = a.status,
+          attempts = d.attempts + 1,
+          last_status_code = a.status_code,
+          last_error = a.error,
+          next_attempt_at = a.next_attempt_at,
+          delivered_at = a.delivered_at
+        from attempt a
+        where d.id = a.delivery_id and d.id in (
+          select l.id from webhook_deliveries l join attempt on attempt.delivery_id = l.id
+          order by l.id for update of l)`.execute(db);
+      return inputs.map(() => null);
+    },
+  });
+
   /** The conditional transition of a post, and the deliveries only if it applied. */
   async function insertIf(deliveries: WebhookDelivery[], onlyIf: PostTransition): Promise<boolean> {
     if (onlyIf.from.length === 0) return false;
@@ -98,24 +187,8 @@ export function createDeliveryRepository(db: Kysely<Database>): DeliveryReposito
       );
     },
 
-    /** One query: the delivery joined with its webhook. */
-    async findWithWebhook(
-      id: string,
-    ): Promise<{ delivery: WebhookDelivery; webhook: Webhook } | null> {
-      const row = await db
-        .selectFrom('webhook_deliveries')
-        .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
-        .select(deliveryColumns)
-        .select(joinedWebhookColumns)
-        .where('webhook_deliveries.id', '=', id)
-        .executeTakeFirst();
-      if (row === undefined) return null;
-      const fields = row as unknown as Record<string, unknown>;
-      return {
-        delivery: pick(fields, DELIVERY_FIELDS, '') as unknown as WebhookDelivery,
-        webhook: pick(fields, WEBHOOK_FIELDS, 'w_') as unknown as Webhook,
-      };
-    },
+    /** One query: the delivery joined with its webhook (shared with the loads of the moment). */
+    findWithWebhook: (id) => withWebhook(id),
 
     /** Two queries: the deliveries, then the attempts of all of them. */
     async listByWebhook(webhookId: string, limit: number): Promise<DeliveryWithAttempts[]> {
@@ -146,31 +219,12 @@ export function createDeliveryRepository(db: Kysely<Database>): DeliveryReposito
       return deliveries;
     },
 
-    /** One statement (a data-modifying CTE): the attempt row and the delivery's counters. */
+    /**
+     * One statement (a data-modifying CTE): the attempt row and the delivery's counters, shared
+     * with the attempts of the same moment.
+     */
     async recordAttempt(attempt, update): Promise<void> {
-      await db
-        .with('logged_attempt', (qb) =>
-          qb.insertInto('webhook_delivery_attempts').values({
-            id: attempt.id,
-            delivery_id: attempt.deliveryId,
-            attempt_no: attempt.attemptNo,
-            status_code: attempt.statusCode,
-            error: attempt.error,
-            duration_ms: Math.max(0, Math.round(attempt.durationMs)),
-            created_at: attempt.createdAt,
-          }),
-        )
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          status: update.status,
-          attempts: eb('attempts', '+', 1),
-          last_status_code: attempt.statusCode,
-          last_error: attempt.error,
-          next_attempt_at: update.nextAttemptAt,
-          delivered_at: update.deliveredAt,
-        }))
-        .where('id', '=', attempt.deliveryId)
-        .execute();
+      await recordAttempts({ attempt, update });
     },
 
     async reset(id: string, nextAttemptAt: Date): Promise<void> {

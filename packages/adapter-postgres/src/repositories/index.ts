@@ -1,5 +1,6 @@
 import type { Repositories } from '@social-publisher/domain';
 import type { Kysely } from 'kysely';
+import type { StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { createAccountRepository } from './accounts.ts';
 import { createApiKeyRepository } from './api-keys.ts';
@@ -17,15 +18,15 @@ import { createWebhookRepository } from './webhooks.ts';
  */
 export function createRepositories(
   db: Kysely<Database>,
-  options: { batch: boolean } = { batch: false },
+  options: StatementSharing = { batch: false },
 ): Repositories {
   return {
     accounts: createAccountRepository(db),
     apiKeys: createApiKeyRepository(db, options),
     socialAccounts: createSocialAccountRepository(db, options),
     posts: createPostRepository(db, options),
-    webhooks: createWebhookRepository(db),
-    deliveries: createDeliveryRepository(db),
+    webhooks: createWebhookRepository(db, options),
+    deliveries: createDeliveryRepository(db, options),
     idempotency: createIdempotencyRepository(db),
     oauthStates: createOAuthStateRepository(db),
   };

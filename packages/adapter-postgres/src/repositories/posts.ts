@@ -8,7 +8,7 @@ import type {
   ResumeState,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
-import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
+import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, targetColumns } from './columns.ts';
 import {
@@ -88,24 +88,16 @@ const TARGET_INSERT_COLUMNS = sql.raw(
   'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at',
 );
 
-export interface PostRepositoryOptions {
-  /**
-   * Share the publish-run statements between calls made in the same turn of the event loop
-   * (the pool's repositories). Off inside a transaction, whose calls must stay in it.
-   */
-  batch: boolean;
-}
-
 export function createPostRepository(
   db: Kysely<Database>,
-  options: PostRepositoryOptions = { batch: false },
+  options: StatementSharing = { batch: false },
 ): PostRepository {
-  const start = batchedOrDirect(options.batch, {
+  const start = batchedOrDirect(options, {
     keyOf: (input: StartInput) => input.postId,
     maxSize: BATCH_MAX,
     run: (inputs) => startPublishMany(db, inputs),
   });
-  const complete = batchedOrDirect(options.batch, {
+  const complete = batchedOrDirect(options, {
     keyOf: (input: CompleteInput) => input.targetId,
     maxSize: BATCH_MAX,
     run: (inputs) => completeTargetsMany(db, inputs),
@@ -128,28 +120,14 @@ export function createPostRepository(
       from json_populate_recordset(null::post_targets, ${targetsJson}::json)`.execute(db);
   }
 
-  /**
-   * The inserts of one moment together; when that fails (a duplicate id, a connection deleted
-   * meanwhile), each again on its own, so one post's error is its own.
-   */
-  const insert = batchedOrDirect(options.batch, {
+  /** The inserts of one moment together; a failed one is retried alone (isolateFailures). */
+  const insert = batchedOrDirect(options, {
     keyOf: (post: PostWithTargets) => post.id,
     maxSize: BATCH_MAX,
-    async run(posts): Promise<Array<unknown>> {
-      try {
-        await insertAll(posts);
-        return posts.map(() => null);
-      } catch (error) {
-        if (posts.length === 1) return [error];
-        return Promise.all(
-          posts.map((post) =>
-            insertAll([post]).then(
-              () => null,
-              (e) => e,
-            ),
-          ),
-        );
-      }
+    isolateFailures: true,
+    async run(posts): Promise<null[]> {
+      await insertAll(posts);
+      return posts.map(() => null);
     },
   });
 
@@ -181,8 +159,7 @@ export function createPostRepository(
      * even when the caller forgot the unit of work; shared with the inserts of the same moment.
      */
     async insert(post: PostWithTargets): Promise<void> {
-      const failure = await insert(post);
-      if (failure) throw failure;
+      await insert(post);
     },
 
     /** One query: the post LEFT JOIN its targets, one row per target, in stored order. */

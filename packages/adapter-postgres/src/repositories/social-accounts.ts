@@ -1,16 +1,16 @@
 import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
-import { BATCH_MAX, batchedOrDirect } from '../batch.ts';
+import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { socialAccountColumns } from './columns.ts';
 
 /** Connections. Tokens are stored exactly as the domain's TokenCipher produced them. */
 export function createSocialAccountRepository(
   db: Kysely<Database>,
-  options: { batch: boolean } = { batch: false },
+  options: StatementSharing = { batch: false },
 ): SocialAccountRepository {
   /** Every create and publish run asks: the lookups of the same moment share one query. */
-  const byIds = batchedOrDirect(options.batch, {
+  const byIds = batchedOrDirect(options, {
     maxSize: BATCH_MAX,
     async run(lists: Array<readonly string[]>): Promise<SocialAccount[][]> {
       const ids = [...new Set(lists.flat())];

@@ -1,9 +1,39 @@
 import type { Webhook, WebhookEvent, WebhookRepository } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
+import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { webhookColumns } from './columns.ts';
 
-export function createWebhookRepository(db: Kysely<Database>): WebhookRepository {
+interface ActiveQuery {
+  accountId: string;
+  event: WebhookEvent;
+}
+
+export function createWebhookRepository(
+  db: Kysely<Database>,
+  options: StatementSharing = { batch: false },
+): WebhookRepository {
+  /** Every finished post asks: the lookups of the same moment share one query. */
+  const activeFor = batchedOrDirect(options, {
+    maxSize: BATCH_MAX,
+    async run(queries: ActiveQuery[]): Promise<Webhook[][]> {
+      const accounts = [...new Set(queries.map((query) => query.accountId))];
+      const rows = await db
+        .selectFrom('webhooks')
+        .select(webhookColumns)
+        .where('account_id', '=', sql<string>`any(${accounts}::uuid[])`)
+        .where('active', '=', true)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return queries.map(({ accountId, event }) =>
+        rows
+          .filter((row) => row.accountId === accountId && row.events.includes(event))
+          .map((row) => ({ ...row, events: [...row.events] })),
+      );
+    },
+  });
+
   return {
     async insert(webhook: Webhook): Promise<void> {
       await db
@@ -41,17 +71,7 @@ export function createWebhookRepository(db: Kysely<Database>): WebhookRepository
         .execute();
     },
 
-    async listActiveForEvent(accountId: string, event: WebhookEvent): Promise<Webhook[]> {
-      return db
-        .selectFrom('webhooks')
-        .select(webhookColumns)
-        .where('account_id', '=', accountId)
-        .where('active', '=', true)
-        .where(sql<boolean>`${event} = any(events)`)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-    },
+    listActiveForEvent: (accountId, event) => activeFor({ accountId, event }),
 
     async setActive(id: string, active: boolean): Promise<boolean> {
       const result = await db
