@@ -281,6 +281,8 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
     const p50 = median(api.map((r) => r.p50));
     const p99 = median(api.map((r) => r.p99));
     const rate = Math.round(bareRps / 2);
+    // Warm-up at that rate, as for the closed loop: the open loop's own connections, JIT.
+    if (!options.smoke) await apiRun(s, 1, rate);
     const open: LoadResult[] = [];
     for (let run = 1; run <= runs; run++) {
       const o = await apiRun(s, seconds, rate);
@@ -291,6 +293,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
     const openP99 = median(open.map((r) => r.p99));
     // A lighter load beside it: where the latency stands when the service is far from busy.
     const quarterRate = Math.round(bareRps / 4);
+    if (!options.smoke) await apiRun(s, 1, quarterRate);
     const quarter: LoadResult[] = [];
     for (let run = 1; run <= runs; run++) {
       const q = await apiRun(s, seconds, quarterRate);
