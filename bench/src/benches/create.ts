@@ -19,6 +19,7 @@ import { buildApp } from '@social-publisher/app-http';
 import type { Config } from '@social-publisher/config';
 import { createPost } from '@social-publisher/domain';
 import { createRuntime, type Runtime } from '@social-publisher/runtime';
+import pg from 'pg';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
@@ -153,6 +154,23 @@ async function startBareServer(
   };
 }
 
+/**
+ * The saturation runs above insert some 300,000 posts in under a minute: PostgreSQL is then
+ * writing them out (a checkpoint forced by the WAL volume) while the latency runs start, and
+ * that backlog, not the latency runs' own load, would set their tail. A CHECKPOINT first
+ * settles it (PostgreSQL only; PGlite has no other process to settle).
+ */
+async function settleWrites(s: Setup): Promise<void> {
+  if (!s.backend.databaseUrl) return;
+  const client = new pg.Client({ connectionString: s.backend.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
 interface LoadResult {
   rps: number;
   p50: number;
@@ -281,13 +299,21 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
     const p50 = median(api.map((r) => r.p50));
     const p99 = median(api.map((r) => r.p99));
     const rate = Math.round(bareRps / 2);
+    await settleWrites(s);
     // Warm-up at that rate, as for the closed loop: the open loop's own connections, JIT.
     if (!options.smoke) await apiRun(s, 1, rate);
     const open: LoadResult[] = [];
     for (let run = 1; run <= runs; run++) {
+      const loop = startLoopMonitor();
+      const meter = startCpuMeter([
+        ...groupsFor(s.backend.databaseName),
+        { label: 'load generator', pids: () => [s.load.pid] },
+      ]);
       const o = await apiRun(s, seconds, rate);
       open.push(o);
-      out(`create ${label} API open loop at ${rate} req/s, run ${run}: ${resultText(o)}`);
+      out(
+        `create ${label} API open loop at ${rate} req/s, run ${run}: ${resultText(o)}; ${loop.stop()}; ${cpuLine(meter.stop())}`,
+      );
     }
     const openP50 = median(open.map((r) => r.p50));
     const openP99 = median(open.map((r) => r.p99));

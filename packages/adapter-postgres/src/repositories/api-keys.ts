@@ -1,22 +1,23 @@
 import type { ApiKey, ApiKeyRepository } from '@social-publisher/domain';
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
-import { apiKeyColumns } from './columns.ts';
+import { apiKeyColumns, columnList } from './columns.ts';
+
+const BY_HASH = `select ${columnList(apiKeyColumns, 'api_keys')} from api_keys where key_hash = any($1::text[])`;
 
 export function createApiKeyRepository(
   db: Kysely<Database>,
   options: StatementSharing = { batch: false },
 ): ApiKeyRepository {
-  /** Every authenticated request asks: the lookups of the same moment share one query. */
+  /**
+   * Every authenticated request asks: the lookups of the same moment share one query, sent as
+   * fixed text (built once, not per call).
+   */
   const byHash = batchedOrDirect(options, {
     maxSize: BATCH_MAX,
     async run(hashes: string[]): Promise<Array<ApiKey | null>> {
-      const rows = await db
-        .selectFrom('api_keys')
-        .select(apiKeyColumns)
-        .where('key_hash', '=', sql<string>`any(${hashes}::text[])`)
-        .execute();
+      const { rows } = await db.executeQuery<ApiKey>(CompiledQuery.raw(BY_HASH, [hashes]));
       const found = new Map(rows.map((row) => [row.keyHash, row]));
       return hashes.map((hash) => {
         const row = found.get(hash);

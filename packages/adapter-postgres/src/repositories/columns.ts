@@ -129,3 +129,13 @@ export const idempotencyColumns = [
   'idempotency_keys.created_at as createdAt',
   'idempotency_keys.expires_at as expiresAt',
 ] as const;
+
+/** `posts.account_id as accountId` -> `p.account_id as "accountId"` (raw SQL needs the quotes). */
+export function columnList(columns: readonly string[], alias: string, prefix = ''): string {
+  return columns
+    .map((column) => {
+      const [source = '', field = ''] = column.split(' as ');
+      return `${alias}.${source.slice(source.indexOf('.') + 1)} as "${prefix}${field}"`;
+    })
+    .join(', ');
+}

@@ -15,17 +15,7 @@ import {
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
-import { postColumns, targetColumns } from './columns.ts';
-
-/** `posts.account_id as accountId` -> `p.account_id as "accountId"` (raw SQL needs the quotes). */
-function columnList(columns: readonly string[], alias: string, prefix = ''): string {
-  return columns
-    .map((column) => {
-      const [source = '', field = ''] = column.split(' as ');
-      return `${alias}.${source.slice(source.indexOf('.') + 1)} as "${prefix}${field}"`;
-    })
-    .join(', ');
-}
+import { columnList, postColumns, targetColumns } from './columns.ts';
 
 const fieldOf = (column: string) => column.slice(column.indexOf(' as ') + 4);
 const POST_FIELDS = postColumns.map(fieldOf);

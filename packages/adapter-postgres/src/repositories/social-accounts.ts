@@ -1,8 +1,11 @@
 import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
-import { socialAccountColumns } from './columns.ts';
+import { columnList, socialAccountColumns } from './columns.ts';
+
+/** Sent as fixed text (built once, not per call). */
+const BY_IDS = `select ${columnList(socialAccountColumns, 'social_accounts')} from social_accounts where id = any($1::uuid[])`;
 
 /** Connections. Tokens are stored exactly as the domain's TokenCipher produced them. */
 export function createSocialAccountRepository(
@@ -14,11 +17,7 @@ export function createSocialAccountRepository(
     maxSize: BATCH_MAX,
     async run(lists: Array<readonly string[]>): Promise<SocialAccount[][]> {
       const ids = [...new Set(lists.flat())];
-      const rows = await db
-        .selectFrom('social_accounts')
-        .select(socialAccountColumns)
-        .where('id', '=', sql<string>`any(${ids}::uuid[])`)
-        .execute();
+      const { rows } = await db.executeQuery<SocialAccount>(CompiledQuery.raw(BY_IDS, [ids]));
       const found = new Map(rows.map((row) => [row.id, row]));
       return lists.map((list) =>
         [...new Set(list)].flatMap((id) => {
