@@ -1,5 +1,5 @@
 import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { columnList, socialAccountColumns } from './columns.ts';
