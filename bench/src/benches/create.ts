@@ -425,9 +425,15 @@ export const createBench: Bench = {
         ...groupsFor(s.backend.databaseName),
         { label: 'autocannon', pids: () => [s.load.pid] },
       ]);
+      // A latency figure is diagnosed under its own load: the open loop at its rate.
+      const openRate = /open loop, (\d+) req\/s/.exec(figureName)?.[1];
+      const rate = openRate === undefined ? undefined : Number(openRate);
+      if (rate !== undefined) await settleWrites(s);
       const loop = startLoopMonitor();
-      const { result: api, summary } = await profile(() => apiRun(s, seconds));
-      out(`${label}: API under the profiler ${resultText(api)}; ${loop.stop()}`);
+      const { result: api, summary } = await profile(() => apiRun(s, seconds, rate));
+      out(
+        `${label}: API under the profiler${rate === undefined ? '' : ` (open loop at ${rate} req/s)`} ${resultText(api)}; ${loop.stop()}`,
+      );
       out(`${label}: ${cpuLine(meter.stop())}`);
       for (const line of stages.lines(`${label} API`, Math.round(api.rps * seconds))) out(line);
       for (const line of profileLines(summary, `${label} API`)) out(line);

@@ -5,11 +5,13 @@
  * and the worker that hold the same object see the wrapped ports.
  */
 import type { CoreDeps, PlatformPublisher, Repositories } from '@social-publisher/domain';
-import { fmt } from './stats.ts';
+import { fmt, percentile } from './stats.ts';
 
 interface Stat {
   count: number;
   totalMs: number;
+  /** Every call's latency (ms), for the p99: a tail is where a latency target is lost. */
+  samples: number[];
 }
 
 export interface Instrumentation {
@@ -26,9 +28,11 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     function (this: unknown, ...args: unknown[]) {
       const start = performance.now();
       const settle = () => {
-        const stat = stats.get(name) ?? { count: 0, totalMs: 0 };
+        const stat = stats.get(name) ?? { count: 0, totalMs: 0, samples: [] };
+        const ms = performance.now() - start;
         stat.count += 1;
-        stat.totalMs += performance.now() - start;
+        stat.totalMs += ms;
+        stat.samples.push(ms);
         stats.set(name, stat);
       };
       const result = fn.apply(this, args);
@@ -102,11 +106,11 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     lines(label, items) {
       const rows = [...stats.entries()].sort((a, b) => b[1].totalMs - a[1].totalMs);
       const out = [
-        `stages ${label}: port calls per item (${items} items), average latency of one call (includes waiting for a pool connection):`,
+        `stages ${label}: port calls per item (${items} items), average and p99 latency of one call (includes waiting for a pool connection or a shared statement):`,
       ];
       for (const [name, stat] of rows) {
         out.push(
-          `  ${name.padEnd(44)} ${fmt(stat.count / Math.max(1, items), 2).padStart(6)} calls/item  ${fmt(stat.totalMs / stat.count, 2).padStart(7)} ms avg`,
+          `  ${name.padEnd(44)} ${fmt(stat.count / Math.max(1, items), 2).padStart(6)} calls/item  ${fmt(stat.totalMs / stat.count, 2).padStart(7)} ms avg  ${fmt(percentile(stat.samples, 99), 2).padStart(7)} ms p99`,
         );
       }
       return out;
