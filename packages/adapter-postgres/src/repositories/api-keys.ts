@@ -26,13 +26,6 @@ export function createApiKeyRepository(
     },
   });
 
-  const findBy = async (column: 'id' | 'key_hash', value: string): Promise<ApiKey | null> =>
-    (await db
-      .selectFrom('api_keys')
-      .select(apiKeyColumns)
-      .where(column, '=', value)
-      .executeTakeFirst()) ?? null;
-
   return {
     async insert(key: ApiKey): Promise<void> {
       await db
@@ -50,7 +43,12 @@ export function createApiKeyRepository(
         .execute();
     },
 
-    findById: (id) => findBy('id', id),
+    findById: async (id) =>
+      (await db
+        .selectFrom('api_keys')
+        .select(apiKeyColumns)
+        .where('id', '=', id)
+        .executeTakeFirst()) ?? null,
     findByHash: (keyHash) => byHash(keyHash),
 
     async listByAccount(accountId: string): Promise<ApiKey[]> {

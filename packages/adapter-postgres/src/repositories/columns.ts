@@ -1,3 +1,5 @@
+import type { Post, PostTarget, PostWithTargets } from '@social-publisher/domain';
+
 /**
  * Column lists that alias snake_case columns to the domain's camelCase field names, so a
  * selected row already has the shape of the entity: no per-row mapping in JS.
@@ -129,6 +131,33 @@ export const idempotencyColumns = [
   'idempotency_keys.created_at as createdAt',
   'idempotency_keys.expires_at as expiresAt',
 ] as const;
+
+/** `posts.account_id as accountId` -> `accountId` (the field a selected column becomes). */
+export const fieldOf = (column: string): string => column.slice(column.indexOf(' as ') + 4);
+
+const POST_FIELDS = postColumns.map(fieldOf);
+const TARGET_FIELDS = targetColumns.map(fieldOf);
+
+/**
+ * Splits the rows of posts LEFT JOIN post_targets (one post, target columns aliased
+ * `t_<field>`) into the post and its targets, in row order. null when there are no rows.
+ */
+export function postFromJoinedRows(
+  rows: ReadonlyArray<Record<string, unknown>>,
+): PostWithTargets | null {
+  const [first] = rows;
+  if (first === undefined) return null;
+  const post: Record<string, unknown> = {};
+  for (const field of POST_FIELDS) post[field] = first[field];
+  const targets: PostTarget[] = [];
+  for (const row of rows) {
+    if (row.t_id === null) continue; // a post without targets: one row of NULLs
+    const target: Record<string, unknown> = {};
+    for (const field of TARGET_FIELDS) target[field] = row[`t_${field}`];
+    targets.push(target as unknown as PostTarget);
+  }
+  return { ...(post as unknown as Post), targets };
+}
 
 /** `posts.account_id as accountId` -> `p.account_id as "accountId"` (raw SQL needs the quotes). */
 export function columnList(columns: readonly string[], alias: string, prefix = ''): string {

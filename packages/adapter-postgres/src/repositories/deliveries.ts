@@ -9,7 +9,7 @@ import type {
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
-import { attemptColumns, deliveryColumns, webhookColumns } from './columns.ts';
+import { attemptColumns, deliveryColumns, fieldOf, webhookColumns } from './columns.ts';
 
 const toRow = (delivery: WebhookDelivery) => ({
   id: delivery.id,
@@ -27,8 +27,8 @@ const toRow = (delivery: WebhookDelivery) => ({
   created_at: delivery.createdAt,
 });
 
-const DELIVERY_FIELDS = deliveryColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
-const WEBHOOK_FIELDS = webhookColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
+const DELIVERY_FIELDS = deliveryColumns.map(fieldOf);
+const WEBHOOK_FIELDS = webhookColumns.map(fieldOf);
 /** Webhook columns aliased `w_<field>`, for a delivery joined with its webhook. */
 const joinedWebhookColumns = webhookColumns.map((column) =>
   column.replace(' as ', ' as w_'),

@@ -10,7 +10,7 @@ import type {
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
-import { postColumns, targetColumns } from './columns.ts';
+import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 import {
   type CompleteInput,
   completeTargetsMany,
@@ -20,31 +20,10 @@ import {
 
 const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
-/** Field names of a target (the aliases of `targetColumns`). */
-const TARGET_FIELDS = targetColumns.map((column) => column.slice(column.indexOf(' as ') + 4));
 /** The target columns again, aliased `t_<field>`, for a post LEFT JOIN its targets. */
 const joinedTargetColumns = targetColumns.map((column) =>
   column.replace(' as ', ' as t_'),
 ) as unknown as readonly ['post_targets.id as t_id'];
-
-/** Splits the rows of posts LEFT JOIN post_targets (one post) into the post and its targets. */
-function postFromJoinedRows(rows: ReadonlyArray<Record<string, unknown>>): PostWithTargets | null {
-  const [first] = rows;
-  if (first === undefined) return null;
-  const post: Record<string, unknown> = {};
-  for (const column of postColumns) {
-    const field = column.slice(column.indexOf(' as ') + 4);
-    post[field] = first[field];
-  }
-  const targets: PostTarget[] = [];
-  for (const row of rows) {
-    if (row.t_id === null) continue; // a post without targets: one row of NULLs
-    const target: Record<string, unknown> = {};
-    for (const field of TARGET_FIELDS) target[field] = row[`t_${field}`];
-    targets.push(target as unknown as PostTarget);
-  }
-  return { ...(post as unknown as Post), targets };
-}
 
 /** A post as a JSON row of `posts` (json_populate_recordset reads jsonb and arrays as such). */
 const postRow = (post: PostWithTargets) => ({

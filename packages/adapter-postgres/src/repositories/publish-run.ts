@@ -15,11 +15,7 @@ import {
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
-import { columnList, postColumns, targetColumns } from './columns.ts';
-
-const fieldOf = (column: string) => column.slice(column.indexOf(' as ') + 4);
-const POST_FIELDS = postColumns.map(fieldOf);
-const TARGET_FIELDS = targetColumns.map(fieldOf);
+import { columnList, postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 
 /** The target columns a claim changes: read from the claim's RETURNING, the rest from the row. */
 const CLAIMED = new Set(['status', 'attempts', 'lease_expires_at', 'updated_at']);
@@ -104,26 +100,19 @@ export interface StartInput {
 
 type Row = Record<string, unknown>;
 
+/** One post's rows: the post and its targets, and which of them this statement claimed. */
 function startFromRows(rows: Row[]): PublishStart {
   const [first = {}] = rows;
-  const post: Row = {};
-  for (const field of POST_FIELDS) post[field] = first[field];
-  const targets: PostTarget[] = [];
+  const post = postFromJoinedRows(rows) as PostWithTargets;
   const claims: TargetClaim[] = [];
-  for (const row of rows) {
-    if (row.t_id === null) continue; // a post without targets: one row of NULLs
-    const target: Row = {};
-    for (const field of TARGET_FIELDS) target[field] = row[`t_${field}`];
-    targets.push(target as unknown as PostTarget);
+  for (const [index, row] of rows.filter((r) => r.t_id !== null).entries()) {
+    const target = post.targets[index] as PostTarget;
     if (row.claimed === true) {
-      claims.push({
-        target: { ...(target as unknown as PostTarget) },
-        takenOver: row.claimedFrom === 'publishing',
-      });
+      claims.push({ target: { ...target }, takenOver: row.claimedFrom === 'publishing' });
     }
   }
   return {
-    post: { ...(post as unknown as PostWithTargets), targets },
+    post,
     started: first.started === true,
     previousStatus: first.previousStatus as PostStatus,
     claims,

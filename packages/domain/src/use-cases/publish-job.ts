@@ -94,9 +94,9 @@ function knownAfterRun(post: PostWithTargets, runs: TargetRun[]): PostWithTarget
     if (run.kind === 'settled' && run.recorded) recorded.set(run.recorded.id, run.recorded);
   const targets: PostTarget[] = [];
   for (const target of post.targets) {
-    const now = recorded.get(target.id) ?? target;
-    if (!TERMINAL_TARGET_STATUSES.includes(now.status)) return null;
-    targets.push(now);
+    const latest = recorded.get(target.id) ?? target;
+    if (!TERMINAL_TARGET_STATUSES.includes(latest.status)) return null;
+    targets.push(latest);
   }
   return { ...post, targets };
 }
