@@ -7,6 +7,7 @@ import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
 import { migrateToLatest } from './migrate.ts';
+import { preparingClientClass } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { createStorage } from './unit-of-work.ts';
 import { YieldToEventLoopPlugin } from './yield-plugin.ts';
@@ -24,6 +25,11 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Queries slower than this are logged at warn (SQL text only, never parameters). Default 1000. */
   slowQueryMs?: number;
+  /**
+   * Send the hot statements as named (prepared) ones, parsed once per connection (default
+   * true; see prepared.ts). Off behind PgBouncer < 1.21 in transaction pooling.
+   */
+  preparedStatements?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -52,8 +58,14 @@ const pgTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-function postgresDialect(databaseUrl: string, poolSize: number, logger?: Logger): Dialect {
+function postgresDialect(
+  databaseUrl: string,
+  poolSize: number,
+  preparedStatements: boolean,
+  logger?: Logger,
+): Dialect {
   const pool = new pg.Pool({
+    Client: preparingClientClass({ enabled: preparedStatements, ...(logger ? { logger } : {}) }),
     connectionString: databaseUrl,
     max: poolSize,
     types: pgTypes,
@@ -116,7 +128,12 @@ export function createKysely(options: OpenDatabaseOptions): {
 } {
   const kind: DatabaseKind = options.databaseUrl ? 'postgres' : 'pglite';
   const dialect = options.databaseUrl
-    ? postgresDialect(options.databaseUrl, options.poolSize ?? 10, options.logger)
+    ? postgresDialect(
+        options.databaseUrl,
+        options.poolSize ?? 10,
+        options.preparedStatements ?? true,
+        options.logger,
+      )
     : pgliteDialect(options.dataDir);
   const log = queryLog(options.logger, options.slowQueryMs ?? 1_000);
   const plugins = kind === 'pglite' ? [new YieldToEventLoopPlugin()] : [];

@@ -49,6 +49,11 @@ export interface Config {
   redis: RedisEndpoint | null;
   /** null: sized from the process role and WORKER_CONCURRENCY (see packages/runtime). */
   databasePoolSize: number | null;
+  /**
+   * Hot statements go as named (prepared) ones, planned once per connection. Off behind
+   * PgBouncer < 1.21 in transaction pooling, which cannot keep them.
+   */
+  databasePreparedStatements: boolean;
   queuePrefix: string;
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
@@ -170,6 +175,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     redis: readRedis(e, redisUrl),
     databasePoolSize:
       e.string('DATABASE_POOL_SIZE') === null ? null : e.int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePreparedStatements: e.bool('DATABASE_PREPARED_STATEMENTS', true),
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,

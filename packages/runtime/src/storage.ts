@@ -49,7 +49,12 @@ export async function openStorage(
   poolSize: number,
 ): Promise<DatabaseHandle> {
   try {
-    return await openConfiguredDatabase(config, { poolSize, logger, migrate: true });
+    return await openConfiguredDatabase(config, {
+      poolSize,
+      logger,
+      migrate: true,
+      preparedStatements: config.databasePreparedStatements,
+    });
   } catch (error) {
     throw new StartupError(`cannot start: ${storageLabel(config)}: ${errorMessage(error)}`, {
       cause: error,

@@ -1,10 +1,14 @@
 import type { ApiKey, ApiKeyRepository } from '@social-publisher/domain';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
+import { preparedSql } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { apiKeyColumns, columnList } from './columns.ts';
 
-const BY_HASH = `select ${columnList(apiKeyColumns, 'api_keys')} from api_keys where key_hash = any($1::text[])`;
+const BY_HASH = preparedSql(
+  'api_keys_by_hash',
+  `select ${columnList(apiKeyColumns, 'api_keys')} from api_keys where key_hash = any($1::text[])`,
+);
 
 export function createApiKeyRepository(
   db: Kysely<Database>,

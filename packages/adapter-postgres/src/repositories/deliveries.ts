@@ -8,6 +8,7 @@ import type {
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
+import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { attemptColumns, deliveryColumns, fieldOf, webhookColumns } from './columns.ts';
 
@@ -101,7 +102,7 @@ export function createDeliveryRepository(
           delivered_at: update.deliveredAt,
         })),
       );
-      await sql`
+      await sql`${preparedMark('delivery_attempt_record')}
         with attempt as (
           select * from json_to_recordset(${rows}::json) as a(
             id uuid, delivery_id uuid, attempt_no integer, status_code integer, error text,

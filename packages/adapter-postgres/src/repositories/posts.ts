@@ -9,6 +9,7 @@ import type {
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
+import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 import {
@@ -89,7 +90,7 @@ export function createPostRepository(
   async function insertAll(posts: PostWithTargets[]): Promise<void> {
     const postsJson = JSON.stringify(posts.map(postRow));
     const targetsJson = JSON.stringify(posts.flatMap(targetRows));
-    await sql`
+    await sql`${preparedMark('posts_insert')}
       with inserted_posts as (
         insert into posts (${POST_INSERT_COLUMNS})
         select ${POST_INSERT_COLUMNS} from json_populate_recordset(null::posts, ${postsJson}::json)

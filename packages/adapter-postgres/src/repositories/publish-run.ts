@@ -14,6 +14,7 @@ import {
   type TargetCompletion,
 } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
+import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { columnList, postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 
@@ -43,7 +44,7 @@ function startStatement(inputs: StartInput[]) {
     inputs.map(({ request }) => pick(request).toISOString());
   const ids = inputs.map((input) => input.postId);
   const startable = [...STARTABLE_POST_STATUSES];
-  return sql<Row>`
+  return sql<Row>`${preparedMark('publish_start')}
 with request as (
   select * from unnest(${ids}::uuid[], ${iso((r) => r.now)}::timestamptz[],
                        ${iso((r) => r.startBefore)}::timestamptz[],
@@ -144,7 +145,7 @@ export async function startPublishMany(
  */
 const completedList = columnList(targetColumns, 't');
 
-const completeStatement = (rows: unknown[]) => sql<PostTarget>`
+const completeStatement = (rows: unknown[]) => sql<PostTarget>`${preparedMark('target_complete')}
 with completion as (
   select * from json_to_recordset(${JSON.stringify(rows)}::json) as c(
     id uuid, status text, platform_post_id text, platform_url text,

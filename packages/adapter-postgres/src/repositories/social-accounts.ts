@@ -1,11 +1,15 @@
 import type { Platform, SocialAccount, SocialAccountRepository } from '@social-publisher/domain';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
+import { preparedSql } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { columnList, socialAccountColumns } from './columns.ts';
 
-/** Sent as fixed text (built once, not per call). */
-const BY_IDS = `select ${columnList(socialAccountColumns, 'social_accounts')} from social_accounts where id = any($1::uuid[])`;
+/** Sent as fixed text (built once, not per call), prepared once per connection. */
+const BY_IDS = preparedSql(
+  'social_accounts_by_ids',
+  `select ${columnList(socialAccountColumns, 'social_accounts')} from social_accounts where id = any($1::uuid[])`,
+);
 
 /** Connections. Tokens are stored exactly as the domain's TokenCipher produced them. */
 export function createSocialAccountRepository(
