@@ -10,8 +10,8 @@
  * When the server refuses one anyway (the statement is unknown on this server connection, or
  * already there under another client's use), the pool stops naming statements, says so once,
  * and sends that statement again unnamed: the refusal happens before it runs, so nothing ran
- * twice. Inside a transaction the refusal has already aborted it, so the error goes to the
- * caller like any other failed statement.
+ * twice. Inside a transaction statements always go unnamed: a refusal there would abort the
+ * transaction, and no hot statement runs in one.
  */
 import type { Logger } from '@social-publisher/domain';
 import { type RawBuilder, sql } from 'kysely';
@@ -46,7 +46,7 @@ export interface PreparedStatementsOptions {
 }
 
 type Query = (...args: unknown[]) => unknown;
-/** pg's client knows it from the server's last ReadyForQuery: I idle, T in a transaction. */
+/** pg's client knows it from the server's last ReadyForQuery: I idle, T or E in a transaction. */
 interface TransactionStatus {
   getTransactionStatus(): string | null;
 }
@@ -76,13 +76,14 @@ export function preparingClientClass(options: PreparedStatementsOptions): typeof
     const [text, values] = args;
     const name = typeof text === 'string' && args.length <= 2 ? preparedName(text) : null;
     if (name === null || !state.enabled) return plainQuery.apply(this, args);
-    const inTransaction = (this as unknown as TransactionStatus).getTransactionStatus() === 'T';
+    // 'I': idle, outside a transaction (null before the first statement, also outside).
+    const status = (this as unknown as TransactionStatus).getTransactionStatus();
+    if (status !== 'I' && status !== null) return plainQuery.apply(this, args);
     const named = plainQuery.call(this, { name, text, values }) as Promise<unknown>;
     return named.catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (typeof code !== 'string' || !REFUSED.has(code)) throw error;
       stopNaming(error, name);
-      if (inTransaction) throw error;
       return plainQuery.call(this, text, values);
     });
   };

@@ -85,6 +85,17 @@ if (database.skipReason !== undefined) {
       expect(await preparedNames(db)).toEqual(['api_keys_by_hash']);
     });
 
+    it('sends marked statements unnamed inside a transaction (a refusal there would abort it)', async () => {
+      const { db } = await open({});
+      const statement = CompiledQuery.raw(preparedSql('inside_transaction', 'select 1 as n'));
+      await db.transaction().execute(async (trx) => {
+        expect((await trx.executeQuery(statement)).rows).toEqual([{ n: 1 }]);
+      });
+      expect(await preparedNames(db)).not.toContain('inside_transaction');
+      await db.executeQuery(statement);
+      expect(await preparedNames(db)).toContain('inside_transaction');
+    });
+
     it('sends every statement unnamed when turned off', async () => {
       const { repos, db } = await open({ prepared: false });
       expect(await repos.apiKeys.findByHash('0'.repeat(64))).toBeNull();
