@@ -1,16 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publisher/domain';
-import { type Dialect, Kysely, type LogEvent, PGliteDialect, PostgresDialect } from 'kysely';
+import { type Dialect, Kysely, type LogEvent, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
 import { migrateToLatest } from './migrate.ts';
+import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
 import { preparingClientClass } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { createStorage } from './unit-of-work.ts';
-import { YieldToEventLoopPlugin } from './yield-plugin.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -96,17 +95,8 @@ function pgliteDirectory(dataDir: string): string {
 }
 
 function pgliteDialect(dataDir: string): Dialect {
-  const directory = pgliteDirectory(dataDir);
-  // Kysely ships a PGlite dialect (0.29+); its adapter reports a single connection, so Kysely
-  // serialises every query and transaction through one mutex.
-  return new PGliteDialect({
-    pglite: () =>
-      PGlite.create(directory, {
-        parsers: {
-          [INT8_OID]: parseInt8,
-        },
-      }),
-  });
+  // PGlite on its own thread (pglite-thread/): one connection, serialised by Kysely.
+  return new PGliteThreadDialect(pgliteDirectory(dataDir));
 }
 
 function queryLog(logger: Logger | undefined, slowQueryMs: number) {
@@ -136,8 +126,7 @@ export function createKysely(options: OpenDatabaseOptions): {
       )
     : pgliteDialect(options.dataDir);
   const log = queryLog(options.logger, options.slowQueryMs ?? 1_000);
-  const plugins = kind === 'pglite' ? [new YieldToEventLoopPlugin()] : [];
-  const db = new Kysely<Database>(log ? { dialect, log, plugins } : { dialect, plugins });
+  const db = new Kysely<Database>(log ? { dialect, log } : { dialect });
   return { db, kind };
 }
 

@@ -1,0 +1,48 @@
+/**
+ * The embedded database's own thread: PGlite runs here, so that its statements (WebAssembly,
+ * synchronous while they run) never hold up HTTP parsing, timers or the queue on the main
+ * thread. Requests are answered in order, one statement at a time, as PGlite runs them.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { errorFields, type Reply, type Request, type StartData, type Started } from './protocol.ts';
+
+const INT8_OID = 20;
+
+const port = parentPort;
+if (!port) throw new Error('pglite-thread/worker.ts runs as a worker thread');
+const { directory } = workerData as StartData;
+
+const say = (message: Started | Reply): void => port.postMessage(message);
+
+let pglite: PGlite;
+try {
+  // int8 (counts) as numbers, as with PostgreSQL through pg (see database.ts).
+  pglite = await PGlite.create(directory, { parsers: { [INT8_OID]: (value) => Number(value) } });
+  say({ op: 'ready' });
+} catch (error) {
+  say({ op: 'failed', error: errorFields(error) });
+  port.close();
+  throw error;
+}
+
+port.on('message', async (request: Request) => {
+  if (request.op === 'close') {
+    try {
+      if (!pglite.closed) await pglite.close();
+      say({ id: request.id, ok: true, rows: [], affectedRows: null });
+    } catch (error) {
+      say({ id: request.id, ok: false, error: errorFields(error) });
+    }
+    port.close();
+    return;
+  }
+  try {
+    const result = await pglite.query<Record<string, unknown>>(request.sql, [...request.params], {
+      rowMode: 'object',
+    });
+    say({ id: request.id, ok: true, rows: result.rows, affectedRows: result.affectedRows ?? null });
+  } catch (error) {
+    say({ id: request.id, ok: false, error: errorFields(error) });
+  }
+});
