@@ -28,6 +28,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   create: [
     /API req\/s/,
     /API p99 latency at half the floor/,
+    /floor p99 latency at the same rate/,
     /floor, bare HTTP server/,
     /ratio API \/ bare HTTP floor/,
     /floor, no HTTP/,

@@ -72,6 +72,7 @@ async function openLoop(message: Record<string, unknown>): Promise<void> {
   const requestBytes = Buffer.concat([Buffer.from(head), body]);
 
   const latencies: number[] = [];
+  const dues: number[] = [];
   const codes = new Set<number>();
   let ok = 0;
   let non2xx = 0;
@@ -87,8 +88,11 @@ async function openLoop(message: Record<string, unknown>): Promise<void> {
     answered += 1;
     if (answered === total) finish();
   };
+  // How late requests left: the tick, or every connection busy (the service is behind).
+  const sendLags: number[] = [];
   const send = (conn: Conn, due: number) => {
     conn.due = due;
+    sendLags.push(performance.now() - due);
     conn.socket.write(requestBytes);
   };
   const dispatch = () => {
@@ -123,6 +127,7 @@ async function openLoop(message: Record<string, unknown>): Promise<void> {
               const status = takeResponse(conn);
               if (status === null || conn.due === null) break;
               latencies.push(performance.now() - conn.due);
+              dues.push(conn.due);
               codes.add(status);
               if (status >= 200 && status < 300) ok += 1;
               else non2xx += 1;
@@ -168,8 +173,28 @@ async function openLoop(message: Record<string, unknown>): Promise<void> {
     timeouts: 0,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    sendLagP99: percentile(sendLags, 99),
+    slow: slowAnswers(dues, latencies, started),
     statusCodes: [...codes].join(','),
   });
+}
+
+/** Answers slower than this are counted, with the 100 ms windows they were due in. */
+const SLOW_MS = 25;
+
+/**
+ * How the slow answers came: spread over the run (the service is near its limit) or bunched in
+ * a few 100 ms windows (a stall: a disk flush, a pause, the host).
+ */
+function slowAnswers(dues: number[], latencies: number[], started: number) {
+  const windows = new Set<number>();
+  let count = 0;
+  for (const [i, latency] of latencies.entries()) {
+    if (latency <= SLOW_MS) continue;
+    count += 1;
+    windows.add(Math.floor(((dues[i] ?? started) - started) / 100));
+  }
+  return { count, windows: windows.size };
 }
 
 onParentMessage(async (message) => {
