@@ -32,6 +32,13 @@ describe('PGlite on its own thread', () => {
     expect(ticks).toBeGreaterThan(elapsed / 5 / 4);
   });
 
+  it('creates WAL segments without zero-filling them (a 40 ms stall of one statement each)', async () => {
+    const { rows } = await sql<{ wal_init_zero: string }>`show wal_init_zero`.execute(
+      backend.handle.db,
+    );
+    expect(rows).toEqual([{ wal_init_zero: 'off' }]);
+  });
+
   it("passes a database error on with PostgreSQL's fields", async () => {
     const { repos } = backend.handle;
     const user = await seedUser(repos);
