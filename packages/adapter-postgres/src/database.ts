@@ -147,7 +147,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const { db, kind } = kysely;
   // PGlite runs one statement at a time: calls gather while one runs and go as the next.
-  const { repos, uow } = createStorage(db, kind === 'pglite' ? { maxInFlight: 1 } : {});
+  // PGlite belongs to this process alone (data-dir-lock.ts): its key and connection lookups
+  // can be kept in memory (lookup-cache.ts).
+  const { repos, uow } =
+    kind === 'pglite'
+      ? createStorage(db, { maxInFlight: 1 }, { cacheLookups: true })
+      : createStorage(db);
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,

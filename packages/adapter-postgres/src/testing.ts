@@ -6,6 +6,7 @@
 import type { ConnectionStatus, PostTarget } from '@social-publisher/domain';
 import type { StorageTesting } from '@social-publisher/domain/testing';
 import type { Kysely } from 'kysely';
+import { lookupCacheOf } from './lookup-cache.ts';
 import { targetColumns } from './repositories/columns.ts';
 import type { Database } from './schema.ts';
 
@@ -56,5 +57,7 @@ export function setConnectionStatusForTests(db: Kysely<Database>) {
       .set({ status, updated_at: at })
       .where('id', '=', id)
       .execute();
+    // Written behind the repositories' back: the embedded mode's lookup cache must forget it.
+    lookupCacheOf(db)?.invalidate();
   };
 }

@@ -10,6 +10,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { StatementSharing } from './batch.ts';
+import { createLookupCache } from './lookup-cache.ts';
 import { createRepositories } from './repositories/index.ts';
 import type { Database } from './schema.ts';
 
@@ -67,27 +68,38 @@ export interface Storage {
 export function createStorage(
   db: Kysely<Database>,
   sharing: Omit<StatementSharing, 'batch'> = {},
+  options: { cacheLookups?: boolean } = {},
 ): Storage {
   const scope = new AsyncLocalStorage<TransactionScope>();
   const guard = new OutsideTransactionGuard(scope);
   // Shared statements run in another caller's context: the guard also checks each call.
-  const repos = createRepositories(db.withPlugin(guard), {
+  const pool = createRepositories(db.withPlugin(guard), {
     ...sharing,
     batch: true,
     check: () => guard.check(),
   });
+  // Only where this process is the database's one user (the embedded mode): lookup-cache.ts.
+  const cache = options.cacheLookups ? createLookupCache(db) : undefined;
+  const repos = cache ? cache.cached(pool) : pool;
   const uow: UnitOfWork = {
     async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
       const current = scope.getStore();
       if (current?.open) return work(current.repos);
-      return db.transaction().execute(async (trx) => {
-        const txScope: TransactionScope = { repos: createRepositories(trx), open: true };
-        try {
-          return await scope.run(txScope, () => work(txScope.repos));
-        } finally {
-          txScope.open = false;
-        }
-      });
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const txRepos = createRepositories(trx);
+          const txScope: TransactionScope = {
+            repos: cache ? cache.invalidating(txRepos) : txRepos,
+            open: true,
+          };
+          try {
+            return await scope.run(txScope, () => work(txScope.repos));
+          } finally {
+            txScope.open = false;
+          }
+        })
+        .finally(() => cache?.invalidate());
     },
   };
   return { repos, uow };
