@@ -1,5 +1,6 @@
-// The embedded database on its own thread: a long statement leaves the main thread free, a
-// database error arrives with PostgreSQL's fields, and a closed database refuses clearly.
+// The embedded database on its own thread: a long statement, or a tight loop of short ones,
+// leaves the main thread free; a database error arrives with PostgreSQL's fields; a
+// transaction runs alone; a closed database refuses clearly.
 import { makeApiKey, seedUser } from '@social-publisher/domain/contracts/storage-fixtures';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,28 @@ describe('PGlite on its own thread', () => {
       backend.handle.db,
     );
     expect(rows).toEqual([{ wal_init_zero: 'off' }]);
+  });
+
+  it('lets timers run between queries of a tight loop (a draining worker must not starve HTTP)', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    try {
+      const startedAt = performance.now();
+      let queries = 0;
+      // Back-to-back queries for ~300 ms, never awaiting anything but the database.
+      while (performance.now() - startedAt < 300) {
+        await sql`select 1`.execute(backend.handle.db);
+        queries += 1;
+      }
+      expect(queries).toBeGreaterThan(10);
+    } finally {
+      clearInterval(timer);
+    }
+    // PGlite answers from its own thread, as messages (macrotasks): timers run between them.
+    // (PGlite on this thread resolved in microtasks, and the interval never fired.)
+    expect(ticks).toBeGreaterThan(5);
   });
 
   it("passes a database error on with PostgreSQL's fields", async () => {
