@@ -5,6 +5,7 @@ import { type Dialect, Kysely, type LogEvent, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
+import { INT8_OID, parseInt8 } from './int8.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
 import { preparingClientClass } from './prepared.ts';
@@ -41,9 +42,6 @@ export interface DatabaseHandle {
   /** Closes the pool (or the PGlite instance). Idempotent. */
   close(): Promise<void>;
 }
-
-const INT8_OID = 20;
-const parseInt8 = (value: string): number => Number(value);
 
 /**
  * Type parsing shared by both backends: timestamptz -> Date (both drivers' default),

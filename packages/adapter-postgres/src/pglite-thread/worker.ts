@@ -5,9 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { INT8_OID, parseInt8 } from '../int8.ts';
 import { errorFields, type Reply, type Request, type StartData, type Started } from './protocol.ts';
-
-const INT8_OID = 20;
 
 const port = parentPort;
 if (!port) throw new Error('pglite-thread/worker.ts runs as a worker thread');
@@ -17,8 +16,7 @@ const say = (message: Started | Reply): void => port.postMessage(message);
 
 let pglite: PGlite;
 try {
-  // int8 (counts) as numbers, as with PostgreSQL through pg (see database.ts).
-  pglite = await PGlite.create(directory, { parsers: { [INT8_OID]: (value) => Number(value) } });
+  pglite = await PGlite.create(directory, { parsers: { [INT8_OID]: parseInt8 } });
   // PGlite has no checkpointer to recycle WAL segments ahead of time: each new 16 MB segment
   // is created by the statement that crosses into it, and zero-filling it took that statement
   // 40-57 ms (every ~4 s at 3,600 posts/s). A segment created sparse reads as zeros all the same.
