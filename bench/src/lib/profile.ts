@@ -3,6 +3,7 @@
  * lines: self time by area (our packages, each dependency, Node internals, GC, idle) and the
  * top functions by self time.
  */
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fmt } from './stats.ts';
 
@@ -119,6 +120,9 @@ export async function profile<T>(
     const stopped = (await session.post('Profiler.stop')) as { profile: CpuProfile };
     await session.post('Profiler.disable');
     if (failure) throw failure.error;
+    // The whole profile for a closer look (Chrome DevTools, speedscope), when asked for.
+    const file = process.env.BENCH_CPUPROFILE;
+    if (file) writeFileSync(file, JSON.stringify(stopped.profile));
     return { result: result as T, summary: summarise(stopped.profile) };
   } finally {
     session.disconnect();

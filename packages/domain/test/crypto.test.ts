@@ -149,6 +149,21 @@ describe('UUIDv7', () => {
     for (const id of ids.slice(0, 50)) expect(id).toMatch(V7);
   });
 
+  it('draws fresh random bits for every id, across refills of its entropy pool', () => {
+    const clock = new FakeClock('2026-01-01T00:00:00.000Z');
+    const generator = createUuidV7Generator(clock);
+    const tails = new Set<string>();
+    const seeds = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      clock.advance(1); // a new millisecond each time: the counter is reseeded from the pool
+      const hex = generator.newId().replaceAll('-', '');
+      tails.add(hex.slice(17)); // the 62 random bits of rand_b (less the variant bits)
+      seeds.add(hex.slice(13, 16));
+    }
+    expect(tails.size).toBe(2_000);
+    expect(seeds.size).toBeGreaterThan(400); // 2,000 draws of 11 bits: about 1,300 distinct
+  });
+
   it('stays ordered when the clock goes back', () => {
     const clock = new FakeClock('2026-01-01T00:00:01Z');
     const generator = createUuidV7Generator(clock);
