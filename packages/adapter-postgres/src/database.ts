@@ -6,6 +6,8 @@ import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
 import { INT8_OID, parseInt8 } from './int8.ts';
+import { lookupCacheOf } from './lookup-cache.ts';
+import { type LookupListener, startLookupListener } from './lookup-listener.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
 import { preparingClientClass } from './prepared.ts';
@@ -30,6 +32,11 @@ export interface OpenDatabaseOptions {
    * true; see prepared.ts). Off behind PgBouncer < 1.21 in transaction pooling.
    */
   preparedStatements?: boolean;
+  /**
+   * Keep API-key and connection lookups in memory, emptied by change notices (default false
+   * here; the runtime turns it on, see lookup-listener.ts). PGlite always keeps them.
+   */
+  lookupCache?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -146,11 +153,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const { db, kind } = kysely;
   // PGlite runs one statement at a time: calls gather while one runs and go as the next.
   // PGlite belongs to this process alone (data-dir-lock.ts): its key and connection lookups
-  // can be kept in memory (lookup-cache.ts).
+  // can be kept in memory (lookup-cache.ts). On PostgreSQL they are kept only while change
+  // notices from every other process are heard (lookup-listener.ts).
   const { repos, uow } =
     kind === 'pglite'
       ? createStorage(db, { maxInFlight: 1 }, { cacheLookups: true })
-      : createStorage(db);
+      : createStorage(db, {}, { cacheLookups: options.lookupCache === true });
+  const cache = lookupCacheOf(db);
+  let listener: LookupListener | undefined;
+  const startListener = (databaseUrl: string) => {
+    if (!cache) return;
+    listener = startLookupListener({
+      databaseUrl,
+      cache,
+      db,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  };
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,
@@ -159,7 +178,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     uow,
     health: createHealthCheck(db),
     close: () => {
-      closing ??= db.destroy().finally(release);
+      closing ??= (listener?.close() ?? Promise.resolve())
+        .then(() => db.destroy())
+        .finally(release);
       return closing;
     },
   };
@@ -170,6 +191,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await handle.close().catch(() => {});
       throw error;
     }
+  }
+  // After the migrations: the notices come from migration 0004's triggers.
+  if (kind === 'postgres' && options.databaseUrl && options.lookupCache) {
+    startListener(options.databaseUrl);
   }
   options.logger?.info(
     kind === 'postgres'

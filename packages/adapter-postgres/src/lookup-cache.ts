@@ -1,17 +1,21 @@
 /**
  * The two lookups every create makes (the API key by its hash, the connections by id) kept in
- * memory, for the embedded mode only: there one process owns the database (data-dir-lock.ts),
- * so every change to those rows goes through this process's repositories and the cache can
- * never miss one. PGlite runs statements one at a time on one thread, and these lookups were
- * two of the three statements of every create; PostgreSQL, shared by many processes, is never
- * cached.
+ * memory.
+ *
+ * - Embedded mode: one process owns the database (data-dir-lock.ts), so every change to those
+ *   rows goes through this process's repositories and the cache can never miss one.
+ * - PostgreSQL: other processes (workers, other API instances, the CLI) change them too. A
+ *   trigger on both tables sends a change notice (NOTIFY) with every committing write, and
+ *   lookup-listener.ts empties this cache when one arrives. The cache is used only while the
+ *   listener is known to hear notices (`trust`); otherwise every lookup asks the database.
  *
  * Correctness rules:
  * - Any write to either repository (insert, delete, revoke, token renewal, last-used, a
  *   lease) empties the cache before it is sent and again when it is done, and a unit of work
  *   empties it when it ends (commit or rollback).
- * - A row read from the database is kept only if no write happened while it was read (a
- *   generation number), so a read that raced a write never stores the old row.
+ * - A row read from the database is kept only if nothing emptied the cache while it was read
+ *   (a generation number): a read that raced a write, a change notice, or a change of trust
+ *   never stores the old row.
  * - Inside a unit of work nothing is read from or stored to the cache (the transaction may see
  *   rows that never commit); its writes still empty it.
  * - Only rows found are kept (an unknown key hash always asks the database), at most
@@ -32,8 +36,14 @@ export interface LookupCache {
   cached(repos: Repositories): Repositories;
   /** A transaction's repositories: no cached reads, invalidating writes. */
   invalidating(repos: Repositories): Repositories;
-  /** Empties the cache (a unit of work ended; a test wrote rows directly). */
+  /** Empties the cache (a unit of work ended; a change notice came; a test wrote rows). */
   invalidate(): void;
+  /**
+   * Whether lookups may be answered from memory (default true). While false, every lookup asks
+   * the database and nothing is kept; each change empties the cache.
+   */
+  trust(trusted: boolean): void;
+  readonly trusted: boolean;
 }
 
 /** The cache of the storage built on a Kysely instance, for test helpers that write rows. */
@@ -43,10 +53,14 @@ export function lookupCacheOf(db: object): LookupCache | undefined {
   return byDatabase.get(db);
 }
 
-export function createLookupCache(db: object, maxEntries = 10_000): LookupCache {
+export function createLookupCache(
+  db: object,
+  { maxEntries = 10_000, trusted: initiallyTrusted = true } = {},
+): LookupCache {
   const keys = new Map<string, ApiKey>();
   const connections = new Map<string, SocialAccount>();
   let generation = 0;
+  let trusted = initiallyTrusted;
 
   const invalidate = (): void => {
     generation += 1;
@@ -80,6 +94,7 @@ export function createLookupCache(db: object, maxEntries = 10_000): LookupCache 
     return {
       ...writesInvalidate(repo),
       async findByHash(keyHash) {
+        if (!trusted) return repo.findByHash(keyHash);
         const known = keys.get(keyHash);
         if (known) return structuredClone(known);
         const before = generation;
@@ -94,6 +109,7 @@ export function createLookupCache(db: object, maxEntries = 10_000): LookupCache 
     return {
       ...writesInvalidate(repo),
       async findByIds(ids) {
+        if (!trusted) return repo.findByIds(ids);
         const unique = [...new Set(ids)];
         // What the cache holds now: a write while the missing ones are read may empty it.
         const rows = new Map<string, SocialAccount>();
@@ -131,6 +147,14 @@ export function createLookupCache(db: object, maxEntries = 10_000): LookupCache 
       socialAccounts: writesInvalidate(repos.socialAccounts),
     }),
     invalidate,
+    trust(next) {
+      if (next === trusted) return;
+      trusted = next;
+      invalidate();
+    },
+    get trusted() {
+      return trusted;
+    },
   };
   byDatabase.set(db, cache);
   return cache;

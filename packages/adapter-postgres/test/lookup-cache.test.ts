@@ -17,6 +17,22 @@ describe('lookup cache (embedded mode)', () => {
   let repos: Repositories;
   let userId: string;
 
+  /** The next key lookup reads the store at once but answers only when released. */
+  function slowLookupOnce() {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const original = inner.apiKeys.findByHash.bind(inner.apiKeys);
+    const lookups = vi.spyOn(inner.apiKeys, 'findByHash');
+    lookups.mockImplementationOnce(async (hash) => {
+      const row = await original(hash);
+      await gate;
+      return row;
+    });
+    return { release, lookups };
+  }
+
   beforeEach(async () => {
     inner = createMemoryRepositories(new MemoryStore());
     cache = createLookupCache({});
@@ -59,16 +75,7 @@ describe('lookup cache (embedded mode)', () => {
   it('does not keep a row read while a write ran', async () => {
     const key = makeApiKey(userId, userId);
     await repos.apiKeys.insert(key);
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const original = inner.apiKeys.findByHash.bind(inner.apiKeys);
-    vi.spyOn(inner.apiKeys, 'findByHash').mockImplementationOnce(async (hash) => {
-      const row = await original(hash); // read before the revoke...
-      await gate; // ...answered after it
-      return row;
-    });
+    const { release } = slowLookupOnce(); // read before the revoke, answered after it
     const racing = repos.apiKeys.findByHash(key.keyHash);
     await repos.apiKeys.delete(key.id);
     release();
@@ -111,6 +118,34 @@ describe('lookup cache (embedded mode)', () => {
     await transaction.apiKeys.findByHash(other.keyHash);
     const lookups = vi.spyOn(inner.apiKeys, 'findByHash');
     await repos.apiKeys.findByHash(other.keyHash);
+    expect(lookups).toHaveBeenCalledTimes(1);
+  });
+
+  it('while not trusted, asks the store every time and keeps nothing', async () => {
+    const key = makeApiKey(userId, userId);
+    await repos.apiKeys.insert(key);
+    cache.trust(false);
+    const lookups = vi.spyOn(inner.apiKeys, 'findByHash');
+    await repos.apiKeys.findByHash(key.keyHash);
+    await repos.apiKeys.findByHash(key.keyHash);
+    expect(lookups).toHaveBeenCalledTimes(2);
+    cache.trust(true);
+    await repos.apiKeys.findByHash(key.keyHash);
+    await repos.apiKeys.findByHash(key.keyHash);
+    expect(lookups).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not keep a row read while trust was withdrawn', async () => {
+    const key = makeApiKey(userId, userId);
+    await repos.apiKeys.insert(key);
+    const { release, lookups } = slowLookupOnce();
+    const racing = repos.apiKeys.findByHash(key.keyHash);
+    cache.trust(false); // the listener stopped hearing: a notice may have been missed
+    cache.trust(true);
+    release();
+    await racing;
+    lookups.mockClear();
+    await repos.apiKeys.findByHash(key.keyHash);
     expect(lookups).toHaveBeenCalledTimes(1);
   });
 });

@@ -54,6 +54,12 @@ export interface Config {
    * PgBouncer < 1.21 in transaction pooling, which cannot keep them.
    */
   databasePreparedStatements: boolean;
+  /**
+   * API-key and connection lookups kept in memory, emptied by PostgreSQL change notices
+   * (LISTEN; off by itself where notices do not arrive, e.g. behind PgBouncer in transaction
+   * pooling). Embedded PGlite always keeps them.
+   */
+  databaseLookupCache: boolean;
   queuePrefix: string;
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
@@ -176,6 +182,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     databasePoolSize:
       e.string('DATABASE_POOL_SIZE') === null ? null : e.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databasePreparedStatements: e.bool('DATABASE_PREPARED_STATEMENTS', true),
+    databaseLookupCache: e.bool('DATABASE_LOOKUP_CACHE', true),
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,

@@ -54,6 +54,7 @@ export async function openStorage(
       logger,
       migrate: true,
       preparedStatements: config.databasePreparedStatements,
+      lookupCache: config.databaseLookupCache,
     });
   } catch (error) {
     throw new StartupError(`cannot start: ${storageLabel(config)}: ${errorMessage(error)}`, {
