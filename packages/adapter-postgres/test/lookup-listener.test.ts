@@ -12,6 +12,11 @@ import {
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type PgBouncer,
+  pgBouncerUnavailable,
+  startPgBouncer,
+} from '../../testkit/src/pgbouncer.ts';
 import { createKysely } from '../src/database.ts';
 import { type DatabaseHandle, openDatabase } from '../src/index.ts';
 import { createLookupCache, type LookupCache, lookupCacheOf } from '../src/lookup-cache.ts';
@@ -20,6 +25,7 @@ import type { Database } from '../src/schema.ts';
 import { createPostgresDatabase } from './backends.ts';
 
 const database = await createPostgresDatabase();
+const bouncerSkip = pgBouncerUnavailable();
 
 async function until(check: () => Promise<boolean> | boolean, what: string, ms = 5_000) {
   const deadline = Date.now() + ms;
@@ -128,11 +134,12 @@ if (database.skipReason !== undefined) {
     /** A listener of its own with quick pings, on a pool of its own; closed after `work`. */
     async function withListener(
       work: (cache: LookupCache, db: Kysely<Database>) => Promise<void>,
+      { via = url, trustedFirst = true } = {},
     ): Promise<void> {
-      const { db } = createKysely({ databaseUrl: url, dataDir: '.data' });
+      const { db } = createKysely({ databaseUrl: via, dataDir: '.data' });
       const cache = createLookupCache(db);
       const listener = startLookupListener({
-        databaseUrl: url,
+        databaseUrl: via,
         cache,
         db,
         pingEveryMs: 100,
@@ -140,7 +147,7 @@ if (database.skipReason !== undefined) {
         reconnectMs: 50,
       });
       try {
-        await until(() => cache.trusted, 'the cache to be trusted');
+        if (trustedFirst) await until(() => cache.trusted, 'the cache to be trusted');
         await work(cache, db);
       } finally {
         await listener.close();
@@ -176,5 +183,28 @@ if (database.skipReason !== undefined) {
         }
         await until(() => cache.trusted, 'the cache to be trusted again');
       }));
+
+    describe.skipIf(bouncerSkip !== undefined)(
+      `behind PgBouncer in transaction pooling${bouncerSkip ? ` (skipped: ${bouncerSkip})` : ''}`,
+      () => {
+        let bouncer: PgBouncer | undefined;
+        afterAll(async () => {
+          await bouncer?.close();
+        });
+
+        it('never trusts the cache: LISTEN cannot hear through transaction pooling', async () => {
+          bouncer = await startPgBouncer({ serverUrl: url, poolMode: 'transaction', poolSize: 2 });
+          await withListener(
+            async (cache, db) => {
+              // Lookups work (through the database), and several pings go unanswered.
+              await sql`select 1`.execute(db);
+              await new Promise((resolve) => setTimeout(resolve, 1_500));
+              expect(cache.trusted).toBe(false);
+            },
+            { via: bouncer.via(url), trustedFirst: false },
+          );
+        });
+      },
+    );
   });
 }
