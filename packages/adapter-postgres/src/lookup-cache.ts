@@ -31,6 +31,23 @@ import type {
 
 const READ = /^(find|list|count)/;
 
+/**
+ * A copy for a caller (or for the cache), so nobody changes another's row. The rows are flat
+ * (strings, numbers, Dates, arrays of strings): a field-by-field copy is several times faster
+ * than structuredClone, which was ~6 % of the API's CPU per create. Anything else is cloned.
+ */
+function copyRow<T extends object>(row: T): T {
+  const copy: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (value === null || typeof value !== 'object') copy[name] = value;
+    else if (value instanceof Date) copy[name] = new Date(value.getTime());
+    else if (Array.isArray(value) && value.every((item) => typeof item !== 'object')) {
+      copy[name] = [...value];
+    } else copy[name] = structuredClone(value);
+  }
+  return copy as T;
+}
+
 export interface LookupCache {
   /** The pool's repositories with cached lookups and invalidating writes. */
   cached(repos: Repositories): Repositories;
@@ -96,10 +113,10 @@ export function createLookupCache(
       async findByHash(keyHash) {
         if (!trusted) return repo.findByHash(keyHash);
         const known = keys.get(keyHash);
-        if (known) return structuredClone(known);
+        if (known) return copyRow(known);
         const before = generation;
         const found = await repo.findByHash(keyHash);
-        if (found && generation === before) remember(keys, keyHash, structuredClone(found));
+        if (found && generation === before) remember(keys, keyHash, copyRow(found));
         return found;
       },
     };
@@ -124,12 +141,12 @@ export function createLookupCache(
           const current = generation === before;
           for (const row of found) {
             rows.set(row.id, row);
-            if (current) remember(connections, row.id, structuredClone(row));
+            if (current) remember(connections, row.id, copyRow(row));
           }
         }
         return unique.flatMap((id) => {
           const row = rows.get(id);
-          return row ? [structuredClone(row)] : [];
+          return row ? [copyRow(row)] : [];
         });
       },
     };

@@ -148,4 +148,15 @@ describe('lookup cache (embedded mode)', () => {
     await repos.apiKeys.findByHash(key.keyHash);
     expect(lookups).toHaveBeenCalledTimes(1);
   });
+
+  it("a caller changing its copy (a date, the scopes) changes nobody else's", async () => {
+    const a = { ...makeSocialAccount(userId), scopes: ['tweet.write'] };
+    await repos.socialAccounts.insert(a);
+    const [first] = await repos.socialAccounts.findByIds([a.id]);
+    first?.scopes.push('changed');
+    first?.updatedAt.setTime(0);
+    const [second] = await repos.socialAccounts.findByIds([a.id]);
+    expect(second).toEqual(a);
+    expect(second?.updatedAt).toBeInstanceOf(Date);
+  });
 });
