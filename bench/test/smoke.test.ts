@@ -29,6 +29,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /API req\/s/,
     /API p99 latency at half the floor/,
     /floor p99 latency at the same rate/,
+    /API process CPU per request/,
     /floor, bare HTTP server/,
     /ratio API \/ bare HTTP floor/,
     /floor, no HTTP/,

@@ -322,6 +322,8 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
     await settleWrites(s);
     if (!options.smoke) await apiRun(s, OPEN_WARM_UP_SECONDS, rate);
     const open: LoadResult[] = [];
+    /** CPU the API process spent per request (ms of one core; embedded: with PGlite's thread). */
+    const cpuPerRequest: number[] = [];
     for (let run = 1; run <= runs; run++) {
       const loop = startLoopMonitor();
       const meter = startCpuMeter([
@@ -330,8 +332,11 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
       ]);
       const o = await apiRun(s, seconds, rate);
       open.push(o);
+      const readings = meter.stop();
+      const own = readings.find((reading) => reading.label === 'bench process')?.percent;
+      if (own !== null && own !== undefined) cpuPerRequest.push((own / 100 / o.rps) * 1000);
       out(
-        `create ${label} API open loop at ${rate} req/s, run ${run}: ${resultText(o)}; ${loop.stop()}; ${cpuLine(meter.stop())}`,
+        `create ${label} API open loop at ${rate} req/s, run ${run}: ${resultText(o)}; ${loop.stop()}; ${cpuLine(readings)}`,
       );
     }
     // The same open loop at the bare HTTP floor: the tail the machine, PostgreSQL's commits
@@ -393,6 +398,17 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
         target: { op: '<=', value: 25 },
         digits: 1,
       },
+      ...(cpuPerRequest.length === 0
+        ? []
+        : [
+            {
+              bench: 'create',
+              name: `create ${label}: API process CPU per request at that rate (ms of one core${mode === 'embedded' ? ', with PGlite thread' : ''})`,
+              value: median(cpuPerRequest),
+              unit: 'ms',
+              digits: 3,
+            } satisfies Figure,
+          ]),
       {
         bench: 'create',
         name: `create ${label}: floor p99 latency at the same rate (bare HTTP server, open loop)`,
