@@ -127,7 +127,10 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
   function drop(which: pg.Client): void {
     if (client !== which) return;
     client = null;
-    which.removeAllListeners('notification');
+    // A dead socket may end long after its successor took over: nothing it says counts now
+    // (an 'error' listener stays, so a late error cannot crash the process).
+    for (const event of ['notification', 'end', 'error'] as const) which.removeAllListeners(event);
+    which.on('error', () => {});
     which.end().catch(() => {});
     scheduleReconnect();
   }
