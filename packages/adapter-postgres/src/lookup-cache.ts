@@ -10,9 +10,10 @@
  *   listener is known to hear notices (`trust`); otherwise every lookup asks the database.
  *
  * Correctness rules:
- * - Any write to either repository (insert, delete, revoke, token renewal, last-used, a
- *   lease) empties the cache before it is sent and again when it is done, and a unit of work
- *   empties it when it ends (commit or rollback).
+ * - Any write to either repository (insert, delete, revoke, token renewal, a lease) empties
+ *   the cache before it is sent and again when it is done, and a unit of work empties it when
+ *   it ends (commit or rollback). A key's last-used time, written once a minute per key in use,
+ *   only updates that key's cached row.
  * - A row read from the database is kept only if nothing emptied the cache while it was read
  *   (a generation number): a read that raced a write, a change notice, or a change of trust
  *   never stores the old row.
@@ -110,6 +111,15 @@ export function createLookupCache(
   function cachedApiKeys(repo: ApiKeyRepository): ApiKeyRepository {
     return {
       ...writesInvalidate(repo),
+      // Every key in use writes this once a minute: it updates the key's cached row instead of
+      // emptying the cache (and sends no change notice, migration 0004). A lookup racing it may
+      // keep the older time; the worst that does is one more touch a minute later.
+      async touchLastUsed(id, at) {
+        await repo.touchLastUsed(id, at);
+        for (const key of keys.values()) {
+          if (key.id === id) key.lastUsedAt = new Date(at.getTime());
+        }
+      },
       async findByHash(keyHash) {
         if (!trusted) return repo.findByHash(keyHash);
         const known = keys.get(keyHash);

@@ -72,6 +72,19 @@ describe('lookup cache (embedded mode)', () => {
     expect((await repos.apiKeys.findByHash(key.keyHash))?.lastUsedAt).toEqual(at);
   });
 
+  it('a touch keeps the other cached rows (every key in use writes it once a minute)', async () => {
+    const key = makeApiKey(userId, userId);
+    const other = makeApiKey(userId, userId);
+    await repos.apiKeys.insert(key);
+    await repos.apiKeys.insert(other);
+    await repos.apiKeys.findByHash(key.keyHash);
+    await repos.apiKeys.findByHash(other.keyHash);
+    await repos.apiKeys.touchLastUsed(key.id, new Date('2026-11-23T12:00:00Z'));
+    const lookups = vi.spyOn(inner.apiKeys, 'findByHash');
+    expect(await repos.apiKeys.findByHash(other.keyHash)).toEqual(other);
+    expect(lookups).not.toHaveBeenCalled();
+  });
+
   it('does not keep a row read while a write ran', async () => {
     const key = makeApiKey(userId, userId);
     await repos.apiKeys.insert(key);

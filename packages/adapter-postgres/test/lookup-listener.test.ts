@@ -104,6 +104,27 @@ if (database.skipReason !== undefined) {
       );
     });
 
+    it("sends no notice for a key's last-used time alone (each key in use writes it every minute)", async () => {
+      const handle = await open(true);
+      await trusted(handle);
+      const key = await cachedKey(handle.repos);
+      await elsewhere('update api_keys set last_used_at = now() where id = $1', [key.id]);
+      await echoes();
+      // Renamed without a notice: still the cached name, so the touch above emptied nothing.
+      await elsewhere(
+        `begin; set local session_replication_role = replica;
+         update api_keys set name = 'renamed unseen' where id = '${key.id}'; commit`,
+      );
+      expect((await handle.repos.apiKeys.findByHash(key.keyHash))?.name).toBe(key.name);
+      // Any other change to the key does send one.
+      await elsewhere(`update api_keys set name = 'renamed' where id = $1`, [key.id]);
+      await until(
+        async () => (await handle.repos.apiKeys.findByHash(key.keyHash))?.name === 'renamed',
+        'the renamed key to be seen',
+        2_000,
+      );
+    });
+
     it('sees another process mark a connection expired', async () => {
       const handle = await open(true);
       await trusted(handle);
