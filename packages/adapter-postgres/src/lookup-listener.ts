@@ -13,6 +13,7 @@
  * transaction pooling) the ping never comes back and the cache simply stays off.
  */
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Logger } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
@@ -43,8 +44,10 @@ export interface LookupListener {
 const PING = 'ping:';
 
 /**
- * The ping is sent only if both triggers exist and are enabled: without them (a schema not yet
- * migrated, a trigger disabled by hand) writers send no notices, and the cache must stay off.
+ * The ping is sent only if all of migration 0004's triggers exist and are enabled: without them
+ * (a schema not yet migrated, a trigger disabled by hand) writers send no notices, and the
+ * cache must stay off. PostgreSQL delivers notices in commit order, so a ping that came back
+ * also means every notice committed before it has arrived.
  */
 const sendPing = (db: Kysely<Database>, payload: string) =>
   sql`select pg_notify(${LOOKUP_CHANNEL}, ${payload})
@@ -63,6 +66,8 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
   const firstReconnectMs = options.reconnectMs ?? 1_000;
   let reconnectMs = firstReconnectMs;
   let client: pg.Client | null = null;
+  /** A connection being opened (ended by close, so a shutdown never waits for its timeout). */
+  let opening: pg.Client | null = null;
   let closed = false;
   let pingTimer: NodeJS.Timeout | null = null;
   let reconnectTimer: NodeJS.Timeout | null = null;
@@ -72,6 +77,7 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
   let warned = false;
 
   const distrust = (why: string): void => {
+    if (closed) return; // close() has turned the cache off already
     if (cache.trusted)
       logger?.warn({ reason: why }, 'lookup cache off until change notices arrive');
     else if (!warned) logger?.warn({ reason: why }, 'lookup cache stays off');
@@ -172,15 +178,19 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
       distrust('listener connection ended');
       drop(next);
     });
+    opening = next;
     try {
       await next.connect();
       await next.query(`LISTEN ${LOOKUP_CHANNEL}`);
     } catch (error) {
+      if (closed) return;
       distrust(`cannot listen for change notices: ${(error as Error).message}`);
       next.removeAllListeners('end');
       next.end().catch(() => {});
       scheduleReconnect();
       return;
+    } finally {
+      if (opening === next) opening = null;
     }
     if (closed) {
       await next.end().catch(() => {});
@@ -202,6 +212,12 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
       if (reconnectTimer) clearTimeout(reconnectTimer);
       const last = client;
       client = null;
+      if (opening) {
+        // end() waits for a server that may never answer (and leaves the pending connect
+        // unsettled); cutting the socket fails that connect, and so `ready`, at once.
+        const { connection } = opening as unknown as { connection?: { stream?: Socket } };
+        connection?.stream?.destroy();
+      }
       await ready.catch(() => {});
       if (last) {
         last.removeAllListeners('end');

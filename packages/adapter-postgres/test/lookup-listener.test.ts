@@ -3,6 +3,7 @@
 // else empties every cache, and a listener that cannot hear (connection killed, trigger gone)
 // turns the cache off.
 
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import type { Repositories } from '@social-publisher/domain';
 import {
   makeApiKey,
@@ -204,6 +205,34 @@ if (database.skipReason !== undefined) {
         }
         await until(() => cache.trusted, 'the cache to be trusted again');
       }));
+
+    it('closes at once while its connection is still being opened', async () => {
+      // A server that accepts and never answers: opening the listener would wait 10 s.
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      const { db } = createKysely({ databaseUrl: url, dataDir: '.data' });
+      const cache = createLookupCache(db);
+      const listener = startLookupListener({
+        databaseUrl: `postgres://postgres@127.0.0.1:${port}/nothing`,
+        cache,
+        db,
+      });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const started = Date.now();
+        await listener.close();
+        expect(Date.now() - started).toBeLessThan(1_000);
+        expect(cache.trusted).toBe(false);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+        await db.destroy();
+      }
+    });
 
     describe.skipIf(bouncerSkip !== undefined)(
       `behind PgBouncer in transaction pooling${bouncerSkip ? ` (skipped: ${bouncerSkip})` : ''}`,
