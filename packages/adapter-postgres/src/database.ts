@@ -6,7 +6,6 @@ import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { createHealthCheck } from './health.ts';
 import { INT8_OID, parseInt8 } from './int8.ts';
-import { lookupCacheOf } from './lookup-cache.ts';
 import { type LookupListener, startLookupListener } from './lookup-listener.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
@@ -155,21 +154,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // PGlite belongs to this process alone (data-dir-lock.ts): its key and connection lookups
   // can be kept in memory (lookup-cache.ts). On PostgreSQL they are kept only while change
   // notices from every other process are heard (lookup-listener.ts).
-  const { repos, uow } =
+  const { repos, uow, lookupCache } =
     kind === 'pglite'
       ? createStorage(db, { maxInFlight: 1 }, { cacheLookups: true })
       : createStorage(db, {}, { cacheLookups: options.lookupCache === true });
-  const cache = lookupCacheOf(db);
   let listener: LookupListener | undefined;
-  const startListener = (databaseUrl: string) => {
-    if (!cache) return;
-    listener = startLookupListener({
-      databaseUrl,
-      cache,
-      db,
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
-  };
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,
@@ -193,8 +182,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
   }
   // After the migrations: the notices come from migration 0004's triggers.
-  if (kind === 'postgres' && options.databaseUrl && options.lookupCache) {
-    startListener(options.databaseUrl);
+  if (kind === 'postgres' && options.databaseUrl && lookupCache) {
+    listener = startLookupListener({
+      databaseUrl: options.databaseUrl,
+      cache: lookupCache,
+      db,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
   }
   options.logger?.info(
     kind === 'postgres'

@@ -57,7 +57,7 @@ export interface LookupCache {
   /** Empties the cache (a unit of work ended; a change notice came; a test wrote rows). */
   invalidate(): void;
   /**
-   * Whether lookups may be answered from memory (default true). While false, every lookup asks
+   * Whether lookups may be answered from memory (true at first). While false, every lookup asks
    * the database and nothing is kept; each change empties the cache.
    */
   trust(trusted: boolean): void;
@@ -71,14 +71,14 @@ export function lookupCacheOf(db: object): LookupCache | undefined {
   return byDatabase.get(db);
 }
 
-export function createLookupCache(
-  db: object,
-  { maxEntries = 10_000, trusted: initiallyTrusted = true } = {},
-): LookupCache {
+/** Most rows of each kind kept; past it the cache starts again empty. */
+const MAX_ENTRIES = 10_000;
+
+export function createLookupCache(db: object): LookupCache {
   const keys = new Map<string, ApiKey>();
   const connections = new Map<string, SocialAccount>();
   let generation = 0;
-  let trusted = initiallyTrusted;
+  let trusted = true;
 
   const invalidate = (): void => {
     generation += 1;
@@ -87,7 +87,7 @@ export function createLookupCache(
   };
 
   const remember = <T>(map: Map<string, T>, id: string, value: T): void => {
-    if (map.size >= maxEntries) map.clear();
+    if (map.size >= MAX_ENTRIES) map.clear();
     map.set(id, value);
   };
 
@@ -138,11 +138,12 @@ export function createLookupCache(
       async findByIds(ids) {
         if (!trusted) return repo.findByIds(ids);
         const unique = [...new Set(ids)];
-        // What the cache holds now: a write while the missing ones are read may empty it.
+        // What the cache holds now (copied: a write while the missing ones are read may empty
+        // it); the rows read from the database are the caller's own already.
         const rows = new Map<string, SocialAccount>();
         for (const id of unique) {
           const known = connections.get(id);
-          if (known) rows.set(id, known);
+          if (known) rows.set(id, copyRow(known));
         }
         const missing = unique.filter((id) => !rows.has(id));
         if (missing.length > 0) {
@@ -156,7 +157,7 @@ export function createLookupCache(
         }
         return unique.flatMap((id) => {
           const row = rows.get(id);
-          return row ? [copyRow(row)] : [];
+          return row ? [row] : [];
         });
       },
     };

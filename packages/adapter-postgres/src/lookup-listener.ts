@@ -36,8 +36,6 @@ export interface LookupListenerOptions {
 }
 
 export interface LookupListener {
-  /** Resolves once the first ping came back, or failed to (the cache is then off). */
-  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -202,9 +200,9 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
   }
 
   cache.trust(false);
+  // The first connection: settled once its ping came back or failed to (then the cache is off).
   const ready = connect();
   return {
-    ready,
     async close() {
       closed = true;
       cache.trust(false);

@@ -10,7 +10,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { StatementSharing } from './batch.ts';
-import { createLookupCache } from './lookup-cache.ts';
+import { createLookupCache, type LookupCache } from './lookup-cache.ts';
 import { createRepositories } from './repositories/index.ts';
 import type { Database } from './schema.ts';
 
@@ -56,6 +56,8 @@ export interface Storage {
   /** Repositories outside any transaction (each call is its own statement). */
   repos: Repositories;
   uow: UnitOfWork;
+  /** With `cacheLookups`: the cache behind `repos` (lookup-cache.ts). */
+  lookupCache?: LookupCache;
 }
 
 /**
@@ -78,7 +80,8 @@ export function createStorage(
     batch: true,
     check: () => guard.check(),
   });
-  // Only where this process is the database's one user (the embedded mode): lookup-cache.ts.
+  // API keys and connections in memory (lookup-cache.ts): always on PGlite, on PostgreSQL
+  // while change notices are heard (lookup-listener.ts).
   const cache = options.cacheLookups ? createLookupCache(db) : undefined;
   const repos = cache ? cache.cached(pool) : pool;
   const uow: UnitOfWork = {
@@ -102,5 +105,5 @@ export function createStorage(
         .finally(() => cache?.invalidate());
     },
   };
-  return { repos, uow };
+  return cache ? { repos, uow, lookupCache: cache } : { repos, uow };
 }

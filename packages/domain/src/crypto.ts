@@ -105,12 +105,6 @@ export function createAesGcmCipher(key: Buffer): TokenCipher {
 // ---------------------------------------------------------------- UUID v7
 
 /**
- * RFC 9562 UUIDv7 generator: 48-bit Unix milliseconds, then a 12-bit counter in rand_a
- * (method 1, "fixed bit-length dedicated counter") seeded randomly each millisecond, then 62
- * random bits. Ids from one generator sort strictly in creation order, even within one
- * millisecond or if the clock steps back.
- */
-/**
  * Random bytes drawn from a pool refilled 4 KB at a time: one `randomBytes` call per id cost
  * about 5 % of the API's CPU per create (three ids each), most of it the call itself. Node's
  * own `randomUUID` caches its entropy the same way; each byte is still used once.
@@ -123,13 +117,19 @@ function createEntropyPool(size = 4096): (count: number) => Buffer {
       randomFillSync(pool);
       offset = 0;
     }
+    // A copy: the caller writes into it. Ids are public, so the pool keeps no secret.
     const bytes = Buffer.from(pool.subarray(offset, offset + count));
-    pool.fill(0, offset, offset + count); // a byte handed out is not kept
     offset += count;
     return bytes;
   };
 }
 
+/**
+ * RFC 9562 UUIDv7 generator: 48-bit Unix milliseconds, then a 12-bit counter in rand_a
+ * (method 1, "fixed bit-length dedicated counter") seeded randomly each millisecond, then 62
+ * random bits. Ids from one generator sort strictly in creation order, even within one
+ * millisecond or if the clock steps back.
+ */
 export function createUuidV7Generator(clock?: Clock): IdGenerator {
   const random = createEntropyPool();
   let lastMs = -1;
