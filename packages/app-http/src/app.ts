@@ -2,7 +2,7 @@
  * The HTTP app, without listening: routes, auth, rate limit, idempotency, error mapping,
  * OpenAPI. Tests build it over the domain's in-memory fakes and call `inject`.
  */
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '@social-publisher/config';
 import type { CoreDeps, QueueKind } from '@social-publisher/domain';
 import Fastify, {
@@ -38,6 +38,7 @@ import type { RouteOptions } from './routes/route-options.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
+import { validatorCompiler } from './validator-compiler.ts';
 
 // Schema errors listed per invalid request (TypeBox stops at 8 by default; a bound keeps a huge
 // invalid body from producing a huge reply).
@@ -107,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.decorateRequest('actor', null);
   installJsonBodyParser(app);

@@ -365,6 +365,18 @@ describe('GET /posts and GET /posts/:id', () => {
         expect(expectError(response, 400, 'validation_failed').details?.[0]?.field).toBe('limit');
       }
     });
+
+    it('a limit not written as a whole number (2.5, 1e1, 0x10, " 3") is refused, not rounded', async () => {
+      for (const limit of ['2.5', '1e1', '0x10', '%203', '3.0']) {
+        const response = await list(`?limit=${limit}`);
+        expect(expectError(response, 400, 'validation_failed').details).toEqual([
+          { field: 'limit', message: 'must be an integer' },
+        ]);
+      }
+      // Still converted when written as one, also with a leading zero.
+      await fivePosts();
+      expect((await list('?limit=02')).json().data).toHaveLength(2);
+    });
   });
 
   it('an empty list is { data: [] }', async () => {

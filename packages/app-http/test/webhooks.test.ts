@@ -227,14 +227,16 @@ describe('deliveries', () => {
     const webhook = (await createWebhook({ url: 'https://h.example.com', events: EVENTS })).json()
       .data;
     const delivery = await seedDelivery(webhook.id);
-    expectInvalid(
-      await h.call({
-        method: 'GET',
-        url: `/webhooks/${webhook.id}/deliveries?limit=0`,
-        headers: h.as(h.alice),
-      }),
-      'limit',
-    );
+    for (const limit of ['0', '1.5']) {
+      expectInvalid(
+        await h.call({
+          method: 'GET',
+          url: `/webhooks/${webhook.id}/deliveries?limit=${limit}`,
+          headers: h.as(h.alice),
+        }),
+        'limit',
+      );
+    }
     const limited = await h.call({
       method: 'GET',
       url: `/webhooks/${webhook.id}/deliveries?limit=1`,
