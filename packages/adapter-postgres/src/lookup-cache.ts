@@ -34,16 +34,18 @@ const READ = /^(find|list|count)/;
 
 /**
  * A copy for a caller (or for the cache), so nobody changes another's row. The rows are flat
- * (strings, numbers, Dates, arrays of strings): a field-by-field copy is several times faster
- * than structuredClone, which was ~6 % of the API's CPU per create. Anything else is cloned.
+ * (strings, numbers, Dates, arrays of strings): a spread plus a copy of each object field is
+ * several times faster than structuredClone (which was ~6 % of the API's CPU per create) or a
+ * rebuild through Object.entries. Anything else is cloned.
  */
 function copyRow<T extends object>(row: T): T {
-  const copy: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
-    if (value === null || typeof value !== 'object') copy[name] = value;
-    else if (value instanceof Date) copy[name] = new Date(value.getTime());
+  const copy: Record<string, unknown> = { ...row };
+  for (const name in copy) {
+    const value = copy[name];
+    if (value === null || typeof value !== 'object') continue;
+    if (value instanceof Date) copy[name] = new Date(value.getTime());
     else if (Array.isArray(value) && value.every((item) => typeof item !== 'object')) {
-      copy[name] = [...value];
+      copy[name] = value.slice();
     } else copy[name] = structuredClone(value);
   }
   return copy as T;
