@@ -39,7 +39,7 @@ const READ = /^(find|list|count)/;
  * rebuild through Object.entries. Anything else is cloned.
  */
 function copyRow<T extends object>(row: T): T {
-  const copy: Record<string, unknown> = { ...row };
+  const copy = { ...row } as Record<string, unknown>;
   for (const name in copy) {
     const value = copy[name];
     if (value === null || typeof value !== 'object') continue;
