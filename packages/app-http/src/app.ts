@@ -48,6 +48,7 @@ export type AppConfig = Pick<
   Config,
   | 'bodyLimitBytes'
   | 'rateLimit'
+  | 'trustProxy'
   | 'idempotencyTtlMs'
   | 'authJwtSecret'
   | 'authJwksUrl'
@@ -100,6 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       disableRequestLogging: true,
     }),
     routerOptions: { maxParamLength: 200 },
+    // request.ip: the connection's address, or the client's as the trusted proxies report it.
+    trustProxy: config.trustProxy,
     // Draining requests are answered by installShutdownGuard, in the error envelope.
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => {

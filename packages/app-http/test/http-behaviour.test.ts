@@ -245,6 +245,41 @@ describe('rate limiting', () => {
     expect(limited.headers['retry-after']).toBeDefined();
   });
 
+  describe('the client address behind proxies (TRUST_PROXY)', () => {
+    /** A failed authentication from `remoteAddress`, saying it forwards for `forwardedFor`. */
+    const failedFrom = (remoteAddress: string, forwardedFor?: string) =>
+      h.call({
+        method: 'GET',
+        url: '/posts',
+        remoteAddress,
+        headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+      });
+    const limit = { max: 2, windowMs: 60_000 };
+
+    it('not set: X-Forwarded-For is ignored, so a client cannot choose a fresh address', async () => {
+      h = await createHarness({ config: { rateLimit: limit } });
+      expectError(await failedFrom('192.0.2.1', '203.0.113.1'), 401);
+      expectError(await failedFrom('192.0.2.1', '203.0.113.2'), 401);
+      expectError(await failedFrom('192.0.2.1', '203.0.113.3'), 429, 'rate_limited');
+    });
+
+    it('the proxies by address: each client behind them has its own budget', async () => {
+      h = await createHarness({ config: { rateLimit: limit, trustProxy: ['10.0.0.0/8'] } });
+      expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
+      expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
+      expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 429, 'rate_limited');
+      // Another client behind the same proxy is not held up by the first one's failures.
+      expectError(await failedFrom('10.1.2.3', '203.0.113.2'), 401);
+      // An address the client wrote before the proxy's own entry does not count: the first
+      // address not of a trusted proxy, read from the proxy's end, is the client.
+      expectError(await failedFrom('10.1.2.3', '198.51.100.7, 203.0.113.1'), 429, 'rate_limited');
+      // Not a trusted proxy: its own address counts, whatever header it sends.
+      expectError(await failedFrom('192.0.2.9', '203.0.113.2'), 401);
+      expectError(await failedFrom('192.0.2.9', '203.0.113.3'), 401);
+      expectError(await failedFrom('192.0.2.9', '203.0.113.4'), 429, 'rate_limited');
+    });
+  });
+
   it('a failing store lets requests through', async () => {
     h = await createHarness({
       config: { rateLimit: { max: 1, windowMs: 60_000 } },

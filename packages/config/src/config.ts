@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { env as readEnv } from './env-readers.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
@@ -70,6 +71,12 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For gives the client's address (the per-address limit of
+   * failed credentials and of the OAuth callback). false: nobody's, the connection's address
+   * counts; else the proxies' addresses or networks (their X-Forwarded-For is believed).
+   */
+  trustProxy: TrustProxy;
   idempotencyTtlMs: number;
   /** BullMQ consumer timings (tests shorten them to recover a killed worker's jobs quickly). */
   queueTuning: {
@@ -119,6 +126,9 @@ export interface Config {
     tokenRefreshIntervalMs: number;
   };
 }
+
+/** See Config.trustProxy; the shape Fastify's `trustProxy` takes. */
+export type TrustProxy = false | string[];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -195,6 +205,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
       windowMs: e.int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
+    trustProxy: readTrustProxy(e),
     idempotencyTtlMs: e.int(
       'IDEMPOTENCY_TTL_MS',
       24 * 3_600_000,
@@ -307,6 +318,45 @@ function readRedis(e: ReturnType<typeof readEnv>, url: string | null): RedisEndp
     );
   }
   return { kind: 'sentinel', sentinels, master, password, sentinelPassword, tls };
+}
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `a.b.c.d`, an IPv6 address, either with `/prefix`, or a keyword proxy-addr knows. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_KEYWORDS.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: unset or false (nobody), or a comma list of the proxies' addresses, networks
+ * and proxy-addr's keywords. Refused: `true` (every hop trusted) and a count of hops (Fastify
+ * cannot check the immediate peer with one, and trusts nobody): either would let a client that
+ * reaches the API directly choose its own address, and so its own failed-credential budget.
+ */
+function readTrustProxy(e: ReturnType<typeof readEnv>): TrustProxy {
+  const value = e.string('TRUST_PROXY');
+  if (value === null || ['false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const bad = entries.find((entry) => !isProxyEntry(entry));
+  if (bad === undefined && entries.length > 0) return entries;
+  const why = ['true', 'yes', 'on', '1'].includes(value.toLowerCase())
+    ? 'true would let any client choose its address with X-Forwarded-For'
+    : /^\d+$/.test(value)
+      ? 'a count of proxies would let a client that reaches the API directly choose its address'
+      : `"${bad ?? value}" is not an address, a network or a keyword`;
+  return e.report(
+    'TRUST_PROXY',
+    `must list the proxies in front of the API: addresses, networks (10.0.0.0/8) or loopback, linklocal, uniquelocal; ${why}`,
+    false,
+  );
 }
 
 /** A shared secret an operator sets: long enough that guessing it is not a plan. */

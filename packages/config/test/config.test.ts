@@ -113,6 +113,24 @@ describe('loadConfig', () => {
     );
   });
 
+  it('TRUST_PROXY: nobody by default, else the proxies by address; never "true" or a count', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(
+      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8, ::1' }).trustProxy,
+    ).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8', '::1']);
+    const refused = 'TRUST_PROXY must list the proxies in front of the API';
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
+      `${refused}: addresses, networks (10.0.0.0/8) or loopback, linklocal, uniquelocal; true would let any client choose its address with X-Forwarded-For`,
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '2' })).toThrow(
+      'a count of proxies would let a client that reaches the API directly choose its address',
+    );
+    for (const bad of ['10.0.0.0/33', 'proxy.example.com', '10.0.0.0/8/1', '::1/129', ',']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(refused);
+    }
+  });
+
   it('reads and normalises values', () => {
     const config = loadConfig({
       PORT: '8080',
