@@ -265,6 +265,10 @@ export interface paths {
                     [key: string]: unknown;
                   };
                 };
+                /**
+                 * Format: date-time
+                 * @description null for an immediate post
+                 */
                 scheduled_at: string | null;
                 /**
                  * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -302,16 +306,19 @@ export interface paths {
                    */
                   status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                   attempts: number;
+                  /** @description The platform's error code, verbatim */
                   error_code: string | null;
                   error_message: string | null;
                   retryable: boolean | null;
                   platform_post_id: string | null;
                   platform_url: string | null;
+                  /** Format: date-time */
                   published_at: string | null;
                   /** Format: date-time */
                   updated_at: string;
                 }[];
               }[];
+              /** @description Only with limit: the before of the next page, null when no post follows */
               next_cursor?: string | null;
             };
           };
@@ -601,6 +608,10 @@ export interface paths {
                     [key: string]: unknown;
                   };
                 };
+                /**
+                 * Format: date-time
+                 * @description null for an immediate post
+                 */
                 scheduled_at: string | null;
                 /**
                  * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -638,11 +649,13 @@ export interface paths {
                    */
                   status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                   attempts: number;
+                  /** @description The platform's error code, verbatim */
                   error_code: string | null;
                   error_message: string | null;
                   retryable: boolean | null;
                   platform_post_id: string | null;
                   platform_url: string | null;
+                  /** Format: date-time */
                   published_at: string | null;
                   /** Format: date-time */
                   updated_at: string;
@@ -1016,6 +1029,10 @@ export interface paths {
                     [key: string]: unknown;
                   };
                 };
+                /**
+                 * Format: date-time
+                 * @description null for an immediate post
+                 */
                 scheduled_at: string | null;
                 /**
                  * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -1053,11 +1070,13 @@ export interface paths {
                    */
                   status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                   attempts: number;
+                  /** @description The platform's error code, verbatim */
                   error_code: string | null;
                   error_message: string | null;
                   retryable: boolean | null;
                   platform_post_id: string | null;
                   platform_url: string | null;
+                  /** Format: date-time */
                   published_at: string | null;
                   /** Format: date-time */
                   updated_at: string;
@@ -1314,6 +1333,10 @@ export interface paths {
                     [key: string]: unknown;
                   };
                 };
+                /**
+                 * Format: date-time
+                 * @description null for an immediate post
+                 */
                 scheduled_at: string | null;
                 /**
                  * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -1351,11 +1374,13 @@ export interface paths {
                    */
                   status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                   attempts: number;
+                  /** @description The platform's error code, verbatim */
                   error_code: string | null;
                   error_message: string | null;
                   retryable: boolean | null;
                   platform_post_id: string | null;
                   platform_url: string | null;
+                  /** Format: date-time */
                   published_at: string | null;
                   /** Format: date-time */
                   updated_at: string;
@@ -1517,6 +1542,10 @@ export interface paths {
                     [key: string]: unknown;
                   };
                 };
+                /**
+                 * Format: date-time
+                 * @description null for an immediate post
+                 */
                 scheduled_at: string | null;
                 /**
                  * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -1554,11 +1583,13 @@ export interface paths {
                    */
                   status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                   attempts: number;
+                  /** @description The platform's error code, verbatim */
                   error_code: string | null;
                   error_message: string | null;
                   retryable: boolean | null;
                   platform_post_id: string | null;
                   platform_url: string | null;
+                  /** Format: date-time */
                   published_at: string | null;
                   /** Format: date-time */
                   updated_at: string;
@@ -2221,6 +2252,10 @@ export interface paths {
                             [key: string]: unknown;
                           };
                         };
+                        /**
+                         * Format: date-time
+                         * @description null for an immediate post
+                         */
                         scheduled_at: string | null;
                         /**
                          * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -2258,11 +2293,13 @@ export interface paths {
                            */
                           status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                           attempts: number;
+                          /** @description The platform's error code, verbatim */
                           error_code: string | null;
                           error_message: string | null;
                           retryable: boolean | null;
                           platform_post_id: string | null;
                           platform_url: string | null;
+                          /** Format: date-time */
                           published_at: string | null;
                           /** Format: date-time */
                           updated_at: string;
@@ -2570,6 +2607,10 @@ export interface paths {
                             [key: string]: unknown;
                           };
                         };
+                        /**
+                         * Format: date-time
+                         * @description null for an immediate post
+                         */
                         scheduled_at: string | null;
                         /**
                          * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
@@ -2607,11 +2648,13 @@ export interface paths {
                            */
                           status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                           attempts: number;
+                          /** @description The platform's error code, verbatim */
                           error_code: string | null;
                           error_message: string | null;
                           retryable: boolean | null;
                           platform_post_id: string | null;
                           platform_url: string | null;
+                          /** Format: date-time */
                           published_at: string | null;
                           /** Format: date-time */
                           updated_at: string;
@@ -2890,6 +2933,7 @@ export interface paths {
                 status: 'active' | 'expired' | 'revoked';
                 /** @description Scopes granted on the platform */
                 scopes: string[];
+                /** Format: date-time */
                 token_expires_at: string | null;
                 /** @description A sandbox connection never calls its platform */
                 sandbox: boolean;
@@ -3086,6 +3130,7 @@ export interface paths {
                 status: 'active' | 'expired' | 'revoked';
                 /** @description Scopes granted on the platform */
                 scopes: string[];
+                /** Format: date-time */
                 token_expires_at: string | null;
                 /** @description A sandbox connection never calls its platform */
                 sandbox: boolean;
@@ -3679,11 +3724,16 @@ export interface paths {
                 name: string;
                 /** @description First characters of the key, for recognising it */
                 key_prefix: string;
+                /**
+                 * Format: uuid
+                 * @description The team that owns the key; null for a personal key
+                 */
                 workspace_id: string | null;
                 /** Format: uuid */
                 created_by: string;
                 /** Format: date-time */
                 created_at: string;
+                /** Format: date-time */
                 last_used_at: string | null;
               }[];
             };
@@ -3854,6 +3904,7 @@ export interface paths {
                 /** @description The raw key. Shown only in this response: store it now. */
                 key: string;
                 key_prefix: string;
+                /** Format: uuid */
                 workspace_id: string | null;
                 /** Format: date-time */
                 created_at: string;
@@ -5018,6 +5069,10 @@ export interface paths {
                 id: string;
                 /** Format: uuid */
                 webhook_id: string;
+                /**
+                 * Format: uuid
+                 * @description null for social_account.expired
+                 */
                 post_id: string | null;
                 /** @enum {unknown} */
                 event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
@@ -5026,7 +5081,9 @@ export interface paths {
                 attempts: number;
                 last_status_code: number | null;
                 last_error: string | null;
+                /** Format: date-time */
                 next_attempt_at: string | null;
+                /** Format: date-time */
                 delivered_at: string | null;
                 /** Format: date-time */
                 created_at: string;
@@ -5222,6 +5279,10 @@ export interface paths {
                 id: string;
                 /** Format: uuid */
                 webhook_id: string;
+                /**
+                 * Format: uuid
+                 * @description null for social_account.expired
+                 */
                 post_id: string | null;
                 /** @enum {unknown} */
                 event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
@@ -5230,7 +5291,9 @@ export interface paths {
                 attempts: number;
                 last_status_code: number | null;
                 last_error: string | null;
+                /** Format: date-time */
                 next_attempt_at: string | null;
+                /** Format: date-time */
                 delivered_at: string | null;
                 /** Format: date-time */
                 created_at: string;

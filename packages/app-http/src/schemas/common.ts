@@ -1,7 +1,22 @@
 /** Building blocks shared by every route schema: envelopes, error responses, params. */
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
+
+/**
+ * `T | null`. A scalar becomes `type: [T, 'null']` rather than a union: the response serializer
+ * (fast-json-stringify) picks a union's branch by running a validator on every value (for a
+ * nullable date-time, ajv-formats' parser: 12-14 % of a 10,000-post GET /posts), and a type
+ * list by `typeof`. Anything else stays a union.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const { type } = schema as { type?: unknown };
+  return Type.Unsafe<Static<T> | null>(
+    typeof type === 'string' && SCALAR_TYPES.has(type)
+      ? { ...schema, type: [type, 'null'] }
+      : Type.Union([schema, Type.Null()]),
+  );
+};
 
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
