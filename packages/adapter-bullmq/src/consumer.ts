@@ -42,6 +42,7 @@ import {
   throttledErrorLog,
   withTimeout,
 } from './shared.ts';
+import { warnOnCoarseRedisTimers } from './timer-resolution.ts';
 
 export interface BullmqConsumerOptions {
   connection: RedisConnectionInput;
@@ -239,6 +240,9 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
           startTimeoutMs,
           `Redis not ready after ${startTimeoutMs} ms`,
         );
+        // On the worker's command connection (its blocking one is held by the wait for jobs),
+        // and not awaited: a Redis gone again must not hold the start up.
+        void workers[0]?.client.then((client) => warnOnCoarseRedisTimers(client, logger));
       } catch (error) {
         logger.warn({ err: errorMessage(error) }, 'queue workers started; Redis not reachable yet');
       }

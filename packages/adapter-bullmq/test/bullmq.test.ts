@@ -288,6 +288,25 @@ describeRedis(`bullmq adapter${suffix}`, () => {
     expect(calls[0]).toMatchObject({ id: postId, attempt: 2 });
   });
 
+  it("a consumer's start says whether this Redis checks its timeouts often enough (hz)", async () => {
+    const probe = new Redis(REDIS_URL);
+    cleanups.push(() => probe.quit());
+    const info = await probe.info('server');
+    const hz = Number(/^configured_hz:(\d+)/m.exec(info)?.[1] ?? /^hz:(\d+)/m.exec(info)?.[1]);
+    const warnings: string[] = [];
+    const started = consumer(newPrefix(), {
+      logger: { ...quiet, warn: (_obj, msg) => warnings.push(msg ?? '') },
+    });
+    await started.start(recordingHandlers().handlers);
+    const said = () => warnings.filter((msg) => msg.startsWith('Redis runs at hz'));
+    // Said in the background once the workers are ready.
+    if (hz < 50) await waitFor('the hz warning', () => said().length > 0);
+    else await sleep(300);
+    expect(said()).toEqual(
+      hz < 50 ? [expect.stringContaining(`Redis runs at hz ${hz}: a scheduled post`)] : [],
+    );
+  });
+
   it('two consumers share the jobs: each job runs exactly once', async () => {
     const prefix = newPrefix();
     const queue = producer(prefix);
