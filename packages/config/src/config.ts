@@ -340,7 +340,7 @@ function isProxyEntry(entry: string): boolean {
  */
 function readTrustProxy(e: ReturnType<typeof readEnv>): TrustProxy {
   const value = e.string('TRUST_PROXY');
-  if (value === null || ['false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  if (value === null || ['false', 'no', 'off', '0'].includes(value.toLowerCase())) return false;
   const entries = value
     .split(',')
     .map((entry) => entry.trim())
