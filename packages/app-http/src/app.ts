@@ -133,6 +133,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         url: request.url,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
+        // The client's address (through TRUST_PROXY's proxies): who sent what, and whose
+        // failed credentials the per-address limit counted.
+        ip: request.ip,
       },
       'request',
     );

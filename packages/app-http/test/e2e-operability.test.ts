@@ -186,6 +186,15 @@ describe.each(modes)('GET /metrics, %s mode', (mode) => {
     expect(created.status).toBe(201);
     const postId = created.body.data.id;
     const tagged = () => system?.logs.filter((line) => line.request_id === requestId) ?? [];
+    // The access log line (written once the answer is sent): what was asked, by which
+    // address, how it ended.
+    await waitFor('the access log line', () => tagged().some((line) => line.msg === 'request'));
+    expect(tagged().find((line) => line.msg === 'request')).toMatchObject({
+      method: 'POST',
+      url: '/posts',
+      status: 201,
+      ip: '127.0.0.1',
+    });
     await waitFor('the finished post logged with the request id', () =>
       tagged().some((line) => line.msg === 'post finished' && line.postId === postId),
     );
