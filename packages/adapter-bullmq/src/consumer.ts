@@ -242,7 +242,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
         );
         // On the worker's command connection (its blocking one is held by the wait for jobs),
         // and not awaited: a Redis gone again must not hold the start up.
-        void workers[0]?.client.then((client) => warnOnCoarseRedisTimers(client, logger));
+        if (workers[0]) void warnOnCoarseRedisTimers(workers[0].client, logger);
       } catch (error) {
         logger.warn({ err: errorMessage(error) }, 'queue workers started; Redis not reachable yet');
       }

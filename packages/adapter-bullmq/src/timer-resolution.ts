@@ -6,15 +6,15 @@
  */
 import type { Logger } from '@social-publisher/domain';
 
+type InfoClient = { info(section: string): Promise<string> };
+
 /** Below this, a delayed job can start more than 20 ms late. */
 const ENOUGH_HZ = 50;
 
 /** `configured_hz` (what the operator set; `hz` moves with dynamic-hz), else `hz`. */
 export function redisHz(infoServer: string): number | null {
-  const configured = /^configured_hz:(\d+)/m.exec(infoServer)?.[1];
-  const current = /^hz:(\d+)/m.exec(infoServer)?.[1];
-  const hz = Number(configured ?? current);
-  return configured === undefined && current === undefined ? null : hz;
+  const text = /^configured_hz:(\d+)/m.exec(infoServer)?.[1] ?? /^hz:(\d+)/m.exec(infoServer)?.[1];
+  return text === undefined ? null : Number(text);
 }
 
 /**
@@ -22,12 +22,12 @@ export function redisHz(infoServer: string): number | null {
  * refuses INFO (some managed ones) or answers without hz is not warned about.
  */
 export async function warnOnCoarseRedisTimers(
-  client: { info(section: string): Promise<string> },
+  client: InfoClient | Promise<InfoClient>,
   logger: Logger,
 ): Promise<void> {
   let hz: number | null;
   try {
-    hz = redisHz(await client.info('server'));
+    hz = redisHz(await (await client).info('server'));
   } catch {
     return;
   }

@@ -9,6 +9,7 @@ import {
   createBullmqConsumer,
   createBullmqQueue,
 } from '../src/index.ts';
+import { redisHz } from '../src/timer-resolution.ts';
 import {
   deleteKeys,
   listKeys,
@@ -291,8 +292,7 @@ describeRedis(`bullmq adapter${suffix}`, () => {
   it("a consumer's start says whether this Redis checks its timeouts often enough (hz)", async () => {
     const probe = new Redis(REDIS_URL);
     cleanups.push(() => probe.quit());
-    const info = await probe.info('server');
-    const hz = Number(/^configured_hz:(\d+)/m.exec(info)?.[1] ?? /^hz:(\d+)/m.exec(info)?.[1]);
+    const hz = Number(redisHz(await probe.info('server')));
     const warnings: string[] = [];
     const started = consumer(newPrefix(), {
       logger: { ...quiet, warn: (_obj, msg) => warnings.push(msg ?? '') },
