@@ -18,22 +18,21 @@
  * (the domain claims targets with a conditional update and resumes from stored platform ids).
  */
 import {
-  exponentialBackoff,
+  consoleLogger,
+  errorMessage,
   type JobContext,
   type JobHandlers,
-  type JobResult,
   type Logger,
   type QueueConsumer,
+  runJobAttempt,
 } from '@social-publisher/domain';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import {
   clusterSafePrefix,
-  consoleLogger,
   DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
-  errorMessage,
   isCluster,
   PUBLISH_QUEUE,
   type PublishJobData,
@@ -156,41 +155,35 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
         ...(requestId ? { requestId } : {}),
       };
 
-      let result: JobResult;
-      try {
-        result =
-          kind === 'publish' ? await handlers.publish(id, ctx) : await handlers.deliver(id, ctx);
-      } catch (error) {
-        if (attempt >= max) {
-          logger.error(
-            { ...log, err: errorMessage(error) },
-            'job failed on its last attempt; dropped',
-          );
-          throw error; // attempts: 1, removeOnFail: the job fails for good and is removed
-        }
-        const delayMs = exponentialBackoff(attempt, retryBaseDelayMs, retryMaxDelayMs);
-        logger.warn({ ...log, err: errorMessage(error), delayMs }, 'job failed; will retry');
-        result = { kind: 'retry', delayMs, reason: errorMessage(error) };
-      } finally {
-        running.delete(key);
-      }
-
-      if (result?.kind !== 'retry') return;
-      const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
-      if (result.spendsAttempt === false) {
+      const policy = { maxAttempts: max, retryBaseDelayMs, retryMaxDelayMs };
+      const step = await runJobAttempt(
+        async () => {
+          try {
+            return kind === 'publish'
+              ? await handlers.publish(id, ctx)
+              : await handlers.deliver(id, ctx);
+          } finally {
+            running.delete(key);
+          }
+        },
+        attempt,
+        policy,
+        logger,
+        log,
+      );
+      // attempts: 1, removeOnFail: a throw fails the job for good and removes it.
+      if (step.kind === 'dropped' && step.error !== undefined) throw step.error;
+      if (step.kind !== 'again') return;
+      if (!step.spendsAttempt) {
         // A wait (rate limit): same attempt, so the job's failure budget is left whole.
         await job.updateData({ ...job.data, waits: waits + 1 });
-        await job.moveToDelayed(Date.now() + delayMs, token);
+        await job.moveToDelayed(Date.now() + step.delayMs, token);
         throw new DelayedError();
-      }
-      if (attempt >= max) {
-        logger.warn({ ...log, reason: result.reason }, 'retry asked on the last attempt; dropped');
-        return;
       }
       // Count the attempt first: a crash between the two calls re-runs the job with the
       // higher number (never fewer attempts than asked for).
       await job.updateData({ ...job.data, attempt: attempt + 1 });
-      await job.moveToDelayed(Date.now() + delayMs, token);
+      await job.moveToDelayed(Date.now() + step.delayMs, token);
       throw new DelayedError();
     };
   }

@@ -8,16 +8,20 @@
  * (so nothing is added late); a command that gets no answer rejects after `commandTimeoutMs`.
  * The callers (the use cases) treat a rejected enqueue as "the reconciler will add it later".
  */
-import type { JobMeta, Logger, PublishQueue } from '@social-publisher/domain';
+import {
+  consoleLogger,
+  errorMessage,
+  type JobMeta,
+  type Logger,
+  type PublishQueue,
+} from '@social-publisher/domain';
 import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import {
   clusterSafePrefix,
-  consoleLogger,
   DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
-  errorMessage,
   isCluster,
   PUBLISH_QUEUE,
   type PublishJobData,

@@ -1,4 +1,4 @@
-import type { Logger } from '@social-publisher/domain';
+import { errorMessage, type Logger, positiveIntOption } from '@social-publisher/domain';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 /** Queue of publish jobs (job id = post id). */
@@ -48,17 +48,6 @@ export function clusterSafePrefix(prefix: string, input: RedisConnectionInput): 
   return isCluster(input) && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
 }
 
-export const consoleLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
-  error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...obj })),
-};
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Logs a recurring error (for example "connection refused" while Redis is down) at most once
  * per `everyMs`, with the number of occurrences swallowed in between.
@@ -78,13 +67,8 @@ export function throttledErrorLog(logger: Logger, msg: string, everyMs = 30_000)
   };
 }
 
-export function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const result = value ?? fallback;
-  if (!Number.isInteger(result) || result < 1) {
-    throw new Error(`bullmq adapter: ${name} must be a positive integer, got ${value}`);
-  }
-  return result;
-}
+export const positiveInt = (name: string, value: number | undefined, fallback: number): number =>
+  positiveIntOption('bullmq adapter', name, value, fallback);
 
 /** Rejects with `message` after `ms`, unless `promise` settles first. */
 export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

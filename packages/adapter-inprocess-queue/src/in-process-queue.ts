@@ -18,14 +18,16 @@
  *   `shutdownGraceMs`.
  */
 import {
-  exponentialBackoff,
+  consoleLogger,
+  errorMessage,
   type JobContext,
   type JobHandlers,
   type JobMeta,
-  type JobResult,
   type Logger,
   type PublishQueue,
+  positiveIntOption,
   type QueueConsumer,
+  runJobAttempt,
 } from '@social-publisher/domain';
 
 export interface InProcessQueueOptions {
@@ -87,24 +89,8 @@ interface Lane {
 /** Longest delay a Node timer accepts; longer ones fire after 1 ms, so we re-arm instead. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-const consoleLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: (obj, msg) => console.warn(JSON.stringify({ level: 'warn', msg, ...obj })),
-  error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...obj })),
-};
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const result = value ?? fallback;
-  if (!Number.isInteger(result) || result < 1) {
-    throw new Error(`in-process queue: ${name} must be a positive integer, got ${value}`);
-  }
-  return result;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const positiveInt = (name: string, value: number | undefined, fallback: number): number =>
+  positiveIntOption('in-process queue', name, value, fallback);
 
 export function createInProcessQueue(options: InProcessQueueOptions = {}): InProcessQueue {
   const logger = options.logger ?? consoleLogger;
@@ -251,50 +237,36 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       attempt: entry.attempt,
       ...(entry.requestId === undefined ? {} : { request_id: entry.requestId }),
     };
-    let result: JobResult;
-    try {
-      // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
-      await Promise.resolve();
-      result =
-        lane.kind === 'publish'
-          ? await current.publish(entry.id, ctx)
-          : await current.deliver(entry.id, ctx);
-    } catch (error) {
-      if (entry.attempt >= lane.maxAttempts) {
-        logger.error(
-          { ...log, err: errorMessage(error) },
-          'job failed on its last attempt; dropped',
-        );
-        retire(lane, entry);
-        return;
-      }
-      const delayMs = exponentialBackoff(entry.attempt, retryBaseDelayMs, retryMaxDelayMs);
-      logger.warn({ ...log, err: errorMessage(error), delayMs }, 'job failed; will retry');
-      result = { kind: 'retry', delayMs, reason: errorMessage(error) };
-    }
-    if (result?.kind !== 'retry') {
-      retire(lane, entry);
-      return;
-    }
-    const spends = result.spendsAttempt !== false;
-    if (spends && entry.attempt >= lane.maxAttempts) {
-      logger.warn({ ...log, reason: result.reason }, 'retry asked on the last attempt; dropped');
+    const policy = { maxAttempts: lane.maxAttempts, retryBaseDelayMs, retryMaxDelayMs };
+    const step = await runJobAttempt(
+      async () => {
+        // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
+        await Promise.resolve();
+        return lane.kind === 'publish'
+          ? current.publish(entry.id, ctx)
+          : current.deliver(entry.id, ctx);
+      },
+      entry.attempt,
+      policy,
+      logger,
+      log,
+    );
+    if (step.kind !== 'again') {
       retire(lane, entry);
       return;
     }
     if (closing) {
       // Nothing durable to hand the job back to: the reconciler re-enqueues it at the next start.
       logger.info(
-        { ...log, reason: result.reason },
+        { ...log, reason: step.reason },
         'retry asked during shutdown; left to reconciler',
       );
       retire(lane, entry);
       return;
     }
-    if (spends) entry.attempt += 1;
+    if (step.spendsAttempt) entry.attempt += 1;
     else entry.waits += 1;
-    const delayMs = Number.isFinite(result.delayMs) ? Math.max(0, result.delayMs) : 0;
-    entry.runAt = Date.now() + delayMs;
+    entry.runAt = Date.now() + step.delayMs;
     arm(lane, entry);
   }
 

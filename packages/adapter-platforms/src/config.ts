@@ -22,15 +22,6 @@ export interface PlatformsConfig {
   apiDispatcher?: Dispatcher;
 }
 
-/** What every real publisher needs besides its own section of the config. */
-export interface PublisherRuntime {
-  apiDispatcher: Dispatcher;
-  mediaDispatcher: Dispatcher;
-  pollIntervalMs: number;
-  pollTimeoutMs: number;
-  requestTimeoutMs: number;
-}
-
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
 export const DEFAULT_POLL_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

@@ -4,7 +4,7 @@ import type {
   PlatformPublisher,
   PlatformRules,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from './config.ts';
+import type { PublisherRuntime } from './publisher-runtime.ts';
 
 /**
  * One setting a platform reads from the environment. packages/config reads and validates

@@ -1,4 +1,4 @@
-export type { PlatformsConfig, PublisherRuntime } from './config.ts';
+export type { PlatformsConfig } from './config.ts';
 export {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_POLL_TIMEOUT_MS,
@@ -15,4 +15,5 @@ export {
 } from './descriptor.ts';
 export { createMediaProbe } from './media-probe.ts';
 export { PLATFORM_DESCRIPTORS } from './platforms.ts';
+export type { PublisherRuntime } from './publisher-runtime.ts';
 export { createPlatformRegistry, publisherRuntime } from './registry.ts';

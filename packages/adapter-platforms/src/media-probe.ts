@@ -5,7 +5,8 @@
  */
 import type { MediaProbe, MediaProbeResult } from '@social-publisher/domain';
 import { type Dispatcher, interceptors } from 'undici';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type PublisherRuntime } from './config.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
+import type { PublisherRuntime } from './publisher-runtime.ts';
 import { createMediaFetcher } from './shared/media-fetch.ts';
 import { PublishFailure } from './shared/outcome.ts';
 

@@ -12,10 +12,10 @@ import {
   DEFAULT_POLL_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type PlatformsConfig,
-  type PublisherRuntime,
 } from './config.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
 import { PLATFORM_DESCRIPTORS } from './platforms.ts';
+import type { PublisherRuntime } from './publisher-runtime.ts';
 
 /** What every publisher shares, with the defaults filled in. */
 export function publisherRuntime(config: PlatformsConfig): PublisherRuntime {

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { Logger } from '@social-publisher/domain';
+import { doublingDelay, type Logger } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { LookupCache } from './lookup-cache.ts';
@@ -40,6 +40,7 @@ export interface LookupListener {
 }
 
 const PING = 'ping:';
+const MAX_RECONNECT_MS = 30_000;
 
 /**
  * The ping is sent only if all of migration 0004's triggers exist and are enabled: without them
@@ -62,7 +63,8 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
   const pingEveryMs = options.pingEveryMs ?? 5_000;
   const pingTimeoutMs = options.pingTimeoutMs ?? 2_000;
   const firstReconnectMs = options.reconnectMs ?? 1_000;
-  let reconnectMs = firstReconnectMs;
+  /** Reconnects in a row since the notices last came through. */
+  let reconnects = 0;
   let client: pg.Client | null = null;
   /** A connection being opened (ended by close, so a shutdown never waits for its timeout). */
   let opening: pg.Client | null = null;
@@ -113,7 +115,7 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
       if (closed || client !== listening) return;
       if (!cache.trusted) logger?.info({}, 'lookup cache on: change notices arrive');
       warned = false;
-      reconnectMs = firstReconnectMs;
+      reconnects = 0;
       cache.trust(true);
     } else if (!closed) {
       distrust('a change-notice ping did not come back in time');
@@ -141,12 +143,15 @@ export function startLookupListener(options: LookupListenerOptions): LookupListe
 
   function scheduleReconnect(): void {
     if (closed || reconnectTimer) return;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = null;
-      void connect();
-    }, reconnectMs);
+    reconnects += 1;
+    reconnectTimer = setTimeout(
+      () => {
+        reconnectTimer = null;
+        void connect();
+      },
+      doublingDelay(reconnects, firstReconnectMs, MAX_RECONNECT_MS),
+    );
     reconnectTimer.unref();
-    reconnectMs = Math.min(reconnectMs * 2, 30_000);
   }
 
   async function connect(): Promise<void> {

@@ -1,4 +1,3 @@
-export { parseRetryAfter } from './retry-after.ts';
 export {
   type ClosableWebhookSender,
   createWebhookSender,

@@ -1,9 +1,10 @@
 import { STATUS_CODES } from 'node:http';
-import type {
-  Logger,
-  WebhookRequest,
-  WebhookSender,
-  WebhookSendResult,
+import {
+  type Logger,
+  parseRetryAfter,
+  type WebhookRequest,
+  type WebhookSender,
+  type WebhookSendResult,
 } from '@social-publisher/domain';
 import {
   checkUrl,
@@ -13,7 +14,6 @@ import {
   type Resolver,
 } from '@social-publisher/net-guard';
 import { type Dispatcher, request } from 'undici';
-import { parseRetryAfter } from './retry-after.ts';
 
 export interface WebhookSenderOptions {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: skip the SSRF address checks. Local development only. */

@@ -6,14 +6,16 @@
  * Config errors stop the process with one line. SIGTERM/SIGINT: stop taking requests, finish
  * the ones in flight, stop the worker, close the runtime; a second signal exits at once.
  */
-import { type Config, ConfigError } from '@social-publisher/config';
+import type { Config } from '@social-publisher/config';
 import {
-  createRuntime,
-  loadRuntimeConfig,
+  createRuntimeOrFail,
+  fail,
+  failOnStartError,
   type MetricsServer,
-  onLauncherGone,
+  missingSharedParts,
   type Runtime,
-  StartupError,
+  readConfigOrFail,
+  shutdownOnSignals,
   startMetricsServer,
   startWorker,
   type Worker,
@@ -22,22 +24,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { bootstrap, firstUserBanner } from './bootstrap.ts';
 import { createLogger } from './logger.ts';
-
-const SHUTDOWN_DEADLINE_MS = 30_000;
-
-function fail(line: string): never {
-  process.stderr.write(`${line}\n`);
-  process.exit(1);
-}
-
-function readConfig(): Config {
-  try {
-    return loadRuntimeConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
-}
 
 /** Where a local user reaches the API (the real port, also when PORT=0). */
 function localUrl(config: Config, app: FastifyInstance): string {
@@ -49,14 +35,11 @@ function localUrl(config: Config, app: FastifyInstance): string {
 
 async function main(): Promise<void> {
   const apiOnly = process.argv.includes('--api-only');
-  const config = readConfig();
+  const config = readConfigOrFail();
   if (apiOnly) {
     // Embedded PGlite belongs to one process, and an in-process queue is read by no worker:
     // without both shared parts, every post this API accepted would wait forever.
-    const missing = [
-      config.databaseUrl ? null : 'DATABASE_URL',
-      config.redis ? null : 'REDIS_URL',
-    ].filter((name) => name !== null);
+    const missing = missingSharedParts(config);
     if (missing.length > 0) {
       fail(
         `start:api is the production API and needs ${missing.join(' and ')} (shared with the workers); for one process with API and worker, use pnpm start`,
@@ -69,7 +52,6 @@ async function main(): Promise<void> {
   let worker: Worker | undefined;
   let runtime: Runtime | undefined;
   let metricsServer: MetricsServer | undefined;
-  let signals = 0;
 
   const shutdown = async (): Promise<void> => {
     // Stop taking requests and let those in flight finish; then the worker; then the rest.
@@ -78,42 +60,15 @@ async function main(): Promise<void> {
     if (worker) await worker.stop();
     if (runtime) await runtime.close();
   };
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    logger.info({ signal }, 'shutting down (send the signal again to force)');
-    setTimeout(() => {
-      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long: exiting');
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    shutdown().then(
-      () => {
-        logger.info({}, 'stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  onLauncherGone(() => {
-    logger.info({}, 'the script runner that launched this process is gone');
-    onSignal('SIGTERM');
+  const signals = shutdownOnSignals({
+    logger,
+    shutdown,
+    stoppingMessage: 'shutting down (send the signal again to force)',
+    stoppedMessage: 'stopped',
   });
 
-  try {
-    runtime = await createRuntime(config, logger, { role: apiOnly ? 'api' : 'embedded' });
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError) fail(error.message);
-    throw error;
-  }
-  if (signals > 0) return;
+  runtime = await createRuntimeOrFail(config, logger, { role: apiOnly ? 'api' : 'embedded' });
+  if (signals.signals > 0) return;
 
   const outcome = await bootstrap(runtime.deps, config.bootstrapApiKey);
   if (outcome.kind === 'ensured') {
@@ -152,8 +107,4 @@ async function main(): Promise<void> {
   logger.info({ url, mode: apiOnly ? 'api' : 'embedded', queue: runtime.queueKind }, 'listening');
 }
 
-main().catch((error: unknown) => {
-  fail(
-    `social-publisher failed to start: ${error instanceof Error ? error.message : String(error)}`,
-  );
-});
+main().catch(failOnStartError('social-publisher'));

@@ -5,15 +5,17 @@
  * (supervisor.ts) instead of running jobs itself.
  * JSON logs on stdout (pino). SIGTERM/SIGINT: graceful shutdown; a second signal exits at once.
  */
-import { type Config, ConfigError } from '@social-publisher/config';
+import type { Config } from '@social-publisher/config';
 import {
-  createRuntime,
+  createRuntimeOrFail,
   defaultPoolSize,
-  loadRuntimeConfig,
+  fail,
+  failOnStartError,
   type MetricsServer,
+  missingSharedParts,
   onLauncherGone,
-  type Runtime,
-  StartupError,
+  readConfigOrFail,
+  shutdownOnSignals,
   startMetricsServer,
   startWorker,
   type Worker,
@@ -21,26 +23,9 @@ import {
 import pino from 'pino';
 import { STARTED_MESSAGE, type Supervisor, superviseWorkers } from './supervisor.ts';
 
-/** Past this, a shutdown that is still waiting (a stuck handler) gives up and exits. */
-const SHUTDOWN_DEADLINE_MS = 30_000;
-
-function fail(line: string): never {
-  process.stderr.write(`${line}\n`);
-  process.exit(1);
-}
-
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadRuntimeConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
-  const missing = [
-    config.databaseUrl ? null : 'DATABASE_URL',
-    config.redis ? null : 'REDIS_URL',
-  ].filter((name) => name !== null);
+  const config = readConfigOrFail();
+  const missing = missingSharedParts(config);
   if (missing.length > 0) {
     fail(
       `start:worker is the production worker and needs ${missing.join(' and ')} (for one process with API and worker, use pnpm start)`,
@@ -54,55 +39,20 @@ async function main(): Promise<void> {
   }
   /** What a signal stops: nothing yet, then the runtime, then the whole worker. */
   let shutdown: () => Promise<void> = async () => {};
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    logger.info(
-      { signal },
-      'shutting down: finishing jobs in flight (send the signal again to force)',
-    );
-    setTimeout(() => {
-      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long: exiting');
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    shutdown().then(
-      () => {
-        logger.info({}, 'worker stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error(
-          { err: error instanceof Error ? error.message : String(error) },
-          'shutdown failed',
-        );
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  onLauncherGone(() => {
-    logger.info({}, 'the script runner that launched this process is gone');
-    onSignal('SIGTERM');
+  const signals = shutdownOnSignals({
+    logger,
+    shutdown: () => shutdown(),
+    stoppingMessage: 'shutting down: finishing jobs in flight (send the signal again to force)',
+    stoppedMessage: 'worker stopped',
   });
   // Started by a supervisor: when it is gone, nobody would stop this worker.
   process.once('disconnect', () => {
     logger.info({}, 'the supervisor is gone');
-    onSignal('SIGTERM');
+    signals.stop();
   });
 
-  let runtime: Runtime;
-  try {
-    runtime = await createRuntime(config, logger, { role: 'worker' });
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError) fail(error.message);
-    throw error;
-  }
-  if (signals > 0) return; // a signal arrived while starting: its exit is on its way
+  const runtime = await createRuntimeOrFail(config, logger, { role: 'worker' });
+  if (signals.signals > 0) return; // a signal arrived while starting: its exit is on its way
   shutdown = () => runtime.close();
   const worker: Worker = await startWorker(runtime, config);
   shutdown = () => worker.stop();
@@ -155,6 +105,4 @@ async function supervise(config: Config, logger: pino.Logger): Promise<void> {
   if (signals > 0) onSignal('SIGTERM');
 }
 
-main().catch((error: unknown) => {
-  fail(`worker failed to start: ${error instanceof Error ? error.message : String(error)}`);
-});
+main().catch(failOnStartError('worker'));

@@ -8,6 +8,7 @@
  * its metrics on METRICS_PORT + i (one scrape target per process).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { doublingDelay } from '@social-publisher/runtime';
 import type { Logger } from 'pino';
 
 export interface SupervisorOptions {
@@ -102,10 +103,7 @@ export async function superviseWorkers(options: SupervisorOptions): Promise<Supe
         }
         const young = Date.now() - slot.startedAt < YOUNG_MS;
         slot.youngDeaths = young ? slot.youngDeaths + 1 : 0;
-        const delay = Math.min(
-          RESTART_MAX_MS,
-          RESTART_MIN_MS * 2 ** Math.max(0, slot.youngDeaths - 1),
-        );
+        const delay = doublingDelay(slot.youngDeaths, RESTART_MIN_MS, RESTART_MAX_MS);
         logger.error(
           { worker: slot.index, pid: child.pid, code, signal, restartInMs: delay },
           'worker process died: starting another',

@@ -43,3 +43,8 @@ export const unauthorized = (message = 'missing or invalid credential'): DomainE
   code: 'unauthorized',
   message,
 });
+
+/** The message of anything thrown, for a log line or a stored reason. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

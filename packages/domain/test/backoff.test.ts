@@ -1,7 +1,15 @@
-// The one retry policy: the domain's publish job and both queue adapters (after a thrown
+// The retry and wait policies: the domain's publish job and both queue adapters (after a thrown
 // handler) compute their delays with exponentialBackoff.
 import { describe, expect, it } from 'vitest';
-import { exponentialBackoff, retryAfter, withJitter } from '../src/index.ts';
+import {
+  doublingDelay,
+  exponentialBackoff,
+  type JobResult,
+  retryAfter,
+  runJobAttempt,
+  waitFor,
+  withJitter,
+} from '../src/index.ts';
 
 const fixed = (value: number) => () => value;
 
@@ -40,5 +48,52 @@ describe('withJitter and retryAfter', () => {
   it('rounds the delay and never makes it negative', () => {
     expect(retryAfter(-5, 'x')).toEqual({ kind: 'retry', delayMs: 0, reason: 'x' });
     expect(retryAfter(10.6, 'y')).toEqual({ kind: 'retry', delayMs: 11, reason: 'y' });
+  });
+});
+
+describe('doublingDelay (reconnects, process restarts)', () => {
+  it('starts at the first delay, doubles each step and stops at the cap', () => {
+    expect([0, 1, 2, 3, 4, 5, 6].map((step) => doublingDelay(step, 1_000, 30_000))).toEqual([
+      1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000,
+    ]);
+  });
+});
+
+describe('runJobAttempt (the retry decision of both queue adapters)', () => {
+  const policy = { maxAttempts: 3, retryBaseDelayMs: 100, retryMaxDelayMs: 1_000 };
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+  const run = (result: () => Promise<JobResult>, attempt: number) =>
+    runJobAttempt(result, attempt, policy, quiet, {});
+
+  it('finishes a done job and honours a retry result', async () => {
+    expect(await run(async () => ({ kind: 'done' }), 1)).toEqual({ kind: 'done' });
+    expect(await run(async () => retryAfter(250, 'later'), 2)).toEqual({
+      kind: 'again',
+      delayMs: 250,
+      spendsAttempt: true,
+      reason: 'later',
+    });
+  });
+
+  it('retries a thrown handler with backoff until the attempts are used up', async () => {
+    const boom = async (): Promise<JobResult> => {
+      throw new Error('boom');
+    };
+    const again = await run(boom, 1);
+    expect(again).toMatchObject({ kind: 'again', spendsAttempt: true, reason: 'boom' });
+    expect(again.kind === 'again' && again.delayMs).toBeGreaterThanOrEqual(50);
+    const dropped = await run(boom, 3);
+    expect(dropped.kind).toBe('dropped');
+    expect(dropped.kind === 'dropped' && (dropped.error as Error).message).toBe('boom');
+  });
+
+  it('drops a retry asked on the last attempt, but not a wait (which spends none)', async () => {
+    expect(await run(async () => retryAfter(10, 'x'), 3)).toEqual({ kind: 'dropped' });
+    expect(await run(async () => waitFor(10, 'rate limit'), 3)).toEqual({
+      kind: 'again',
+      delayMs: 10,
+      spendsAttempt: false,
+      reason: 'rate limit',
+    });
   });
 });

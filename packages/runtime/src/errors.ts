@@ -5,7 +5,3 @@ export class StartupError extends Error {
     this.name = 'StartupError';
   }
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

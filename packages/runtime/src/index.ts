@@ -1,14 +1,25 @@
+export { doublingDelay } from '@social-publisher/domain';
 export { StartupError } from './errors.ts';
 export { onLauncherGone } from './launcher.ts';
 export { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
 export { type MetricsServer, startMetricsServer } from './metrics-server.ts';
+export {
+  createRuntimeOrFail,
+  fail,
+  failOnStartError,
+  missingSharedParts,
+  readConfigOrFail,
+  SHUTDOWN_DEADLINE_MS,
+  type ShutdownOnSignals,
+  shutdownOnSignals,
+} from './process-lifecycle.ts';
 export { connectRateLimitRedis } from './rate-limit-redis.ts';
+export type { RuntimeRole } from './role.ts';
 export {
   createRuntime,
   loadRuntimeConfig,
   type Runtime,
   type RuntimeOptions,
-  type RuntimeRole,
 } from './runtime.ts';
 export { defaultPoolSize } from './storage.ts';
 export { isDependencyUnavailable } from './unavailable.ts';

@@ -5,7 +5,7 @@
  * one clear line when the configuration is bad or a migration fails.
  */
 import { migrateToLatest } from '@social-publisher/adapter-postgres';
-import { errorMessage } from './errors.ts';
+import { errorMessage } from '@social-publisher/domain';
 import { loadRuntimeConfig } from './runtime.ts';
 import { openConfiguredDatabase, storageLabel } from './storage.ts';
 

@@ -36,6 +36,7 @@ import {
   createAesGcmCipher,
   createUuidV7Generator,
   DEFAULT_SETTINGS,
+  errorMessage,
   type Logger,
   type PublishQueue,
   type QueueConsumer,
@@ -45,9 +46,9 @@ import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type pino from 'pino';
-import { errorMessage } from './errors.ts';
 import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
 import { connectRateLimitRedis, redisConnectionOf } from './rate-limit-redis.ts';
+import type { RuntimeRole } from './role.ts';
 import { defaultPoolSize, openStorage } from './storage.ts';
 
 /** The configuration with every platform's declared settings read too. */
@@ -57,8 +58,6 @@ export function loadRuntimeConfig(
 ): Config {
   return loadConfig(source, { ...options, platforms: PLATFORM_DESCRIPTORS });
 }
-
-export type RuntimeRole = 'api' | 'worker' | 'embedded';
 
 export interface RuntimeOptions {
   /**

@@ -8,9 +8,9 @@ import {
   openDatabase,
 } from '@social-publisher/adapter-postgres';
 import type { Config } from '@social-publisher/config';
-import type { Logger } from '@social-publisher/domain';
-import { errorMessage, StartupError } from './errors.ts';
-import type { RuntimeRole } from './runtime.ts';
+import { errorMessage, type Logger } from '@social-publisher/domain';
+import { StartupError } from './errors.ts';
+import type { RuntimeRole } from './role.ts';
 
 /** Where the data lives, for messages: `PostgreSQL (DATABASE_URL)` or `PGlite in <dir>`. */
 export function storageLabel(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {

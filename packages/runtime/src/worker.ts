@@ -10,6 +10,7 @@ import type { Config } from '@social-publisher/config';
 import {
   type CoreDeps,
   deliverWebhook,
+  errorMessage,
   type JobContext,
   type JobResult,
   type Logger,
@@ -31,9 +32,6 @@ export interface Worker {
   /** Runs one token pass now (renewals due within the margin, expired connect states). */
   refreshTokensNow(): Promise<void>;
 }
-
-const errorText = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /** How long a job waits for an unreachable dependency before trying again, and how often. */
 const OUTAGE_RETRY_MS = 2_000;
@@ -80,7 +78,7 @@ export async function startWorker(
       } catch (error) {
         if (!isDependencyUnavailable(error) || ctx.waits >= OUTAGE_MAX_WAITS) throw error;
         logger.warn(
-          { kind, id, err: errorText(error) },
+          { kind, id, err: errorMessage(error) },
           'a dependency is unreachable: the job waits',
         );
         return waitFor(withJitter(OUTAGE_RETRY_MS), 'a dependency is unreachable');
@@ -99,11 +97,11 @@ export async function startWorker(
   const passFailed = (pass: string, error: unknown) => {
     if (isDependencyUnavailable(error)) {
       logger.warn(
-        { err: errorText(error) },
+        { err: errorMessage(error) },
         `${pass} pass: database or queue unreachable; retrying`,
       );
     } else {
-      logger.error({ err: errorText(error) }, `${pass} pass failed`);
+      logger.error({ err: errorMessage(error) }, `${pass} pass failed`);
     }
   };
 
@@ -155,7 +153,7 @@ export async function startWorker(
         try {
           await consumer.close();
         } catch (error) {
-          logger.warn({ err: errorText(error) }, 'consumer close failed');
+          logger.warn({ err: errorMessage(error) }, 'consumer close failed');
         }
         await runtime.close();
       })();

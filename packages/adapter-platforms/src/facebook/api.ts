@@ -1,7 +1,7 @@
 // Facebook Page publishing wire calls (PLATFORMS.md "Facebook Pages"; developers.facebook.com
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
   asString,
   excerpt,

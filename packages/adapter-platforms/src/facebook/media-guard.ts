@@ -3,7 +3,7 @@
 // Page should not be able to publish what the rest of the system treats as forbidden.
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';
 import { request } from 'undici';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { fail } from '../shared/outcome.ts';
 
 /**

@@ -10,7 +10,7 @@ import type {
   ConnectOutcome,
   PlatformOAuth,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

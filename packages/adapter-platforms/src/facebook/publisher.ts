@@ -5,7 +5,7 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';

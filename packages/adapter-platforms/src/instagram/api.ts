@@ -1,7 +1,7 @@
 // Instagram Graph API content publishing wire calls (PLATFORMS.md; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
   asString,
   excerpt,

@@ -1,6 +1,6 @@
 // LinkedIn Posts, Images and Videos API wire calls (PLATFORMS.md "LinkedIn Posts API";
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
 import type { MediaBody } from '../shared/media-fetch.ts';
 import {

@@ -13,7 +13,7 @@ import type {
   RefreshInput,
   RefreshOutcome,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

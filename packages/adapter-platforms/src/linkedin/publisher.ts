@@ -6,7 +6,7 @@ import type {
   PublishRequest,
 } from '@social-publisher/domain';
 import { interceptors } from 'undici';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';

@@ -3,7 +3,7 @@
 import { type Readable, Transform } from 'node:stream';
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';
 import { request } from 'undici';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { header, transportFailure } from './http.ts';
 import { fail } from './outcome.ts';
 

@@ -14,8 +14,8 @@ import type {
   RefreshInput,
   RefreshOutcome,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
 import type { PlatformSettingsSpec } from '../descriptor.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import type { TokenRefresher } from './auth.ts';
 import {
   asString,

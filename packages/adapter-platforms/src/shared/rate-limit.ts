@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { parseRetryAfter } from '@social-publisher/domain';
 import { header } from './http.ts';
 import { PublishFailure } from './outcome.ts';
 
@@ -23,12 +24,8 @@ export function retryAtFrom(
 }
 
 function namedResetTime(headers: IncomingHttpHeaders, now: number): number | undefined {
-  const retryAfter = header(headers, 'retry-after')?.trim();
-  if (retryAfter !== undefined && retryAfter !== '') {
-    if (/^\d+$/.test(retryAfter)) return now + Number(retryAfter) * 1_000;
-    const date = Date.parse(retryAfter);
-    if (!Number.isNaN(date)) return date;
-  }
+  const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), now);
+  if (retryAfterMs !== null) return now + retryAfterMs;
   const reset = header(headers, 'x-rate-limit-reset')?.trim();
   if (reset !== undefined && /^\d+$/.test(reset)) return Number(reset) * 1_000;
   return undefined;

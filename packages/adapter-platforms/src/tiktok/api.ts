@@ -1,5 +1,5 @@
 // TikTok Content Posting API wire calls (PLATFORMS.md; developers.tiktok.com "Content Posting API").
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
 import {
   publisherRefresher,

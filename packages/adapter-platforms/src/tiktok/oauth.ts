@@ -2,7 +2,7 @@
 // "Get User Info"): consent on www.tiktok.com, code exchange and refresh on
 // open.tiktokapis.com, identity from /v2/user/info/.
 import type { PlatformOAuth } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

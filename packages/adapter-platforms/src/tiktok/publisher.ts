@@ -5,7 +5,7 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { firstLine, type MediaKind, mediaKindOf } from '../shared/media.ts';

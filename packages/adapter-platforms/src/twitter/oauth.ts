@@ -2,7 +2,7 @@
 // Flow with PKCE"): consent on x.com, tokens on api.x.com (HTTP Basic for confidential
 // clients), identity from /2/users/me. Refresh tokens rotate: the new one replaces the old.
 import type { PlatformOAuth } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

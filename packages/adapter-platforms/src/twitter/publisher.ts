@@ -2,7 +2,7 @@ import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import { interceptors } from 'undici';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';

@@ -1,6 +1,6 @@
 // YouTube Data API v3 resumable upload wire calls (PLATFORMS.md; developers.google.com
 // "YouTube Data API - Resumable Uploads").
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
 import { publisherRefresher, standardTokenRequest, type TokenRenewal } from '../shared/oauth.ts';

@@ -1,7 +1,7 @@
 // Google OAuth 2.0 for web server apps (developers.google.com/identity/protocols/oauth2/
 // web-server) with PKCE; the connection is the user's YouTube channel (channels?mine=true).
 import type { PlatformOAuth } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../config.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

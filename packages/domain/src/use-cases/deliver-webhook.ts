@@ -1,8 +1,10 @@
 import { signPayload, standardWebhookSignature } from '../crypto.ts';
 import type { CoreDeps } from '../deps.ts';
+import { errorMessage } from '../errors.ts';
 import type { DeliveryStatus, Webhook, WebhookDelivery } from '../model.ts';
+import { withJitter } from '../policies/backoff.ts';
 import type { JobContext, JobResult, WebhookSendResult } from '../ports/index.ts';
-import { DONE, retryAfter, withJitter } from './backoff.ts';
+import { DONE, retryAfter } from './backoff.ts';
 
 export const WEBHOOK_USER_AGENT = 'social-publisher-webhooks/1';
 const EARLY_TOLERANCE_MS = 50;
@@ -62,7 +64,7 @@ async function send(deps: CoreDeps, webhook: Webhook, delivery: WebhookDelivery,
     });
   } catch (error) {
     // The port promises a result; a throw is a bug or an outage in the adapter: try again later.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { statusCode: null, error: message, durationMs: 0, retryAfterMs: null, retryable: true };
   }
 }

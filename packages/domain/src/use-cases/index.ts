@@ -1,6 +1,6 @@
 export * from './access.ts';
 export * from './api-keys.ts';
-export { DONE, exponentialBackoff, retryAfter, waitFor, withJitter } from './backoff.ts';
+export { DONE, retryAfter, waitFor } from './backoff.ts';
 export * from './connect-account.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';

@@ -6,8 +6,9 @@ import {
   TERMINAL_POST_STATUSES,
   TERMINAL_TARGET_STATUSES,
 } from '../model.ts';
+import { exponentialBackoff } from '../policies/backoff.ts';
 import type { JobContext, JobResult, TargetClaim } from '../ports/index.ts';
-import { DONE, exponentialBackoff, retryAfter, waitFor } from './backoff.ts';
+import { DONE, retryAfter, waitFor } from './backoff.ts';
 import { finalizePost } from './finalize-post.ts';
 import { publishClaimedTarget, type TargetRun } from './publish-target.ts';
 

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.ts';
+import { errorMessage } from '../errors.ts';
 import type { Post, PostTarget, ResumeState, SocialAccount } from '../model.ts';
 import type {
   JobContext,
@@ -150,7 +151,7 @@ async function callPublisher(
     const outcome = resume ? await publisher.resume(request) : await publisher.publish(request);
     return { outcome, leaseLost: lease.signal.aborted };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { outcome: failed('internal_error', message, true), leaseLost: lease.signal.aborted };
   } finally {
     stopLease();

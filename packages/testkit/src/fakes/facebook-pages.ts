@@ -3,7 +3,6 @@
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
 // duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage.
 import type { ServerResponse } from 'node:http';
-import type { FacebookError } from './facebook.ts';
 
 export interface FacebookPost {
   id: string;
@@ -14,6 +13,19 @@ export interface FacebookPost {
   photoIds: string[];
   videoId: string | null;
   createdAt: Date;
+}
+
+/** A Graph API error as the fakes answer it. */
+export interface FacebookError {
+  code: number;
+  subcode?: number;
+  type?: string;
+  message: string;
+  isTransient?: boolean;
+  /** HTTP status (Graph answers 400 for nearly everything, 500 for its own failures). */
+  status?: number;
+  /** Headers sent along, e.g. `x-app-usage` with `estimated_time_to_regain_access`. */
+  headers?: Record<string, string>;
 }
 
 export interface FacebookPhoto {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createFacebookPages,
+  type FacebookError,
   type FacebookPagesOptions,
   type FacebookPhoto,
   type FacebookPost,
@@ -26,19 +27,7 @@ import {
 } from './http.ts';
 import { FakeOAuthProvider } from './oauth.ts';
 
-export type { FacebookPhoto, FacebookPost, FacebookVideo };
-
-export interface FacebookError {
-  code: number;
-  subcode?: number;
-  type?: string;
-  message: string;
-  isTransient?: boolean;
-  /** HTTP status (Graph answers 400 for nearly everything, 500 for its own failures). */
-  status?: number;
-  /** Headers sent along, e.g. `x-app-usage` with `estimated_time_to_regain_access`. */
-  headers?: Record<string, string>;
-}
+export type { FacebookError, FacebookPhoto, FacebookPost, FacebookVideo };
 
 /**
  * Documented errors. The code-exchange subcodes (36007 expired, 36008 redirect_uri mismatch,

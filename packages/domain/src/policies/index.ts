@@ -1,0 +1,3 @@
+export * from './backoff.ts';
+export * from './job-retry.ts';
+export * from './retry-after.ts';
