@@ -40,7 +40,7 @@ interface Verified {
   payload: Record<string, unknown>;
 }
 
-/** SPEC section 6: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret. */
+/** docs/api.md#webhook-signatures: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret. */
 function verifySpecSignature(secret: string, body: Buffer, header: string | undefined): boolean {
   if (!header?.startsWith('sha256=')) return false;
   const expected = createHmac('sha256', secret).update(body).digest();

@@ -20,7 +20,7 @@ export function actorOf(request: FastifyRequest): Actor {
   return request.actor;
 }
 
-/** The account the request acts in: `workspace_id` (body or query) applied with DESIGN.md's rules. */
+/** The account the request acts in: `workspace_id` (body or query) applied as docs/api.md#workspaces says. */
 export async function contextOf(
   deps: CoreDeps,
   request: FastifyRequest,

@@ -1,6 +1,6 @@
 /**
  * THE error mapper: every failure the API answers with goes through `toHttpError`, and every
- * error body is `{ error: { code, message, details? } }` (DESIGN.md section 4). Anything it
+ * error body is `{ error: { code, message, details? } }` (docs/api.md#errors). Anything it
  * does not recognise is a 500 `internal_error`, logged with its stack; no input may get there.
  * An unreachable database or queue is a 503 `service_unavailable` with Retry-After.
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support.ts';
 
-/** Every route of the API: SPEC.md's and those DESIGN.md adds. */
+/** Every route of the API: every route of docs/api.md. */
 export const ROUTES: Array<[method: string, path: string]> = [
   ['post', '/posts'],
   ['post', '/posts/schedule'],

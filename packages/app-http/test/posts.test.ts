@@ -121,7 +121,7 @@ describe('POST /posts', () => {
     });
   });
 
-  describe('validation (SPEC.md section 7) -> 400 validation_failed with details', () => {
+  describe('validation (docs/api.md#post-body) -> 400 validation_failed with details', () => {
     it('at least one target is required', async () => {
       expectInvalid(await createPost({ content: 'x' }), 'social_account_ids');
       expectInvalid(

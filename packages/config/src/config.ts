@@ -9,7 +9,7 @@ import {
 } from './platform-settings.ts';
 
 /**
- * The whole runtime configuration, read once from the environment (DESIGN.md section 6).
+ * The whole runtime configuration, read once from the environment (every variable: `.env.example`).
  * Every value is validated here; a bad one throws ConfigError naming the variable, and the
  * apps print that one line and exit.
  */

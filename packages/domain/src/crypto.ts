@@ -25,7 +25,7 @@ export function generateApiKey(): string {
 
 export const isApiKeyFormat = (raw: string): boolean => API_KEY_PATTERN.test(raw);
 
-/** What is stored instead of the key (SPEC section 5: only its SHA-256 hash is retained). */
+/** What is stored instead of the key (only its SHA-256 hash is retained: docs/api.md#authentication). */
 export const hashApiKey = (raw: string): string =>
   createHash('sha256').update(raw, 'utf8').digest('hex');
 
@@ -38,7 +38,7 @@ export const keyPrefix = (raw: string): string => raw.slice(0, API_KEY_PREFIX_LE
  */
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
-/** SPEC `X-Social-Publisher-Signature`: HMAC-SHA256 of the raw body keyed with the whole secret string. */
+/** `X-Social-Publisher-Signature` (docs/api.md#webhook-signatures): HMAC-SHA256 of the raw body keyed with the whole secret string. */
 export function signPayload(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Entities and statuses (DESIGN.md section 3). Plain data: adapters persist them, use cases
+ * Entities and statuses (docs/api.md#statuses). Plain data: adapters persist them, use cases
  * decide how they change. Times are Date objects; ids are UUID strings (v7 from IdGenerator).
  */
 
@@ -74,7 +74,7 @@ export interface SocialAccount {
   /** The scopes granted on the platform (empty when unknown, e.g. a brought token). */
   scopes: string[];
   status: ConnectionStatus;
-  /** A sandbox connection never calls its platform (CONNECT.md section 3). */
+  /** A sandbox connection never calls its platform (docs/connect.md#sandbox-connections). */
   sandbox: boolean;
   createdAt: Date;
   updatedAt: Date;

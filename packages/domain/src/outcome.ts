@@ -11,8 +11,8 @@ export interface PostOutcome {
 }
 
 /**
- * The outcome of a post whose targets are all terminal (SPEC section 6). Every target that is
- * not published counts as failed, cancelled ones included: SPEC defines the events purely by
+ * The outcome of a post whose targets are all terminal (docs/api.md#statuses). Every target that is
+ * not published counts as failed, cancelled ones included: the events (docs/api.md#webhook-events) are defined purely by
  * the counts, and a receiver must be able to rely on published + failed = total. A post with
  * no target at all published nothing, so it is `failed` rather than vacuously `published`.
  */
@@ -39,7 +39,7 @@ export interface WebhookPayloadInput {
 }
 
 /**
- * The exact JSON body of a delivery, keys in SPEC order. These are the bytes that are signed
+ * The exact JSON body of a delivery, keys in the documented order (docs/api.md#webhook-payload). These are the bytes that are signed
  * and stored, so they are built once and never re-serialised.
  */
 export function buildWebhookPayload(input: WebhookPayloadInput): string {

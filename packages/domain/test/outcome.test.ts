@@ -59,7 +59,7 @@ describe('buildWebhookPayload', () => {
     total: 2,
   };
 
-  it('writes the exact bytes, keys in SPEC order', () => {
+  it('writes the exact bytes, keys in the documented order', () => {
     expect(buildWebhookPayload({ ...base, event: 'post.partial' })).toBe(
       '{"event":"post.partial","account_id":"acc-1","post_id":"post-1","timestamp":"2026-01-01T12:00:00.000Z","data":{"published":1,"failed":1,"total":2}}',
     );

@@ -1,4 +1,4 @@
-// Facebook Page publishing wire calls (PLATFORMS.md "Facebook Pages"; developers.facebook.com
+// Facebook Page publishing wire calls (docs/platforms.md#facebook; developers.facebook.com
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';

@@ -1,4 +1,4 @@
-// Instagram Graph API content publishing wire calls (PLATFORMS.md; developers.facebook.com
+// Instagram Graph API content publishing wire calls (docs/platforms.md#instagram; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
@@ -31,7 +31,7 @@ const QUOTA_WAIT_MS = 60 * 60_000;
 /**
  * 2207052 media fetch failed, 2207003 media download timed out, 2207001 and 2207032 ("Instagram
  * server error. Try again." / "Create media fail, please try to re-create media" in Meta's error
- * table; PLATFORMS.md calls 2207001 spam, the official table says server error).
+ * table, which calls 2207001 a server error).
  */
 const RETRYABLE_SUBCODES = new Set([2207052, 2207003, 2207001, 2207032]);
 

@@ -1,4 +1,4 @@
-// LinkedIn Posts, Images and Videos API wire calls (PLATFORMS.md "LinkedIn Posts API";
+// LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';

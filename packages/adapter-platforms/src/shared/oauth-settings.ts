@@ -1,5 +1,5 @@
 /**
- * The five settings every platform has (CONNECT.md section 2): the app's client id and secret
+ * The five settings every platform has (docs/connect.md#configuration): the app's client id and secret
  * and three hosts, so that tests point them at local fakes. Paths on each host are the
  * platform's real paths.
  */

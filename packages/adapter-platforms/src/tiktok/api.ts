@@ -1,4 +1,4 @@
-// TikTok Content Posting API wire calls (PLATFORMS.md; developers.tiktok.com "Content Posting API").
+// TikTok Content Posting API wire calls (docs/platforms.md#tiktok; developers.tiktok.com "Content Posting API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
 import {

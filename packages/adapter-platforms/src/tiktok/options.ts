@@ -8,7 +8,7 @@ export const TIKTOK_PRIVACY_LEVELS = [
 ] as const;
 export type TiktokPrivacy = (typeof TIKTOK_PRIVACY_LEVELS)[number];
 
-/** `platform_options.tiktok` once validated (PLATFORMS.md maps each to the TikTok API field). */
+/** `platform_options.tiktok` once validated (the adapter README maps each to the TikTok API field). */
 export interface TiktokOptions {
   tiktokPrivacy?: TiktokPrivacy;
   tiktokIsDraft?: boolean;

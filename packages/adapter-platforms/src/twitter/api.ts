@@ -1,4 +1,4 @@
-// X API v2 wire calls for posting (PLATFORMS.md "X API v2"; docs.x.com "Manage Posts",
+// X API v2 wire calls for posting (docs/platforms.md#x; docs.x.com "Manage Posts",
 // "Media upload"): POST /2/tweets, the media upload endpoints, and the author's recent posts.
 
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// YouTube Data API v3 resumable upload wire calls (PLATFORMS.md; developers.google.com
+// YouTube Data API v3 resumable upload wire calls (docs/platforms.md#youtube; developers.google.com
 // "YouTube Data API - Resumable Uploads").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';

@@ -3,7 +3,7 @@
  *
  * One SQL statement per entry (PGlite runs each through the extended protocol, which takes a
  * single statement). CHECK constraints mirror the domain's limits (packages/domain/src/model.ts
- * and SPEC.md section 8); the domain validates first, these are the last line of defence.
+ * and docs/api.md#limits); the domain validates first, these are the last line of defence.
  */
 import { type Kysely, sql } from 'kysely';
 

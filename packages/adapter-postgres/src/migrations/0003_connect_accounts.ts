@@ -1,5 +1,5 @@
 /**
- * 0003_connect_accounts: connecting real accounts and sandbox connections (CONNECT.md).
+ * 0003_connect_accounts: connecting real accounts and sandbox connections (docs/connect.md).
  *
  * - oauth_states: connect flows in progress (only the state's SHA-256 is stored; single use).
  * - social_accounts: granted scopes, the sandbox flag, and a refresh lease so that two workers

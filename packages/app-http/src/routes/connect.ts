@@ -1,5 +1,5 @@
 /**
- * Connecting real accounts (CONNECT.md section 1): POST /social-accounts/connect (authenticated)
+ * Connecting real accounts (docs/connect.md#the-flow): POST /social-accounts/connect (authenticated)
  * and GET /oauth/callback/:platform (public: the state is the credential).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

@@ -1,4 +1,4 @@
-/** GET /health: public; SPEC.md's shape plus checks.database. */
+/** GET /health: public; the shape of docs/api.md#health, checks.database included. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { QueueKind } from '@social-publisher/domain';
 import { Type } from 'typebox';

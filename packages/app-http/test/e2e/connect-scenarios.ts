@@ -1,5 +1,5 @@
 /**
- * Connecting accounts end to end (CONNECT.md): a client with only an API key asks for the
+ * Connecting accounts end to end (docs/connect.md): a client with only an API key asks for the
  * consent URL, the browser follows it (the fake platform consents at once and redirects to
  * our callback), the callback creates the connection and sends the browser back to the
  * client app; then a post goes through the new connection. Also: denied consent, replayed

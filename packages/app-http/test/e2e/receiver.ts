@@ -1,6 +1,6 @@
 /**
  * A local webhook receiver for the end-to-end tests. Every request is checked the way a real
- * subscriber would: the SPEC signature (`X-Social-Publisher-Signature: sha256=<hex HMAC>`,
+ * subscriber would: the `X-Social-Publisher-Signature` (`X-Social-Publisher-Signature: sha256=<hex HMAC>`,
  * recomputed here with node:crypto) and the Standard Webhooks signature (verified by the
  * independent `standardwebhooks` npm package, timestamp window included). Verified arrivals are
  * kept with their raw bytes; anything else is answered 401 and listed in `rejected`.
@@ -41,7 +41,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** SPEC section 6: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret. */
+/** docs/api.md#webhook-signatures: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret. */
 export function specSignatureValid(
   secret: string,
   body: Buffer,

@@ -133,7 +133,7 @@ function targetOf(post: PostJson, platform: string) {
   return target;
 }
 
-/** The SPEC payload, exactly: these keys in this order, these values. */
+/** The documented payload (docs/api.md#webhook-payload), exactly: these keys in this order, these values. */
 function expectPayload(
   arrival: Arrival,
   post: PostJson,

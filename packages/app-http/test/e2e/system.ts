@@ -301,7 +301,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       INSTAGRAM_API_BASE_URL: instagram.baseUrl,
       YOUTUBE_API_BASE_URL: youtube.baseUrl,
       YOUTUBE_OAUTH_BASE_URL: youtube.baseUrl,
-      // Connecting accounts: every platform's three hosts are its fake (CONNECT.md section 2).
+      // Connecting accounts: every platform's three hosts are its fake (docs/connect.md#configuration).
       ...oauthEnv('TIKTOK', tiktok.baseUrl, tiktok.oauth.options),
       ...oauthEnv('YOUTUBE', youtube.baseUrl, youtube.oauth.options),
       ...oauthEnv('X', x.baseUrl, x.oauth.options),

@@ -5,7 +5,7 @@
  */
 /**
  * What carries the jobs: `redis` (shared by every process; /health reports it as
- * `checks.redis`, as SPEC.md says) or `inprocess` (this process only).
+ * `checks.redis`, as docs/api.md#health says) or `inprocess` (this process only).
  */
 export type QueueKind = 'redis' | 'inprocess';
 

@@ -16,13 +16,13 @@ export function validateName(value: unknown, field = 'name'): Problem[] {
   return [];
 }
 
-/** API key name (SPEC: 1-100 characters). */
+/** API key name (1-100 characters, docs/api.md#api-keys). */
 export const validateApiKeyName = (value: unknown): Problem[] => validateName(value, 'name');
 
 /** Workspace (team account) name. */
 export const validateWorkspaceName = (value: unknown): Problem[] => validateName(value, 'name');
 
-/** SPEC section 8: at most N keys per account; `existing` is the account's current count. */
+/** docs/api.md#limits: at most N keys per account; `existing` is the account's current count. */
 export function validateApiKeyLimit(existing: number, max: number): Problem[] {
   return existing >= max
     ? [{ field: 'name', message: `an account may hold at most ${max} API keys; revoke one first` }]

@@ -1,5 +1,5 @@
 /**
- * Connecting a real account (CONNECT.md section 1): the API hands out the platform's consent
+ * Connecting a real account (docs/connect.md#the-flow): the API hands out the platform's consent
  * URL; the platform sends the browser back to the callback with a code; the service exchanges
  * it, reads who consented and creates or updates the connection(s).
  *

@@ -6,7 +6,7 @@
 import type { CoreDeps } from '../deps.ts';
 import type { SocialAccount, WebhookDelivery } from '../model.ts';
 
-/** The `social_account.expired` payload (CONNECT.md section 1.4), serialized once. */
+/** The `social_account.expired` payload (docs/connect.md#tokens), serialized once. */
 export function buildExpiredPayload(connection: SocialAccount, reason: string, at: Date): string {
   return JSON.stringify({
     event: 'social_account.expired',

@@ -11,7 +11,7 @@ const EARLY_TOLERANCE_MS = 50;
 /** A receiver's Retry-After is honoured, but never parks a delivery for more than a day. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
-/** The headers of one attempt: SPEC section 6 plus the Standard Webhooks trio. */
+/** The headers of one attempt: docs/api.md#webhook-signatures, our signature plus the Standard Webhooks trio. */
 export function deliveryHeaders(
   webhook: Pick<Webhook, 'secret'>,
   delivery: Pick<WebhookDelivery, 'id' | 'event' | 'payload'>,

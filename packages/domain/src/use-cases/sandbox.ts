@@ -13,7 +13,7 @@ function requestedOutcome(post: Post, target: PostTarget): SandboxOutcome {
 }
 
 /**
- * A sandbox target never calls a platform (CONNECT.md section 3): it publishes with a
+ * A sandbox target never calls a platform (docs/connect.md#sandbox-connections): it publishes with a
  * `sandbox-` id, or fails as the post's platform_options ask, so clients can test every path.
  * `target.attempts` counts this claim, so `transient` fails the first two claims.
  */

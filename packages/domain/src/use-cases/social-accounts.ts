@@ -40,7 +40,7 @@ export async function connectSocialAccount(
 }
 
 /**
- * A sandbox connection (CONNECT.md section 3): no token, never calls the platform. Its token
+ * A sandbox connection (docs/connect.md#sandbox-connections): no token, never calls the platform. Its token
  * column holds an encrypted placeholder that no publisher ever receives.
  */
 async function createSandboxConnection(

@@ -1,4 +1,4 @@
-// A local Instagram Graph API (content publishing) speaking PLATFORMS.md's formats: containers,
+// A local Instagram Graph API (content publishing) speaking the formats of docs/platforms.md#instagram: containers,
 // status_code polling, media_publish, permalink, publishing limit and Graph error objects.
 // It also serves the Instagram API with Instagram Login OAuth flow on the same base URL:
 // consent (/oauth/authorize, www.instagram.com), code exchange (/oauth/access_token,
@@ -31,7 +31,7 @@ export interface InstagramError {
 }
 
 /**
- * Documented errors (PLATFORMS.md codes/subcodes). Parent codes of subcode errors follow Meta's
+ * Documented errors (docs/platforms.md#instagram codes/subcodes). Parent codes of subcode errors follow Meta's
  * error table where it was confirmed (-2/2207003, -2/2207020, -1/2207001, 9/2207042,
  * 36000/2207004); the others (9004/2207052, 36001/2207005, 36003/2207009, 100/2207010,
  * 352/2207026, 4/2207051) are as commonly reported, unconfirmed.

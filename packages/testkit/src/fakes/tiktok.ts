@@ -1,4 +1,4 @@
-// A local TikTok Content Posting API speaking PLATFORMS.md's formats: `{ data, error }` envelopes,
+// A local TikTok Content Posting API speaking the formats of docs/platforms.md#tiktok: `{ data, error }` envelopes,
 // creator info, video/inbox/photo init, status fetch, and Login Kit: consent
 // (/v2/auth/authorize/), the token endpoint (code exchange and refresh) and /v2/user/info/.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// A local YouTube Data API v3 resumable upload endpoint speaking PLATFORMS.md's formats:
+// A local YouTube Data API v3 resumable upload endpoint speaking the formats of docs/platforms.md#youtube:
 // session start (Location), byte PUTs (201/200 video resource, 308 + Range), status queries
 // (`Content-Range: bytes */total`), Google error objects, and Google OAuth: consent
 // (/o/oauth2/v2/auth), /token (code exchange and refresh) and channels?mine=true.
