@@ -25,8 +25,10 @@ export interface PlatformSetting {
   hint?: string;
   /** Another setting (by key) that must be set whenever this one is, e.g. a client secret. */
   requiredWith?: string;
-  /** One line for the README's table. */
+  /** What it does, in one line: README.md, this package's README and .env.example show it. */
   description: string;
+  /** A value `.env.example` shows for a setting without a default. */
+  example?: string;
 }
 
 export type PlatformSettingsSpec = Readonly<Record<string, PlatformSetting>>;

@@ -17,3 +17,4 @@ export { createMediaProbe } from './media-probe.ts';
 export { PLATFORM_DESCRIPTORS } from './platforms.ts';
 export type { PublisherRuntime } from './publisher-runtime.ts';
 export { createPlatformRegistry, publisherRuntime } from './registry.ts';
+export { type GeneratedBlock, settingsDocBlocks, withBlock } from './settings-docs.ts';

@@ -14,8 +14,9 @@ export const TIKTOK_SETTINGS = {
   photoProxyUrl: {
     env: 'TIKTOK_PHOTO_PROXY_URL',
     kind: 'url',
+    example: 'https://media.example.com/tiktok-proxy',
     description:
-      'Photo URLs are sent through this proxy as ?url=<encoded original> (verified domain)',
+      'Photo URLs are sent through this proxy as ?url=<encoded original>, on a domain TikTok verified',
   },
 } as const;
 
