@@ -31,6 +31,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
 import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { postRoutes } from './routes/posts.ts';
 import { postBatchRoutes } from './routes/posts-batch.ts';
 import { postImportRoutes } from './routes/posts-import.ts';
@@ -164,6 +165,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // The OAuth callback is public (the single-use state is its credential): limited per address.
   await app.register(oauthCallbackRoutes, {
+    deps,
+    limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
+  });
+  // So is the consent link that binds a flow to its browser.
+  await app.register(oauthAuthorizeRoutes, {
     deps,
     limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
   });
