@@ -15,6 +15,7 @@ import pino from 'pino';
 import { Settings } from 'typebox/system';
 import { handleError } from './errors.ts';
 import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
+import { redactUrl } from './logger.ts';
 import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
 import { installJsonBodyParser } from './plugins/json-body.ts';
 import { createJwtVerifier, type JwtVerifier } from './plugins/jwt.ts';
@@ -131,7 +132,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        // The query's credentials (an OAuth callback's code and state, a key) never reach a log.
+        url: redactUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         // The client's address (through TRUST_PROXY's proxies): who sent what, and whose

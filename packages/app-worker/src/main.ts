@@ -7,6 +7,7 @@
  */
 import { type Config, ConfigError } from '@social-publisher/config';
 import {
+  createLogger,
   createRuntime,
   defaultPoolSize,
   loadRuntimeConfig,
@@ -18,7 +19,7 @@ import {
   startWorker,
   type Worker,
 } from '@social-publisher/runtime';
-import pino from 'pino';
+import type pino from 'pino';
 import { STARTED_MESSAGE, type Supervisor, superviseWorkers } from './supervisor.ts';
 
 /** Past this, a shutdown that is still waiting (a stuck handler) gives up and exits. */
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
     );
   }
 
-  const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  // The API's logger: the same redaction of credentials in every line.
+  const logger = createLogger(config, { name: 'worker' });
   if (config.worker.processes > 1) {
     await supervise(config, logger);
     return;

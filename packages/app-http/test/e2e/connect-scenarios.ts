@@ -23,6 +23,9 @@ interface Connection {
   token_expires_at: string | null;
 }
 
+/** Every state, cookie nonce and code of the scenarios: none may appear in a log line. */
+const credentials: string[] = [];
+
 /** What a browser does with a URL: one request (with its cookie), redirects not followed. */
 async function browse(url: string, cookie?: string): Promise<Response> {
   return fetch(url, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
@@ -44,6 +47,7 @@ async function openConsent(system: System, authorizationUrl: string) {
   expect(opened.status).toBe(302);
   const setCookie = opened.headers.get('set-cookie') ?? '';
   expect(setCookie).toMatch(/HttpOnly/);
+  credentials.push(setCookie.split(';')[0]?.split('=')[1] ?? '');
   return {
     cookie: setCookie.split(';')[0] ?? '',
     platformUrl: opened.headers.get('location') ?? '',
@@ -58,7 +62,9 @@ async function throughConsent(system: System, authorizationUrl: string): Promise
   const { cookie, platformUrl } = await openConsent(system, authorizationUrl);
   const consent = await browse(platformUrl);
   expect(consent.status).toBe(302);
-  return browse(onApi(system, consent.headers.get('location') ?? ''), cookie);
+  const back = consent.headers.get('location') ?? '';
+  credentials.push(new URL(back).searchParams.get('code') ?? '');
+  return browse(onApi(system, back), cookie);
 }
 
 async function startConnect(system: System, platform: string, returnUrl?: string) {
@@ -69,6 +75,7 @@ async function startConnect(system: System, platform: string, returnUrl?: string
     ...(returnUrl ? { return_url: returnUrl } : {}),
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
+  credentials.push(started.body.data.state);
   return started.body.data;
 }
 
@@ -335,6 +342,15 @@ export function defineConnectScenarios(get: () => System): void {
       media_urls: [system.media.url('after-expiry.mp4', 1024)],
     });
     expect(created.status).toBe(400);
+  });
+
+  it('no OAuth state, code or cookie of the flows above appears in a log line', () => {
+    const system = get();
+    const seen = credentials.filter((value) => value.length >= 16);
+    expect(seen.length).toBeGreaterThan(20);
+    const logged = JSON.stringify(system.logs);
+    expect(logged).toContain('/oauth/callback/');
+    for (const value of seen) expect(logged).not.toContain(value);
   });
 
   it('no access or refresh token ever appears in a log line', () => {
