@@ -2,8 +2,9 @@
 // www.instagram.com, code exchange on api.instagram.com, long-lived exchange, refresh and
 // identity on graph.instagram.com (developers.facebook.com "Business Login for Instagram",
 // "Access Token", "Refresh Access Token", "Me"). PKCE S256: the challenge goes with the consent,
-// the verifier with the code exchange (Meta's login service binds the code to it), so a code
-// obtained in one flow cannot be redeemed in another.
+// the verifier with the code exchange, so a code obtained in one flow cannot be redeemed in
+// another. Unconfirmed: Meta documents PKCE for Facebook Login, not in the Instagram reference;
+// if Instagram ignores it, the API's browser cookie still binds the flow.
 import type {
   AuthorizationRequest,
   CodeExchange,
