@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPlatformRegistry } from '../src/index.ts';
 import { type FacebookPage, type FakeFacebook, startFakeFacebook } from './helpers.ts';
+import { pkcePair } from './oauth-pkce-contract.ts';
 
 const REDIRECT = 'https://api.example.com/oauth/callback/facebook';
 const CLIENT = { clientId: 'facebook-client-id', clientSecret: 'facebook-client-secret' };
@@ -58,15 +59,18 @@ beforeEach(() => {
   fake.declined.splice(0, fake.declined.length);
 });
 
+/** The flows' PKCE pair: Meta binds each code to the challenge sent with its consent. */
+const PKCE = pkcePair();
+
 async function codeFor(state = 'state-1', on: PlatformOAuth = connector) {
   const back = await consent(
-    on.authorizationUrl({ state, redirectUri: REDIRECT, codeChallenge: 'ignored' }),
+    on.authorizationUrl({ state, redirectUri: REDIRECT, codeChallenge: PKCE.challenge }),
   );
   return back.searchParams.get('code') ?? '';
 }
 
 const connect = async (on: PlatformOAuth = connector) =>
-  on.connect({ code: await codeFor('s', on), codeVerifier: 'unused', redirectUri: REDIRECT });
+  on.connect({ code: await codeFor('s', on), codeVerifier: PKCE.verifier, redirectUri: REDIRECT });
 
 describe('facebook OAuth', () => {
   it('names the unset client variables; has no refresh (Page tokens do not expire)', () => {
@@ -76,7 +80,7 @@ describe('facebook OAuth', () => {
     expect(connector.refresh).toBeUndefined();
   });
 
-  it('builds the dialog URL (no PKCE); the browser comes back with code and state', async () => {
+  it('builds the dialog URL (PKCE S256); the browser comes back with code and state', async () => {
     const url = new URL(
       connector.authorizationUrl({ state: 'st-42', redirectUri: REDIRECT, codeChallenge: 'ch' }),
     );
@@ -87,6 +91,8 @@ describe('facebook OAuth', () => {
       state: 'st-42',
       scope: SCOPES.join(','),
       response_type: 'code',
+      code_challenge: 'ch',
+      code_challenge_method: 'S256',
     });
     const back = await consent(url.toString());
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
@@ -98,7 +104,11 @@ describe('facebook OAuth', () => {
   it('connects one identity per Page, each with its own non-expiring Page token', async () => {
     const from = fake.requests.length;
     const code = await codeFor();
-    const outcome = await connector.connect({ code, codeVerifier: 'u', redirectUri: REDIRECT });
+    const outcome = await connector.connect({
+      code,
+      codeVerifier: PKCE.verifier,
+      redirectUri: REDIRECT,
+    });
     if (!outcome.ok) throw new Error(`not connected: ${JSON.stringify(outcome)}`);
     expect(outcome.identities.map((i) => [i.externalId, i.displayName])).toEqual(
       PAGES.map((page) => [page.id, page.name]),
@@ -183,12 +193,30 @@ describe('facebook OAuth', () => {
     expect(back.searchParams.get('code')).toBeNull();
   });
 
+  it("PKCE: a code redeemed with another flow's verifier (or none) is refused, no secret", async () => {
+    for (const codeVerifier of [pkcePair().verifier, '']) {
+      const code = await codeFor();
+      const injected = await connector.connect({ code, codeVerifier, redirectUri: REDIRECT });
+      expect(injected).toMatchObject({
+        ok: false,
+        error: { message: expect.stringContaining('code_verifier does not match') },
+      });
+      expectNoSecrets(injected, [code]);
+    }
+    const exchange = fake.requests.findLast((r) => r.path.endsWith('/oauth/access_token'));
+    expect(JSON.stringify(exchange)).toContain('code_verifier');
+  });
+
   it('a used code, a wrong secret or a wrong redirect_uri fail with Graph codes, no secret', async () => {
     const code = await codeFor();
-    expect((await connector.connect({ code, codeVerifier: 'u', redirectUri: REDIRECT })).ok).toBe(
-      true,
-    );
-    const again = await connector.connect({ code, codeVerifier: 'u', redirectUri: REDIRECT });
+    expect(
+      (await connector.connect({ code, codeVerifier: PKCE.verifier, redirectUri: REDIRECT })).ok,
+    ).toBe(true);
+    const again = await connector.connect({
+      code,
+      codeVerifier: PKCE.verifier,
+      redirectUri: REDIRECT,
+    });
     expect(again).toMatchObject({
       ok: false,
       error: {
@@ -202,7 +230,7 @@ describe('facebook OAuth', () => {
     const fresh = await codeFor('s', wrong);
     const badSecret = await wrong.connect({
       code: fresh,
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(badSecret).toMatchObject({
@@ -213,7 +241,7 @@ describe('facebook OAuth', () => {
 
     const mismatch = await connector.connect({
       code: await codeFor(),
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: `${REDIRECT}/other`,
     });
     expect(mismatch).toMatchObject({ ok: false, error: { code: '100' } });
@@ -248,7 +276,7 @@ describe('facebook OAuth', () => {
     const unreachable = connectorFor(fake.baseUrl, { tokenBaseUrl: 'http://127.0.0.1:9' });
     const outcome = await unreachable.connect({
       code: 'code-secret-value',
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'network_error' } });

@@ -14,6 +14,7 @@ import {
   startFakeInstagram,
   testConfig,
 } from './helpers.ts';
+import { pkcePair } from './oauth-pkce-contract.ts';
 
 const REDIRECT = 'https://api.example.com/oauth/callback/instagram';
 const CLIENT = { clientId: 'instagram-client-id', clientSecret: 'instagram-client-secret' };
@@ -58,9 +59,12 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
+/** The flows' PKCE pair: Meta binds each code to the challenge sent with its consent. */
+const PKCE = pkcePair();
+
 async function codeFor(state = 'state-1', on: PlatformOAuth = connector) {
   const back = await consent(
-    on.authorizationUrl({ state, redirectUri: REDIRECT, codeChallenge: 'ignored-challenge' }),
+    on.authorizationUrl({ state, redirectUri: REDIRECT, codeChallenge: PKCE.challenge }),
   );
   return back.searchParams.get('code') ?? '';
 }
@@ -68,7 +72,7 @@ async function codeFor(state = 'state-1', on: PlatformOAuth = connector) {
 async function connected() {
   const outcome = await connector.connect({
     code: await codeFor(),
-    codeVerifier: 'unused',
+    codeVerifier: PKCE.verifier,
     redirectUri: REDIRECT,
   });
   if (!outcome.ok) throw new Error(`not connected: ${JSON.stringify(outcome)}`);
@@ -87,7 +91,7 @@ describe('instagram OAuth', () => {
     ]);
   });
 
-  it('builds the Business Login consent URL (no PKCE); the browser comes back with code and state', async () => {
+  it('builds the Business Login consent URL (PKCE S256); the browser comes back with code and state', async () => {
     const url = new URL(
       connector.authorizationUrl({ state: 'st-42', redirectUri: REDIRECT, codeChallenge: 'ch' }),
     );
@@ -98,6 +102,8 @@ describe('instagram OAuth', () => {
       response_type: 'code',
       scope: SCOPES.join(','),
       state: 'st-42',
+      code_challenge: 'ch',
+      code_challenge_method: 'S256',
     });
     const back = await consent(url.toString());
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
@@ -112,7 +118,7 @@ describe('instagram OAuth', () => {
     const before = Date.now();
     const outcome = await connector.connect({
       code,
-      codeVerifier: 'unused',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(outcome).toMatchObject({
@@ -186,7 +192,7 @@ describe('instagram OAuth', () => {
       const on = connectorFor(flat.baseUrl);
       const outcome = await on.connect({
         code: await codeFor('s', on),
-        codeVerifier: 'unused',
+        codeVerifier: PKCE.verifier,
         redirectUri: REDIRECT,
       });
       expect(outcome).toMatchObject({
@@ -209,11 +215,29 @@ describe('instagram OAuth', () => {
     expect(back.searchParams.get('code')).toBeNull();
   });
 
+  it("PKCE: a code redeemed with another flow's verifier (or none) is refused, no secret", async () => {
+    for (const codeVerifier of [pkcePair().verifier, '']) {
+      const code = await codeFor();
+      const injected = await connector.connect({ code, codeVerifier, redirectUri: REDIRECT });
+      expect(injected).toMatchObject({
+        ok: false,
+        error: { message: expect.stringContaining('Invalid code_verifier') },
+      });
+      expectNoSecrets(injected, [code]);
+    }
+    const exchange = fake.requests.findLast((r) => r.path.endsWith('/oauth/access_token'));
+    expect(JSON.stringify(exchange)).toContain('code_verifier');
+  });
+
   it('a used code, a wrong secret and a scripted refusal fail with the platform error, no secret', async () => {
     const identity = await connected();
     const used = fake.requests.findLast((r) => r.path === '/oauth/access_token');
     const code = String((used?.body as Record<string, string> | undefined)?.code);
-    const again = await connector.connect({ code, codeVerifier: 'u', redirectUri: REDIRECT });
+    const again = await connector.connect({
+      code,
+      codeVerifier: PKCE.verifier,
+      redirectUri: REDIRECT,
+    });
     expect(again).toMatchObject({
       ok: false,
       error: {
@@ -227,7 +251,7 @@ describe('instagram OAuth', () => {
     const fresh = await codeFor('s', wrongSecret);
     const refused = await wrongSecret.connect({
       code: fresh,
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(refused).toMatchObject({
@@ -239,7 +263,7 @@ describe('instagram OAuth', () => {
     fake.oauth.failNextExchange('invalid_request', 'Scripted refusal', 400);
     const scripted = await connector.connect({
       code: await codeFor(),
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(scripted).toMatchObject({
@@ -260,7 +284,7 @@ describe('instagram OAuth', () => {
     });
     const failed = await connector.connect({
       code: await codeFor(),
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(failed).toMatchObject({
@@ -272,7 +296,7 @@ describe('instagram OAuth', () => {
     fake.script({ error: { code: 190, message: 'Invalid OAuth access token' }, on: 'me' });
     const noIdentity = await connector.connect({
       code: await codeFor(),
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(noIdentity).toMatchObject({ ok: false, error: { code: '190' } });
@@ -331,7 +355,7 @@ describe('instagram OAuth', () => {
     expectNoSecrets(failed, ['IGAA-secret-value']);
     const connect = await unreachable.connect({
       code: await codeFor(),
-      codeVerifier: 'u',
+      codeVerifier: PKCE.verifier,
       redirectUri: REDIRECT,
     });
     expect(connect).toMatchObject({ ok: false, error: { code: 'network_error' } });

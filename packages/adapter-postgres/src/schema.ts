@@ -80,6 +80,7 @@ export interface OAuthStatesTable {
   user_id: string;
   platform: Platform;
   code_verifier_ciphertext: string;
+  browser_hash: string | null;
   return_url: string | null;
   expires_at: Timestamp;
   created_at: Timestamp;

@@ -15,6 +15,7 @@ import pino from 'pino';
 import { Settings } from 'typebox/system';
 import { handleError } from './errors.ts';
 import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
+import { redactUrl } from './logger.ts';
 import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
 import { installJsonBodyParser } from './plugins/json-body.ts';
 import { createJwtVerifier, type JwtVerifier } from './plugins/jwt.ts';
@@ -31,6 +32,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
 import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { postRoutes } from './routes/posts.ts';
 import { postBatchRoutes } from './routes/posts-batch.ts';
 import { postImportRoutes } from './routes/posts-import.ts';
@@ -130,7 +132,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        // The query's credentials (an OAuth callback's code and state, a key) never reach a log.
+        url: redactUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         // The client's address (through TRUST_PROXY's proxies): who sent what, and whose
@@ -164,6 +167,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // The OAuth callback is public (the single-use state is its credential): limited per address.
   await app.register(oauthCallbackRoutes, {
+    deps,
+    limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
+  });
+  // So is the consent link that binds a flow to its browser.
+  await app.register(oauthAuthorizeRoutes, {
     deps,
     limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
   });

@@ -23,6 +23,7 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['post', '/social-accounts'],
   ['post', '/social-accounts/connect'],
   ['get', '/oauth/callback/{platform}'],
+  ['get', '/oauth/authorize/{platform}'],
   ['get', '/social-accounts'],
   ['delete', '/social-accounts/{id}'],
   ['post', '/workspaces'],
@@ -77,8 +78,7 @@ describe('GET /openapi.json', () => {
     expect(operation?.summary).toBeTruthy();
     const statuses = Object.keys(operation?.responses ?? {});
     expect(statuses.some((status) => status.startsWith('2'))).toBe(true);
-    const isPublic =
-      path === '/health' || path === '/openapi.json' || path.startsWith('/oauth/callback/');
+    const isPublic = path === '/health' || path === '/openapi.json' || path.startsWith('/oauth/');
     if (!isPublic) {
       expect(statuses).toEqual(expect.arrayContaining(['401', '429', '500']));
       expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);

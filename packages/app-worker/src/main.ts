@@ -7,6 +7,7 @@
  */
 import type { Config } from '@social-publisher/config';
 import {
+  createLogger,
   createRuntimeOrFail,
   defaultPoolSize,
   fail,
@@ -20,7 +21,7 @@ import {
   startWorker,
   type Worker,
 } from '@social-publisher/runtime';
-import pino from 'pino';
+import type pino from 'pino';
 import { STARTED_MESSAGE, type Supervisor, superviseWorkers } from './supervisor.ts';
 
 async function main(): Promise<void> {
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
     );
   }
 
-  const logger = pino({ level: config.logLevel, base: { app: 'worker', pid: process.pid } });
+  // The API's logger: the same redaction of credentials in every line.
+  const logger = createLogger(config, { name: 'worker' });
   if (config.worker.processes > 1) {
     await supervise(config, logger);
     return;

@@ -103,7 +103,7 @@ export interface paths {
     };
     /**
      * OAuth callback (the platform redirects the browser here)
-     * @description Public: the single-use state is the credential. Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.
+     * @description Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.
      */
     get: {
       parameters: {
@@ -131,6 +131,119 @@ export interface paths {
           };
         };
         /** @description Redirect to return_url */
+        302: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                /** @description Stable snake_case error code */
+                code: string;
+                /** @description Human-readable sentence */
+                message: string;
+                details?: {
+                  /** @description Path of the offending field, e.g. `media_urls[0]` */
+                  field: string;
+                  message: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description rate_limited (Retry-After says when to retry) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                /** @description Stable snake_case error code */
+                code: string;
+                /** @description Human-readable sentence */
+                message: string;
+                details?: {
+                  /** @description Path of the offending field, e.g. `media_urls[0]` */
+                  field: string;
+                  message: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description internal_error */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                /** @description Stable snake_case error code */
+                code: string;
+                /** @description Human-readable sentence */
+                message: string;
+                details?: {
+                  /** @description Path of the offending field, e.g. `media_urls[0]` */
+                  field: string;
+                  message: string;
+                }[];
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/authorize/{platform}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Open a connect flow's consent (the authorization_url)
+     * @description Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.
+     */
+    get: {
+      parameters: {
+        query?: {
+          state?: string;
+        };
+        header?: never;
+        path: {
+          platform: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description HTML page: why the consent cannot be opened */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        /** @description Redirect to the platform's consent page */
         302: {
           headers: {
             [name: string]: unknown;
@@ -3499,7 +3612,7 @@ export interface paths {
           content: {
             'application/json': {
               data: {
-                /** @description The platform's consent page: send the user's browser there */
+                /** @description Send the user's browser here: it binds the flow to that browser (a cookie), then redirects to the platform's consent page. Single browser: the callback refuses another one. */
                 authorization_url: string;
                 /** @description Single-use; comes back on the callback */
                 state: string;

@@ -95,6 +95,11 @@ export interface OAuthState {
   userId: string;
   platform: Platform;
   codeVerifierCiphertext: string;
+  /**
+   * SHA-256 of the nonce in the cookie of the browser that opened the consent (our authorize
+   * route); null until one has. The callback accepts the state only from that browser.
+   */
+  browserHash: string | null;
   /** Validated against CONNECT_RETURN_ORIGINS when the flow started. */
   returnUrl: string | null;
   expiresAt: Date;

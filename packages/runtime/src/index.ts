@@ -1,6 +1,7 @@
 export { doublingDelay } from '@social-publisher/domain';
 export { StartupError } from './errors.ts';
 export { onLauncherGone } from './launcher.ts';
+export { createLogger, LOG_SERIALIZERS, REDACT_PATHS, redactUrl } from './logger.ts';
 export { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
 export { type MetricsServer, startMetricsServer } from './metrics-server.ts';
 export {

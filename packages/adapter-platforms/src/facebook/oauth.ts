@@ -1,8 +1,10 @@
 // Facebook Login for Pages: the dialog on www.facebook.com, the code and long-lived exchanges on
 // graph.facebook.com/{version}/oauth/access_token, the Pages (with their Page tokens) from
 // /me/accounts (developers.facebook.com "Manually Build a Login Flow", "Long-Lived Access
-// Tokens", "Page Access Tokens"). No PKCE. Page tokens obtained from a long-lived user token do
-// not expire: there is no refresh.
+// Tokens", "Page Access Tokens"). PKCE S256 ("OIDC Code Flow with PKCE for Manually Built
+// Facebook Login Flows"): the challenge goes with the dialog, the verifier with the code
+// exchange, so a code obtained in one flow cannot be redeemed in another. Page tokens obtained
+// from a long-lived user token do not expire: there is no refresh.
 import type {
   AuthorizationRequest,
   CodeExchange,
@@ -117,6 +119,8 @@ export function createFacebookOAuth(
         state: request.state,
         scope: FACEBOOK_SCOPES.join(','),
         response_type: 'code',
+        code_challenge: request.codeChallenge,
+        code_challenge_method: 'S256',
       });
     },
 
@@ -128,6 +132,7 @@ export function createFacebookOAuth(
             redirect_uri: exchange.redirectUri,
             client_secret: clientSecret,
             code: exchange.code,
+            code_verifier: exchange.codeVerifier,
           },
           active,
           `${LABEL} code exchange`,

@@ -2,7 +2,9 @@
 // Management): consent and token endpoints on www.linkedin.com/oauth/v2, the member from
 // /v2/userinfo, the organizations the member administers from /rest/organizationAcls and
 // /rest/organizations/{id} (learn.microsoft.com/linkedin "Authorization Code Flow",
-// "Programmatic Refresh Tokens", "Organization Access Control by Role"). No PKCE.
+// "Programmatic Refresh Tokens", "Organization Access Control by Role"). No PKCE: LinkedIn offers
+// it only to native apps it enables one by one, with loopback redirects; a web app's flow is
+// bound to its browser by our own cookie instead.
 import type {
   AuthorizationRequest,
   CodeExchange,
@@ -137,7 +139,8 @@ export function createLinkedinOAuth(
     missingSettings: missingClientSettings(LINKEDIN_SETTINGS, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      // No PKCE for LinkedIn web apps: the challenge is not sent. Scopes are space-separated.
+      // No PKCE for LinkedIn web apps (see above): the challenge is not sent. Scopes are
+      // space-separated.
       const base = setting('authBaseUrl').replace(/\/+$/, '');
       const url = authorizationUrl(`${base}/oauth/v2/authorization`, {
         response_type: 'code',

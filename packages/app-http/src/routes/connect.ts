@@ -1,13 +1,13 @@
 /**
  * Connecting real accounts (docs/connect.md#the-flow): POST /social-accounts/connect (authenticated)
- * and GET /oauth/callback/:platform (public: the state is the credential).
+ * and GET /oauth/callback/:platform (public: the state, with the cookie of the browser that
+ * opened the consent, is the credential). The consent route is in oauth-authorize.ts.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type CoreDeps, completeConnect, startConnect } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { connectResultPage } from '../pages/connect-result.ts';
 import {
   AUTH_ERRORS,
   BODY_ERRORS,
@@ -16,6 +16,8 @@ import {
   Timestamp,
   WorkspaceField,
 } from '../schemas/common.ts';
+import { sendConnectResult } from './connect-answer.ts';
+import { clearedFlowCookie, flowCookieName, readCookie } from './connect-cookie.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const ConnectStartBody = (names: readonly string[]) =>
@@ -36,7 +38,8 @@ const ConnectStartBody = (names: readonly string[]) =>
 
 const ConnectStartSchema = Type.Object({
   authorization_url: Type.String({
-    description: "The platform's consent page: send the user's browser there",
+    description:
+      "Send the user's browser here: it binds the flow to that browser (a cookie), then redirects to the platform's consent page. Single browser: the callback refuses another one.",
   }),
   state: Type.String({ description: 'Single-use; comes back on the callback' }),
   expires_at: Timestamp('The consent must be completed before this (10 minutes)'),
@@ -74,13 +77,6 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
   );
 };
 
-/** `url` with these query parameters added (its own are kept). */
-function withQuery(url: string, params: Record<string, string>): string {
-  const target = new URL(url);
-  for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
-  return target.toString();
-}
-
 const CallbackQuery = Type.Object(
   {
     code: Type.Optional(Type.String({ maxLength: 4096 })),
@@ -109,7 +105,7 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
         tags: ['Social accounts'],
         summary: 'OAuth callback (the platform redirects the browser here)',
         description:
-          'Public: the single-use state is the credential. Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
+          'Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
         params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
         querystring: CallbackQuery,
         response: {
@@ -122,26 +118,12 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
     },
     async (request, reply) => {
       const { platform } = request.params;
-      const result = await completeConnect(deps, platform, request.query);
-      reply.header('Cache-Control', 'no-store');
-      reply.header('Referrer-Policy', 'no-referrer');
-      if (result.returnUrl) {
-        const location = result.ok
-          ? withQuery(result.returnUrl, {
-              social_account_ids: result.connections.map((c) => c.id).join(','),
-              platform: result.platform,
-            })
-          : withQuery(result.returnUrl, {
-              error: result.code,
-              error_description: result.message,
-            });
-        return reply.code(302).header('Location', location).send(null);
-      }
-      return reply
-        .code(result.ok ? 200 : 400)
-        .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-        .send(connectResultPage(result));
+      const { state } = request.query;
+      const cookie = state ? readCookie(request.headers.cookie, flowCookieName(state)) : undefined;
+      const result = await completeConnect(deps, platform, request.query, cookie);
+      // The state is used up whatever the outcome: its cookie goes too.
+      if (state) reply.header('Set-Cookie', clearedFlowCookie(deps.settings.publicBaseUrl, state));
+      return sendConnectResult(reply, result);
     },
   );
 };

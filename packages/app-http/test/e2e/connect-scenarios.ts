@@ -1,9 +1,11 @@
 /**
  * Connecting accounts end to end (docs/connect.md): a client with only an API key asks for the
- * consent URL, the browser follows it (the fake platform consents at once and redirects to
- * our callback), the callback creates the connection and sends the browser back to the
- * client app; then a post goes through the new connection. Also: denied consent, replayed
- * and forged states, open-redirect attempts, a reconnect, and no token in any response.
+ * consent URL, the browser follows it (our route sets the flow's cookie and redirects to the
+ * fake platform, which consents at once and redirects to our callback), the callback (with
+ * the cookie) creates the connection and sends the browser back to the client app; then a
+ * post goes through the new connection. Also: denied consent, replayed and forged states, a
+ * code brought back by another browser, open-redirect attempts, a reconnect, and no token in
+ * any response.
  */
 import { expect, it } from 'vitest';
 import type { IssuedTokens } from '../../../testkit/src/index.ts';
@@ -21,21 +23,48 @@ interface Connection {
   token_expires_at: string | null;
 }
 
-/** What a browser does with a URL: one request, redirects not followed. */
-async function browse(url: string): Promise<Response> {
-  return fetch(url, { redirect: 'manual' });
+/** Every state, cookie nonce and code of the scenarios: none may appear in a log line. */
+const credentials: string[] = [];
+
+/** What a browser does with a URL: one request (with its cookie), redirects not followed. */
+async function browse(url: string, cookie?: string): Promise<Response> {
+  return fetch(url, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
+}
+
+/** A URL under PUBLIC_BASE_URL (how browsers would reach the API) on the API's real port. */
+function onApi(system: System, url: string): string {
+  const parsed = new URL(url);
+  expect(parsed.origin).toBe(PUBLIC_BASE_URL);
+  return `${system.api.baseUrl}${parsed.pathname}${parsed.search}`;
 }
 
 /**
- * The consent URL -> the fake's 302 to PUBLIC_BASE_URL/oauth/callback/... -> the same path on
- * the API's real port (PUBLIC_BASE_URL is how browsers would reach it).
+ * authorization_url in a browser: our route answers the flow's cookie (name=value, what the
+ * browser sends back) and a 302 to the platform's consent page.
+ */
+async function openConsent(system: System, authorizationUrl: string) {
+  const opened = await browse(onApi(system, authorizationUrl));
+  expect(opened.status).toBe(302);
+  const setCookie = opened.headers.get('set-cookie') ?? '';
+  expect(setCookie).toMatch(/HttpOnly/);
+  credentials.push(setCookie.split(';')[0]?.split('=')[1] ?? '');
+  return {
+    cookie: setCookie.split(';')[0] ?? '',
+    platformUrl: opened.headers.get('location') ?? '',
+  };
+}
+
+/**
+ * The whole browser round: our consent link -> the fake's consent page -> its 302 to
+ * PUBLIC_BASE_URL/oauth/callback/... -> the callback, carrying the flow's cookie.
  */
 async function throughConsent(system: System, authorizationUrl: string): Promise<Response> {
-  const consent = await browse(authorizationUrl);
+  const { cookie, platformUrl } = await openConsent(system, authorizationUrl);
+  const consent = await browse(platformUrl);
   expect(consent.status).toBe(302);
-  const location = new URL(consent.headers.get('location') ?? '');
-  expect(location.origin).toBe(PUBLIC_BASE_URL);
-  return browse(`${system.api.baseUrl}${location.pathname}${location.search}`);
+  const back = consent.headers.get('location') ?? '';
+  credentials.push(new URL(back).searchParams.get('code') ?? '');
+  return browse(onApi(system, back), cookie);
 }
 
 async function startConnect(system: System, platform: string, returnUrl?: string) {
@@ -46,17 +75,18 @@ async function startConnect(system: System, platform: string, returnUrl?: string
     ...(returnUrl ? { return_url: returnUrl } : {}),
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
+  credentials.push(started.body.data.state);
   return started.body.data;
 }
 
 /** Platforms with a fake OAuth server in the e2e system, and what their consent yields. */
 const CONNECTABLE = [
   { platform: 'tiktok', externalIds: ['fake-open-id'], pkce: true },
-  { platform: 'instagram', externalIds: ['17841400000000001'], pkce: false },
+  { platform: 'instagram', externalIds: ['17841400000000001'], pkce: true },
   { platform: 'youtube', externalIds: ['UC-fake-channel'], pkce: true },
   { platform: 'twitter', externalIds: ['1460000000000000001'], pkce: true },
   // One connection per Page granted.
-  { platform: 'facebook', externalIds: ['102000000000001'], pkce: false },
+  { platform: 'facebook', externalIds: ['102000000000001'], pkce: true },
   // The member, and each organization it administers.
   {
     platform: 'linkedin',
@@ -71,14 +101,21 @@ export function defineConnectScenarios(get: () => System): void {
       const system = get();
       const started = await startConnect(system, platform, `${RETURN_ORIGIN}/connected?from=e2e`);
       expect(Date.parse(started.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
-      const consentUrl = new URL(started.authorization_url);
+      const ours = new URL(started.authorization_url);
+      expect(ours.pathname).toBe(`/oauth/authorize/${platform}`);
+      const consentUrl = new URL(
+        (await openConsent(system, started.authorization_url)).platformUrl,
+      );
       expect(consentUrl.searchParams.get('state')).toBe(started.state);
       expect(consentUrl.searchParams.get('redirect_uri')).toBe(
         `${PUBLIC_BASE_URL}/oauth/callback/${platform}`,
       );
       expect(consentUrl.searchParams.get('code_challenge_method')).toBe(pkce ? 'S256' : null);
 
-      const callback = await throughConsent(system, started.authorization_url);
+      // Another browser opening the same link is refused (the first one owns the flow).
+      expect((await browse(onApi(system, started.authorization_url))).status).toBe(400);
+      const again = await startConnect(system, platform, `${RETURN_ORIGIN}/connected?from=e2e`);
+      const callback = await throughConsent(system, again.authorization_url);
       expect(callback.status).toBe(302);
       const back = new URL(callback.headers.get('location') ?? '');
       expect(`${back.origin}${back.pathname}`).toBe(`${RETURN_ORIGIN}/connected`);
@@ -160,11 +197,11 @@ export function defineConnectScenarios(get: () => System): void {
   it('replayed, forged and foreign states are refused; nothing is created', async () => {
     const system = get();
     const started = await startConnect(system, 'tiktok');
-    const consent = await browse(started.authorization_url);
-    const location = new URL(consent.headers.get('location') ?? '');
-    const callback = `${system.api.baseUrl}${location.pathname}${location.search}`;
-    expect((await browse(callback)).status).toBe(200);
-    const replay = await browse(callback);
+    const { cookie, platformUrl } = await openConsent(system, started.authorization_url);
+    const consent = await browse(platformUrl);
+    const callback = onApi(system, consent.headers.get('location') ?? '');
+    expect((await browse(callback, cookie)).status).toBe(200);
+    const replay = await browse(callback, cookie);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toMatch(/unknown or already used state/);
     const forged = await browse(
@@ -180,6 +217,50 @@ export function defineConnectScenarios(get: () => System): void {
     const noState = await browse(`${system.api.baseUrl}/oauth/callback/tiktok?code=x`);
     expect(noState.status).toBe(400);
   });
+
+  for (const platform of ['instagram', 'facebook', 'linkedin'] as const) {
+    it(`${platform}: a code from one consent, brought back with another account's state by a browser without its cookie, connects nothing`, async () => {
+      const system = get();
+      const before = (await system.api.call<{ data: Connection[] }>('GET', '/social-accounts')).body
+        .data.length;
+      // The victim consents; the platform sends their browser back with a code.
+      const victims = await startConnect(system, platform);
+      const opened = await openConsent(system, victims.authorization_url);
+      const consent = new URL((await browse(opened.platformUrl)).headers.get('location') ?? '');
+      const code = consent.searchParams.get('code') ?? '';
+      expect(code).not.toBe('');
+      // The attacker's flow, whose link the attacker opened; the code arrives with its state
+      // from another browser: refused before any exchange, the page says why.
+      const attackers = await startConnect(system, platform, `${RETURN_ORIGIN}/attacker`);
+      await openConsent(system, attackers.authorization_url);
+      const exchangesBefore = system[platform].oauth.issued.length;
+      const injected = await browse(
+        `${system.api.baseUrl}/oauth/callback/${platform}?code=${encodeURIComponent(code)}&state=${attackers.state}`,
+        opened.cookie,
+      );
+      expect(injected.status).toBe(400);
+      expect(await injected.text()).toMatch(/browser_mismatch/);
+      expect(system[platform].oauth.issued.length).toBe(exchangesBefore);
+      if (platform !== 'linkedin') {
+        // With its own flow's cookie the attacker passes the browser check, but PKCE binds the
+        // code to the victim's verifier: the exchange is refused (LinkedIn has no PKCE for web
+        // apps; there the cookie is the defence).
+        const own = await startConnect(system, platform, `${RETURN_ORIGIN}/attacker`);
+        const mine = await openConsent(system, own.authorization_url);
+        const redeemed = await browse(
+          `${system.api.baseUrl}/oauth/callback/${platform}?code=${encodeURIComponent(code)}&state=${own.state}`,
+          mine.cookie,
+        );
+        expect(redeemed.status).toBe(302);
+        expect(
+          new URL(redeemed.headers.get('location') ?? '').searchParams.get('error'),
+        ).toBeTruthy();
+      }
+      const after = (await system.api.call<{ data: Connection[] }>('GET', '/social-accounts')).body
+        .data.length;
+      expect(after).toBe(before);
+    });
+  }
 
   it('return_url outside CONNECT_RETURN_ORIGINS is refused before any consent: no open redirect', async () => {
     const system = get();
@@ -261,6 +342,15 @@ export function defineConnectScenarios(get: () => System): void {
       media_urls: [system.media.url('after-expiry.mp4', 1024)],
     });
     expect(created.status).toBe(400);
+  });
+
+  it('no OAuth state, code or cookie of the flows above appears in a log line', () => {
+    const system = get();
+    const seen = credentials.filter((value) => value.length >= 16);
+    expect(seen.length).toBeGreaterThan(20);
+    const logged = JSON.stringify(system.logs);
+    expect(logged).toContain('/oauth/callback/');
+    for (const value of seen) expect(logged).not.toContain(value);
   });
 
   it('no access or refresh token ever appears in a log line', () => {

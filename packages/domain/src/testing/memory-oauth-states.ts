@@ -7,6 +7,15 @@ export function memoryOAuthStateRepository(store: MemoryStore): OAuthStateReposi
     async insert(state) {
       store.insertUnique(rows(), state.stateHash, state, 'oauth state');
     },
+    async find(stateHash) {
+      return copy(rows().get(stateHash) ?? null);
+    },
+    async bindBrowser(stateHash, browserHash) {
+      const state = rows().get(stateHash);
+      if (!state || state.browserHash !== null) return false;
+      rows().set(stateHash, { ...state, browserHash });
+      return true;
+    },
     async take(stateHash) {
       const state = rows().get(stateHash) ?? null;
       rows().delete(stateHash);

@@ -1,11 +1,13 @@
 /**
- * Connecting a real account (docs/connect.md#the-flow): the API hands out the platform's consent
- * URL; the platform sends the browser back to the callback with a code; the service exchanges
- * it, reads who consented and creates or updates the connection(s).
+ * Connecting a real account (docs/connect.md#the-flow): the API hands out a consent URL of ours;
+ * the browser that opens it is bound to the flow and sent on to the platform
+ * (open-consent.ts); the platform sends the browser back to the callback with a code; the
+ * service exchanges it, reads who consented and creates or updates the connection(s).
  *
- * The state is the callback's only credential: 32 random bytes, stored as a SHA-256 hash,
- * single-use (taken and deleted in one statement), valid 10 minutes, for one platform and one
- * account. The PKCE verifier never leaves the server (stored encrypted with the state).
+ * The state is 32 random bytes, stored as a SHA-256 hash, single-use (taken and deleted in one
+ * statement), valid 10 minutes, for one platform and one account; the callback accepts it only
+ * from the browser bound to it (connect-browser.ts). The PKCE verifier never leaves the server
+ * (stored encrypted with the state).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../deps.ts';
@@ -15,6 +17,7 @@ import type { ConnectedIdentity, PlatformOAuth } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { isKnownPlatform, platformChoices } from '../rules/platform-options.ts';
 import { isAbsent, typeName } from '../rules/shape.ts';
+import { browserMatches } from './connect-browser.ts';
 
 export const CONNECT_STATE_TTL_MS = 10 * 60_000;
 
@@ -24,6 +27,7 @@ export interface StartConnectInput {
 }
 
 export interface ConnectStart {
+  /** Our authorize route (consentUrl): it binds the browser, then redirects to the platform. */
   authorizationUrl: string;
   state: string;
   expiresAt: Date;
@@ -36,6 +40,19 @@ export const hashState = (state: string): string =>
 /** Where the platform sends the browser back: PUBLIC_BASE_URL + /oauth/callback/<platform>. */
 export const callbackUrl = (deps: CoreDeps, platform: Platform): string =>
   `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}/oauth/callback/${platform}`;
+
+/** Where the client sends the browser: PUBLIC_BASE_URL + /oauth/authorize/<platform>?state=. */
+export function consentUrl(deps: CoreDeps, platform: Platform, state: string): string {
+  const url = new URL(
+    `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}/oauth/authorize/${platform}`,
+  );
+  url.searchParams.set('state', state);
+  return url.toString();
+}
+
+/** PKCE S256: the challenge the platform gets for the verifier kept server-side. */
+export const codeChallengeOf = (verifier: string): string =>
+  createHash('sha256').update(verifier).digest('base64url');
 
 /** `return_url` must be an absolute URL under one of CONNECT_RETURN_ORIGINS: never an open redirect. */
 function returnUrlProblems(deps: CoreDeps, value: unknown): Problem[] {
@@ -69,7 +86,7 @@ export const platformNotConfigured = (platform: Platform, missing: readonly stri
         : `${platform} accounts cannot be connected by this service`,
   }) as const satisfies DomainError;
 
-function connectorOf(deps: CoreDeps, platform: Platform): PlatformOAuth | DomainError {
+export function connectorOf(deps: CoreDeps, platform: Platform): PlatformOAuth | DomainError {
   const connector = deps.platforms.oauth(platform);
   if (!connector) return platformNotConfigured(platform, []);
   if (connector.missingSettings.length > 0) {
@@ -105,17 +122,13 @@ export async function startConnect(
     userId: ctx.userId,
     platform,
     codeVerifierCiphertext: deps.cipher.encrypt(verifier),
+    browserHash: null,
     returnUrl: typeof input.return_url === 'string' ? input.return_url : null,
     expiresAt,
     createdAt: now,
   };
   await deps.repos.oauthStates.insert(record);
-  const authorizationUrl = connector.authorizationUrl({
-    state,
-    redirectUri: callbackUrl(deps, platform),
-    codeChallenge: base64url(createHash('sha256').update(verifier).digest()),
-  });
-  return ok({ authorizationUrl, state, expiresAt });
+  return ok({ authorizationUrl: consentUrl(deps, platform, state), state, expiresAt });
 }
 
 /** What the platform put on the callback URL. */
@@ -134,14 +147,23 @@ export type ConnectResult =
       /** Where to send the browser (validated when the flow started); null: show a page. */
       returnUrl: string | null;
     }
-  | { ok: false; platform: Platform; code: string; message: string; returnUrl: string | null };
+  | ConnectRefusal;
 
-const refused = (
+/** Why nothing was connected; `returnUrl` null: answer the page, not a redirect. */
+export interface ConnectRefusal {
+  ok: false;
+  platform: Platform;
+  code: string;
+  message: string;
+  returnUrl: string | null;
+}
+
+export const refused = (
   platform: Platform,
   code: string,
   message: string,
   returnUrl: string | null = null,
-): ConnectResult => ({ ok: false, platform, code, message, returnUrl });
+): ConnectRefusal => ({ ok: false, platform, code, message, returnUrl });
 
 /** Creates the connection, or renews it when the account already has it (same id). */
 async function saveIdentity(
@@ -186,12 +208,14 @@ async function saveIdentity(
 
 /**
  * GET /oauth/callback/:platform. Never throws for bad input: every refusal (unknown, replayed,
- * expired or foreign state, denied consent, failed exchange) creates nothing and says why.
+ * expired or foreign state, another browser, denied consent, failed exchange) creates nothing
+ * and says why. `browserNonce` is the flow's cookie as this browser sent it.
  */
 export async function completeConnect(
   deps: CoreDeps,
   platform: Platform,
   query: CallbackQuery,
+  browserNonce: string | undefined,
   signal?: AbortSignal,
 ): Promise<ConnectResult> {
   if (!query.state) return refused(platform, 'invalid_state', 'the callback carries no state');
@@ -206,6 +230,15 @@ export async function completeConnect(
   }
   if (state.platform !== platform) {
     return refused(platform, 'invalid_state', `this state was made for ${state.platform}`);
+  }
+  if (!browserMatches(state, browserNonce)) {
+    // Not the browser that opened the consent: its return_url is the flow owner's, not ours to
+    // send this browser to, so the refusal is the page.
+    return refused(
+      platform,
+      'browser_mismatch',
+      'this connection was not started in this browser (or its cookie was blocked): start it again',
+    );
   }
   const back = state.returnUrl;
   if (state.expiresAt.getTime() <= deps.clock.now().getTime()) {

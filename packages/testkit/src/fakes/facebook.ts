@@ -193,7 +193,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
   const oauth = new FakeOAuthProvider({
     clientId: options.oauth?.clientId ?? 'facebook-client-id',
     clientSecret: options.oauth?.clientSecret ?? 'facebook-client-secret',
-    pkce: 'none',
+    // Meta's login service binds a code to the challenge sent with the dialog.
+    pkce: 'optional',
     accessTokenTtlSeconds: 5_400,
     issueRefreshTokens: false,
   });
@@ -347,6 +348,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
       redirectUri: q.get('redirect_uri') ?? undefined,
       state: q.get('state') ?? undefined,
       scope: q.get('scope') ?? '',
+      codeChallenge: q.get('code_challenge') ?? undefined,
+      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
     });
     if (!('redirect' in answer)) {
       return graphError(response, {
@@ -369,6 +372,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
       clientId: params.client_id,
       clientSecret: params.client_secret,
       redirectUri: params.redirect_uri,
+      codeVerifier: params.code_verifier,
     });
     if (!answer.ok) {
       if (answer.error === 'invalid_client') {

@@ -262,7 +262,8 @@ export async function startFakeInstagram(
   const oauth = new FakeOAuthProvider({
     clientId: options.oauth?.clientId ?? 'instagram-client-id',
     clientSecret: options.oauth?.clientSecret ?? 'instagram-client-secret',
-    pkce: 'none',
+    // Meta's login service binds a code to the challenge sent with the consent.
+    pkce: 'optional',
     accessTokenTtlSeconds: 3_600,
     issueRefreshTokens: false,
   });
@@ -371,6 +372,8 @@ export async function startFakeInstagram(
       redirectUri: q.get('redirect_uri') ?? undefined,
       state: q.get('state') ?? undefined,
       scope,
+      codeChallenge: q.get('code_challenge') ?? undefined,
+      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
     });
     if (!('redirect' in answer)) {
       return codeError(response, `Invalid request: ${answer.error}`, answer.status);
@@ -402,6 +405,7 @@ export async function startFakeInstagram(
       clientId: params.client_id,
       clientSecret: params.client_secret,
       redirectUri: params.redirect_uri,
+      codeVerifier: params.code_verifier,
     });
     if (!answer.ok) {
       const message =
@@ -409,9 +413,11 @@ export async function startFakeInstagram(
           ? 'Invalid platform app'
           : answer.description.startsWith('redirect_uri')
             ? 'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request'
-            : answer.error === 'invalid_grant'
-              ? 'Matching code was not found or was already used'
-              : answer.description;
+            : answer.description.startsWith('code_verifier')
+              ? 'Invalid code_verifier: it does not match the code_challenge of the authorization'
+              : answer.error === 'invalid_grant'
+                ? 'Matching code was not found or was already used'
+                : answer.description;
       return codeError(response, message, answer.status === 401 ? 400 : answer.status);
     }
     const permissions = answer.tokens.scopes.join(',');

@@ -32,6 +32,7 @@ export function describeOAuthStateRepositoryContract(name: string, setup: Storag
         userId: user.id,
         platform: 'tiktok',
         codeVerifierCiphertext: 'v1.nonce.cipher.tag',
+        browserHash: null,
         returnUrl: 'https://app.example.com/done?x=1',
         expiresAt: plus(createdAt, 600_000),
         createdAt,
@@ -54,6 +55,30 @@ export function describeOAuthStateRepositoryContract(name: string, setup: Storag
         Array.from({ length: 5 }, () => states().take(state.stateHash)),
       );
       expect(taken.filter((t) => t !== null)).toEqual([state]);
+    });
+
+    it('finds a state without taking it; binds one browser, once', async () => {
+      const state = await makeState();
+      await states().insert(state);
+      expect(await states().find(state.stateHash)).toEqual(state);
+      expect(await states().find(sha256Hex('unknown'))).toBeNull();
+      const first = sha256Hex('first browser');
+      expect(await states().bindBrowser(state.stateHash, first)).toBe(true);
+      expect(await states().bindBrowser(state.stateHash, sha256Hex('second browser'))).toBe(false);
+      expect(await states().bindBrowser(sha256Hex('unknown'), first)).toBe(false);
+      expect(await states().find(state.stateHash)).toEqual({ ...state, browserHash: first });
+      expect(await states().take(state.stateHash)).toEqual({ ...state, browserHash: first });
+    });
+
+    it('of concurrent browsers exactly one binds the flow', async () => {
+      const state = await makeState();
+      await states().insert(state);
+      const bound = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          states().bindBrowser(state.stateHash, sha256Hex(`browser ${i}`)),
+        ),
+      );
+      expect(bound.filter(Boolean)).toHaveLength(1);
     });
 
     it('deletes the states that expired before a time, and only those', async () => {

@@ -1,0 +1,65 @@
+/**
+ * GET /oauth/authorize/:platform?state=: the authorization_url of a connect flow. Binds the flow
+ * to the browser that opens it (a cookie holding a nonce whose hash is stored with the state),
+ * then redirects to the platform's consent page. Public, like the callback.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { openConsent } from '@social-publisher/domain';
+import { Type } from 'typebox';
+import { errors } from '../schemas/common.ts';
+import type { CallbackOptions } from './connect.ts';
+import { sendConnectResult } from './connect-answer.ts';
+import { flowCookie, flowCookieName, readCookie } from './connect-cookie.ts';
+
+const AuthorizeQuery = Type.Object(
+  { state: Type.Optional(Type.String({ maxLength: 512 })) },
+  { additionalProperties: false },
+);
+
+export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = async (
+  app,
+  { deps, limit },
+) => {
+  app.get(
+    '/oauth/authorize/:platform',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        summary: "Open a connect flow's consent (the authorization_url)",
+        description:
+          "Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.",
+        params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
+        querystring: AuthorizeQuery,
+        response: {
+          200: Type.String({ description: 'HTML page: why the consent cannot be opened' }),
+          302: Type.Null({ description: "Redirect to the platform's consent page" }),
+          ...errors(400, 429, 500),
+        },
+      },
+      preHandler: async (request, reply) => limit(request.ip, reply),
+    },
+    async (request, reply) => {
+      const { platform } = request.params;
+      const { state } = request.query;
+      const cookie = state ? readCookie(request.headers.cookie, flowCookieName(state)) : undefined;
+      const opening = await openConsent(deps, platform, state, cookie);
+      if (!opening.ok) return sendConnectResult(reply, opening);
+      return reply
+        .code(302)
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header(
+          'Set-Cookie',
+          flowCookie(
+            deps.settings.publicBaseUrl,
+            state as string,
+            opening.browserNonce,
+            opening.expiresAt,
+            deps.clock.now(),
+          ),
+        )
+        .header('Location', opening.platformUrl)
+        .send(null);
+    },
+  );
+};
