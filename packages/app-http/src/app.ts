@@ -52,6 +52,8 @@ export type AppConfig = Pick<
   | 'idempotencyTtlMs'
   | 'authJwtSecret'
   | 'authJwksUrl'
+  | 'authJwtIssuer'
+  | 'authJwtAudience'
   | 'queuePrefix'
 >;
 

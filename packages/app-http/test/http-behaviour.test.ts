@@ -92,6 +92,54 @@ describe('authentication', () => {
       }
     });
 
+    it('a token without exp is refused: 401', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const forever = await new SignJWT({ sub: 'x' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .sign(new TextEncoder().encode(secret));
+      const error = expectError(
+        await h.call({ method: 'GET', url: '/posts', headers: h.as(forever) }),
+        401,
+        'unauthorized',
+      );
+      expect(error.message).toBe('the token has no exp claim: tokens must expire');
+    });
+
+    it('with AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE, iss and aud must match', async () => {
+      h = await createHarness({
+        config: {
+          authJwtSecret: secret,
+          authJwtIssuer: 'https://idp.example.com/',
+          authJwtAudience: 'social-publisher',
+        },
+      });
+      const right = { sub: 'x', iss: 'https://idp.example.com/', aud: 'social-publisher' };
+      const get = async (claims: Record<string, unknown>) =>
+        h.call({ method: 'GET', url: '/posts', headers: h.as(await sign(claims)) });
+      expect((await get(right)).statusCode).toBe(200);
+      expect((await get({ ...right, aud: ['other-app', 'social-publisher'] })).statusCode).toBe(
+        200,
+      );
+      const refusals: Array<[Record<string, unknown>, string]> = [
+        [{ ...right, iss: 'https://evil.example.com/' }, 'the token is from another issuer'],
+        [{ sub: 'x', aud: 'social-publisher' }, 'the token has no iss claim'],
+        [{ ...right, aud: 'other-app' }, 'the token is for another audience'],
+        [{ sub: 'x', iss: 'https://idp.example.com/' }, 'the token has no aud claim'],
+      ];
+      for (const [claims, message] of refusals) {
+        expect(expectError(await get(claims), 401, 'unauthorized').message).toBe(message);
+      }
+    });
+
+    it('without AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE, iss and aud are not checked', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const token = await sign({ sub: 'x', iss: 'anyone', aud: 'anything' });
+      expect(
+        (await h.call({ method: 'GET', url: '/posts', headers: h.as(token) })).statusCode,
+      ).toBe(200);
+    });
+
     it('without JWT config a token is just a wrong credential', async () => {
       h = await createHarness();
       const token = await sign({ sub: 'x' });

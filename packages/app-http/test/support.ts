@@ -19,6 +19,8 @@ export const TEST_CONFIG: AppConfig = {
   idempotencyTtlMs: 24 * 3_600_000,
   authJwtSecret: null,
   authJwksUrl: null,
+  authJwtIssuer: null,
+  authJwtAudience: null,
   queuePrefix: 'sp',
 };
 

@@ -65,8 +65,13 @@ export interface Config {
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
   encryptionKey: Buffer | null;
+  /** AUTH_JWT_SECRET: HS256 tokens' secret, at least 32 bytes. */
   authJwtSecret: string | null;
   authJwksUrl: string | null;
+  /** AUTH_JWT_ISSUER: when set, a token's `iss` must be exactly this. */
+  authJwtIssuer: string | null;
+  /** AUTH_JWT_AUDIENCE: when set, a token's `aud` must name this. */
+  authJwtAudience: string | null;
   bootstrapApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
@@ -196,8 +201,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,
-    authJwtSecret: e.string('AUTH_JWT_SECRET'),
-    authJwksUrl: e.url('AUTH_JWKS_URL', ['https:', 'http:']),
+    ...readJwt(e),
     bootstrapApiKey,
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -357,6 +361,41 @@ function readTrustProxy(e: ReturnType<typeof readEnv>): TrustProxy {
     `must list the proxies in front of the API: addresses, networks (10.0.0.0/8) or loopback, linklocal, uniquelocal; ${why}`,
     false,
   );
+}
+
+/** HS256's key is as strong as the secret: shorter than its 32-byte hash, it can be guessed. */
+const MIN_JWT_SECRET_BYTES = 32;
+
+/** How user JWTs are verified: the secret or key set, and the claims every token must carry. */
+function readJwt(
+  e: ReturnType<typeof readEnv>,
+): Pick<Config, 'authJwtSecret' | 'authJwksUrl' | 'authJwtIssuer' | 'authJwtAudience'> {
+  let secret = e.string('AUTH_JWT_SECRET');
+  const bytes = secret === null ? 0 : Buffer.byteLength(secret, 'utf8');
+  if (secret !== null && bytes < MIN_JWT_SECRET_BYTES) {
+    secret = e.report(
+      'AUTH_JWT_SECRET',
+      `must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${bytes} (openssl rand -base64 48)`,
+      null,
+    );
+  }
+  const jwksUrl = e.url('AUTH_JWKS_URL', ['https:', 'http:']);
+  const issuer = e.string('AUTH_JWT_ISSUER');
+  const audience = e.string('AUTH_JWT_AUDIENCE');
+  const jwtOn = e.string('AUTH_JWT_SECRET') !== null || e.string('AUTH_JWKS_URL') !== null;
+  for (const [name, value] of [
+    ['AUTH_JWT_ISSUER', issuer],
+    ['AUTH_JWT_AUDIENCE', audience],
+  ] as const) {
+    if (value !== null && !jwtOn)
+      e.report(name, 'goes with AUTH_JWT_SECRET or AUTH_JWKS_URL', null);
+  }
+  return {
+    authJwtSecret: secret,
+    authJwksUrl: jwksUrl,
+    authJwtIssuer: issuer,
+    authJwtAudience: audience,
+  };
 }
 
 /** A shared secret an operator sets: long enough that guessing it is not a plan. */
