@@ -10,8 +10,8 @@ import {
   createRemoteJWKSet,
   decodeProtectedHeader,
   type JWTPayload,
-  errors as joseErrors,
   type JWTVerifyOptions,
+  errors as joseErrors,
   jwtVerify,
 } from 'jose';
 import { HttpError, unauthorizedError } from '../errors.ts';
