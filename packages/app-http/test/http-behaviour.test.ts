@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, expectError, type Harness } from './support.ts';
+import type { AppConfig } from '../src/app.ts';
+import { createHarness, expectError, type Harness, TEST_CONFIG } from './support.ts';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -266,6 +267,12 @@ describe('request ids', () => {
   });
 });
 
+/** Attempt budgets: the given ones, the others out of the way. */
+const attempts = (budgets: Partial<AppConfig['attemptLimits']>): AppConfig['attemptLimits'] => ({
+  ...TEST_CONFIG.attemptLimits,
+  ...budgets,
+});
+
 describe('rate limiting', () => {
   it('per credential: 429 rate_limited with Retry-After past the limit; other credentials unaffected', async () => {
     h = await createHarness({ config: { rateLimit: { max: 3, windowMs: 60_000 } } });
@@ -285,7 +292,7 @@ describe('rate limiting', () => {
   });
 
   it('failed authentication is limited per client address', async () => {
-    h = await createHarness({ config: { rateLimit: { max: 2, windowMs: 60_000 } } });
+    h = await createHarness({ config: { attemptLimits: attempts({ authFailures: 2 }) } });
     expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
     expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
     const limited = await h.call({ method: 'GET', url: '/posts' });
@@ -302,17 +309,17 @@ describe('rate limiting', () => {
         remoteAddress,
         headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
       });
-    const limit = { max: 2, windowMs: 60_000 };
+    const limit = attempts({ authFailures: 2 });
 
     it('not set: X-Forwarded-For is ignored, so a client cannot choose a fresh address', async () => {
-      h = await createHarness({ config: { rateLimit: limit } });
+      h = await createHarness({ config: { attemptLimits: limit } });
       expectError(await failedFrom('192.0.2.1', '203.0.113.1'), 401);
       expectError(await failedFrom('192.0.2.1', '203.0.113.2'), 401);
       expectError(await failedFrom('192.0.2.1', '203.0.113.3'), 429, 'rate_limited');
     });
 
     it('the proxies by address: each client behind them has its own budget', async () => {
-      h = await createHarness({ config: { rateLimit: limit, trustProxy: ['10.0.0.0/8'] } });
+      h = await createHarness({ config: { attemptLimits: limit, trustProxy: ['10.0.0.0/8'] } });
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 429, 'rate_limited');
@@ -333,6 +340,9 @@ describe('rate limiting', () => {
       config: { rateLimit: { max: 1, windowMs: 60_000 } },
       rateLimitStore: {
         hit: async () => {
+          throw new Error('redis down');
+        },
+        peek: async () => {
           throw new Error('redis down');
         },
         close: async () => {},

@@ -77,6 +77,12 @@ export interface Config {
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
   /**
+   * Attempts that could be guesses, per client address per RATE_LIMIT_WINDOW_MS, each kind its
+   * own budget: failed API-key/JWT authentications, OAuth callbacks, and wrong METRICS_TOKEN
+   * and wrong ADMIN_TOKEN attempts (tokenFailures each).
+   */
+  attemptLimits: { authFailures: number; oauthCallbacks: number; tokenFailures: number };
+  /**
    * TRUST_PROXY: whose X-Forwarded-For gives the client's address (the per-address limit of
    * failed credentials and of the OAuth callback). false: nobody's, the connection's address
    * counts; else the proxies' addresses or networks (their X-Forwarded-For is believed).
@@ -208,6 +214,11 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
       windowMs: e.int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+    },
+    attemptLimits: {
+      authFailures: e.int('RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
+      oauthCallbacks: e.int('RATE_LIMIT_OAUTH_CALLBACKS', 60, 1, 1_000_000),
+      tokenFailures: e.int('RATE_LIMIT_TOKEN_FAILURES', 10, 1, 1_000_000),
     },
     trustProxy: readTrustProxy(e),
     idempotencyTtlMs: e.int(

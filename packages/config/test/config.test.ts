@@ -113,6 +113,24 @@ describe('loadConfig', () => {
     );
   });
 
+  it('RATE_LIMIT_AUTH_FAILURES, _OAUTH_CALLBACKS, _TOKEN_FAILURES: a budget each', () => {
+    expect(loadConfig({}).attemptLimits).toEqual({
+      authFailures: 30,
+      oauthCallbacks: 60,
+      tokenFailures: 10,
+    });
+    expect(
+      loadConfig({
+        RATE_LIMIT_AUTH_FAILURES: '5',
+        RATE_LIMIT_OAUTH_CALLBACKS: '6',
+        RATE_LIMIT_TOKEN_FAILURES: '7',
+      }).attemptLimits,
+    ).toEqual({ authFailures: 5, oauthCallbacks: 6, tokenFailures: 7 });
+    expect(() => loadConfig({ RATE_LIMIT_TOKEN_FAILURES: '0' })).toThrow(
+      /RATE_LIMIT_TOKEN_FAILURES must be between 1 and/,
+    );
+  });
+
   it('AUTH_JWT_SECRET: refused under 32 bytes, naming the variable', () => {
     expect(() => loadConfig({ AUTH_JWT_SECRET: 'abc' })).toThrow(
       /AUTH_JWT_SECRET must be at least 32 bytes, got 3/,
