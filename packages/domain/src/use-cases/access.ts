@@ -23,21 +23,9 @@ export async function authenticateApiKey(
   if (!key) return err(unauthorized());
   const actor: Actor = { userId: key.createdBy, apiKeyId: key.id, keyAccountId: key.accountId };
   if (isTeamKey(actor)) {
-    // A team key acts for its creator, so it acts only while the creator may: their membership
-    // is read on every request, never from a cache, so a removal or demotion stops the key at
-    // once in every process.
-    const membership = await deps.repos.accounts.findMembership(key.accountId, key.createdBy);
-    if (!membership) {
-      return err(unauthorized("this API key's creator is no longer a member of its workspace"));
-    }
-    if (!mayHoldTeamKeys(membership.role)) {
-      return err(
-        forbidden(
-          `this API key's creator is now a ${membership.role} of its workspace, and only owners and admins hold team keys`,
-        ),
-      );
-    }
-    actor.keyRole = membership.role;
+    const held = await teamKeyHolderRole(deps, actor);
+    if (!held.ok) return held;
+    actor.keyRole = held.value;
   }
   const now = deps.clock.now();
   const lastUsed = key.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
@@ -46,6 +34,29 @@ export async function authenticateApiKey(
     await deps.repos.apiKeys.touchLastUsed(key.id, now);
   }
   return ok(actor);
+}
+
+/**
+ * The role a team key acts with: its creator's, while the creator is a member whose role holds
+ * team keys. Read on every request, never from a cache, so a removal or demotion stops the key
+ * at once in every process.
+ */
+async function teamKeyHolderRole(
+  deps: CoreDeps,
+  actor: Actor & { keyAccountId: string },
+): Promise<Result<Role, DomainError>> {
+  const membership = await deps.repos.accounts.findMembership(actor.keyAccountId, actor.userId);
+  if (!membership) {
+    return err(unauthorized("this API key's creator is no longer a member of its workspace"));
+  }
+  if (!mayHoldTeamKeys(membership.role)) {
+    return err(
+      forbidden(
+        `this API key's creator is now a ${membership.role} of its workspace, and only owners and admins hold team keys`,
+      ),
+    );
+  }
+  return ok(membership.role);
 }
 
 /** A JWT `sub`; the first time it is seen it becomes a user with a personal account. */
@@ -73,11 +84,12 @@ export async function authenticateSubject(deps: CoreDeps, subject: string): Prom
 async function teamRole(deps: CoreDeps, actor: Actor, accountId: string): Promise<Role | null> {
   if (isTeamKey(actor)) {
     if (accountId !== actor.keyAccountId) return null;
-    // Read when the key was authenticated; an actor made otherwise asks (and may find nothing).
+    // Read when the key was authenticated; an actor made otherwise asks.
     if (actor.keyRole) return actor.keyRole;
+    const held = await teamKeyHolderRole(deps, actor);
+    return held.ok ? held.value : null;
   }
   const membership = await deps.repos.accounts.findMembership(accountId, actor.userId);
-  if (isTeamKey(actor) && membership && !mayHoldTeamKeys(membership.role)) return null;
   return membership?.role ?? null;
 }
 
