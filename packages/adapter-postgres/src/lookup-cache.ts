@@ -21,6 +21,8 @@
  *   rows that never commit); its writes still empty it.
  * - Only rows found are kept (an unknown key hash always asks the database), at most
  *   `maxEntries` of them; callers get copies.
+ * - Memberships are never kept: a team key acts only while its creator is a member, and a
+ *   removal must stop it at once in every process, not when a notice arrives.
  */
 import type {
   ApiKey,

@@ -5,12 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '@social-publisher/config';
 import type { CoreDeps, QueueKind } from '@social-publisher/domain';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
 import { Settings } from 'typebox/system';
 import { handleError } from './errors.ts';
@@ -23,6 +18,7 @@ import { installNotFoundHandler } from './plugins/not-found.ts';
 import { installOpenApi, installOpenApiRoute } from './plugins/openapi.ts';
 import { installRequestIdHeader, requestIdOf } from './plugins/request-id.ts';
 import { installShutdownGuard } from './plugins/shutdown.ts';
+import { createAttemptLimiter } from './rate-limit/attempts.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
 import { createRedisRateLimitStore, type RedisEvalClient } from './rate-limit/redis-store.ts';
@@ -50,10 +46,13 @@ export type AppConfig = Pick<
   Config,
   | 'bodyLimitBytes'
   | 'rateLimit'
+  | 'attemptLimits'
   | 'trustProxy'
   | 'idempotencyTtlMs'
   | 'authJwtSecret'
   | 'authJwksUrl'
+  | 'authJwtIssuer'
+  | 'authJwtAudience'
   | 'queuePrefix'
 >;
 
@@ -145,7 +144,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await installOpenApi(app);
 
-  const limiter = createRateLimiter(rateLimitStoreFor(options), config.rateLimit, app.log);
+  const rateLimitStore = rateLimitStoreFor(options);
+  const limiter = createRateLimiter(rateLimitStore, config.rateLimit, app.log);
+  const attempts = createAttemptLimiter(
+    rateLimitStore,
+    config.attemptLimits,
+    config.rateLimit.windowMs,
+    app.log,
+  );
   const verifyJwt =
     options.jwtVerifier === undefined ? createJwtVerifier(config) : options.jwtVerifier;
   const authenticator = createAuthenticator(deps, verifyJwt);
@@ -158,32 +164,38 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (options.adminQueues && options.adminQueues.queues.length > 0) {
-    await app.register(adminQueuesRoutes, options.adminQueues);
+    await app.register(adminQueuesRoutes, {
+      ...options.adminQueues,
+      attempts: attempts.of('admin_token'),
+    });
   }
 
   if (metrics && options.metricsToken) {
-    await app.register(metricsRoutes, { metrics, token: options.metricsToken });
+    await app.register(metricsRoutes, {
+      metrics,
+      token: options.metricsToken,
+      attempts: attempts.of('metrics_token'),
+    });
   }
 
   // The OAuth callback is public (the single-use state is its credential): limited per address.
-  await app.register(oauthCallbackRoutes, {
-    deps,
-    limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
-  });
-  // So is the consent link that binds a flow to its browser.
-  await app.register(oauthAuthorizeRoutes, {
-    deps,
-    limit: (ip, reply) => limiter.enforce(`ip:${ip}`, reply as FastifyReply),
-  });
+  // The callback and the consent link that binds a flow to its browser share one budget.
+  const oauthFlows = attempts.of('oauth_callback');
+  await app.register(oauthCallbackRoutes, { deps, limit: (ip) => oauthFlows.count(ip) });
+  await app.register(oauthAuthorizeRoutes, { deps, limit: (ip) => oauthFlows.count(ip) });
 
   // Everything else needs a credential, and counts against its rate limit.
+  const authFailures = attempts.of('auth_failure');
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       try {
         request.actor = await authenticator.authenticate(request);
       } catch (error) {
-        // Failed attempts are limited per client address, so guessing keys is throttled too.
-        await limiter.enforce(`ip:${request.ip}`, reply);
+        // Failed attempts are limited per client address, so guessing keys is throttled too. A
+        // valid credential is not refused for its address's failures: keys (238 random bits)
+        // and signed tokens cannot be guessed, and a client sharing an address (NAT) with a
+        // guesser keeps working; nor does a successful request pay a store round trip for it.
+        await authFailures.count(request.ip);
         throw error;
       }
       await limiter.enforce(credentialKeyOf(request.actor), reply);

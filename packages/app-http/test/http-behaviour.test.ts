@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, expectError, type Harness } from './support.ts';
+import type { AppConfig } from '../src/app.ts';
+import { createHarness, expectError, type Harness, TEST_CONFIG } from './support.ts';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -90,6 +91,54 @@ describe('authentication', () => {
         expectError(response, 401, 'unauthorized');
         expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
       }
+    });
+
+    it('a token without exp is refused: 401', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const forever = await new SignJWT({ sub: 'x' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .sign(new TextEncoder().encode(secret));
+      const error = expectError(
+        await h.call({ method: 'GET', url: '/posts', headers: h.as(forever) }),
+        401,
+        'unauthorized',
+      );
+      expect(error.message).toBe('the token has no exp claim: tokens must expire');
+    });
+
+    it('with AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE, iss and aud must match', async () => {
+      h = await createHarness({
+        config: {
+          authJwtSecret: secret,
+          authJwtIssuer: 'https://idp.example.com/',
+          authJwtAudience: 'social-publisher',
+        },
+      });
+      const right = { sub: 'x', iss: 'https://idp.example.com/', aud: 'social-publisher' };
+      const get = async (claims: Record<string, unknown>) =>
+        h.call({ method: 'GET', url: '/posts', headers: h.as(await sign(claims)) });
+      expect((await get(right)).statusCode).toBe(200);
+      expect((await get({ ...right, aud: ['other-app', 'social-publisher'] })).statusCode).toBe(
+        200,
+      );
+      const refusals: Array<[Record<string, unknown>, string]> = [
+        [{ ...right, iss: 'https://evil.example.com/' }, 'the token is from another issuer'],
+        [{ sub: 'x', aud: 'social-publisher' }, 'the token has no iss claim'],
+        [{ ...right, aud: 'other-app' }, 'the token is for another audience'],
+        [{ sub: 'x', iss: 'https://idp.example.com/' }, 'the token has no aud claim'],
+      ];
+      for (const [claims, message] of refusals) {
+        expect(expectError(await get(claims), 401, 'unauthorized').message).toBe(message);
+      }
+    });
+
+    it('without AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE, iss and aud are not checked', async () => {
+      h = await createHarness({ config: { authJwtSecret: secret } });
+      const token = await sign({ sub: 'x', iss: 'anyone', aud: 'anything' });
+      expect(
+        (await h.call({ method: 'GET', url: '/posts', headers: h.as(token) })).statusCode,
+      ).toBe(200);
     });
 
     it('without JWT config a token is just a wrong credential', async () => {
@@ -218,6 +267,12 @@ describe('request ids', () => {
   });
 });
 
+/** Attempt budgets: the given ones, the others out of the way. */
+const attempts = (budgets: Partial<AppConfig['attemptLimits']>): AppConfig['attemptLimits'] => ({
+  ...TEST_CONFIG.attemptLimits,
+  ...budgets,
+});
+
 describe('rate limiting', () => {
   it('per credential: 429 rate_limited with Retry-After past the limit; other credentials unaffected', async () => {
     h = await createHarness({ config: { rateLimit: { max: 3, windowMs: 60_000 } } });
@@ -237,7 +292,7 @@ describe('rate limiting', () => {
   });
 
   it('failed authentication is limited per client address', async () => {
-    h = await createHarness({ config: { rateLimit: { max: 2, windowMs: 60_000 } } });
+    h = await createHarness({ config: { attemptLimits: attempts({ authFailures: 2 }) } });
     expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
     expectError(await h.call({ method: 'GET', url: '/posts' }), 401);
     const limited = await h.call({ method: 'GET', url: '/posts' });
@@ -254,17 +309,17 @@ describe('rate limiting', () => {
         remoteAddress,
         headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
       });
-    const limit = { max: 2, windowMs: 60_000 };
+    const limit = attempts({ authFailures: 2 });
 
     it('not set: X-Forwarded-For is ignored, so a client cannot choose a fresh address', async () => {
-      h = await createHarness({ config: { rateLimit: limit } });
+      h = await createHarness({ config: { attemptLimits: limit } });
       expectError(await failedFrom('192.0.2.1', '203.0.113.1'), 401);
       expectError(await failedFrom('192.0.2.1', '203.0.113.2'), 401);
       expectError(await failedFrom('192.0.2.1', '203.0.113.3'), 429, 'rate_limited');
     });
 
     it('the proxies by address: each client behind them has its own budget', async () => {
-      h = await createHarness({ config: { rateLimit: limit, trustProxy: ['10.0.0.0/8'] } });
+      h = await createHarness({ config: { attemptLimits: limit, trustProxy: ['10.0.0.0/8'] } });
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 401);
       expectError(await failedFrom('10.1.2.3', '203.0.113.1'), 429, 'rate_limited');
@@ -285,6 +340,9 @@ describe('rate limiting', () => {
       config: { rateLimit: { max: 1, windowMs: 60_000 } },
       rateLimitStore: {
         hit: async () => {
+          throw new Error('redis down');
+        },
+        peek: async () => {
           throw new Error('redis down');
         },
         close: async () => {},

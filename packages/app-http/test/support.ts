@@ -15,10 +15,13 @@ import { type AppConfig, type AppOptions, buildApp } from '../src/app.ts';
 export const TEST_CONFIG: AppConfig = {
   bodyLimitBytes: 1024 * 1024,
   rateLimit: { max: 10_000, windowMs: 60_000 },
+  attemptLimits: { authFailures: 10_000, oauthCallbacks: 10_000, tokenFailures: 10_000 },
   trustProxy: false,
   idempotencyTtlMs: 24 * 3_600_000,
   authJwtSecret: null,
   authJwksUrl: null,
+  authJwtIssuer: null,
+  authJwtAudience: null,
   queuePrefix: 'sp',
 };
 

@@ -3810,7 +3810,7 @@ export interface paths {
     };
     /**
      * List API keys
-     * @description The keys of your personal account or of a team. Raw keys are never shown.
+     * @description The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.
      */
     get: {
       parameters: {
@@ -3983,7 +3983,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description Issues a key for your personal account or, with workspace_id, for a team. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).
+     * @description Issues a key for your personal account or, with workspace_id, for a team (owners and admins only: 403 for a member). A team key acts for its creator: it answers 401 once the creator leaves the team, 403 while the creator is a plain member. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).
      */
     post: {
       parameters: {

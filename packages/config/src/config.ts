@@ -65,12 +65,23 @@ export interface Config {
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
   encryptionKey: Buffer | null;
+  /** AUTH_JWT_SECRET: HS256 tokens' secret, at least 32 bytes. */
   authJwtSecret: string | null;
   authJwksUrl: string | null;
+  /** AUTH_JWT_ISSUER: when set, a token's `iss` must be exactly this. */
+  authJwtIssuer: string | null;
+  /** AUTH_JWT_AUDIENCE: when set, a token's `aud` must name this. */
+  authJwtAudience: string | null;
   bootstrapApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
+  /**
+   * Attempts that could be guesses, per client address per RATE_LIMIT_WINDOW_MS, each kind its
+   * own budget: failed API-key/JWT authentications, OAuth callbacks, and wrong METRICS_TOKEN
+   * and wrong ADMIN_TOKEN attempts (tokenFailures each).
+   */
+  attemptLimits: { authFailures: number; oauthCallbacks: number; tokenFailures: number };
   /**
    * TRUST_PROXY: whose X-Forwarded-For gives the client's address (the per-address limit of
    * failed credentials and of the OAuth callback). false: nobody's, the connection's address
@@ -196,14 +207,18 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,
-    authJwtSecret: e.string('AUTH_JWT_SECRET'),
-    authJwksUrl: e.url('AUTH_JWKS_URL', ['https:', 'http:']),
+    ...readJwt(e),
     bootstrapApiKey,
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
       windowMs: e.int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+    },
+    attemptLimits: {
+      authFailures: e.int('RATE_LIMIT_AUTH_FAILURES', 30, 1, 1_000_000),
+      oauthCallbacks: e.int('RATE_LIMIT_OAUTH_CALLBACKS', 60, 1, 1_000_000),
+      tokenFailures: e.int('RATE_LIMIT_TOKEN_FAILURES', 10, 1, 1_000_000),
     },
     trustProxy: readTrustProxy(e),
     idempotencyTtlMs: e.int(
@@ -357,6 +372,41 @@ function readTrustProxy(e: ReturnType<typeof readEnv>): TrustProxy {
     `must list the proxies in front of the API: addresses, networks (10.0.0.0/8) or loopback, linklocal, uniquelocal; ${why}`,
     false,
   );
+}
+
+/** HS256's key is as strong as the secret: shorter than its 32-byte hash, it can be guessed. */
+const MIN_JWT_SECRET_BYTES = 32;
+
+/** How user JWTs are verified: the secret or key set, and the claims every token must carry. */
+function readJwt(
+  e: ReturnType<typeof readEnv>,
+): Pick<Config, 'authJwtSecret' | 'authJwksUrl' | 'authJwtIssuer' | 'authJwtAudience'> {
+  let secret = e.string('AUTH_JWT_SECRET');
+  const bytes = secret === null ? 0 : Buffer.byteLength(secret, 'utf8');
+  if (secret !== null && bytes < MIN_JWT_SECRET_BYTES) {
+    secret = e.report(
+      'AUTH_JWT_SECRET',
+      `must be at least ${MIN_JWT_SECRET_BYTES} bytes, got ${bytes} (openssl rand -base64 48)`,
+      null,
+    );
+  }
+  const jwksUrl = e.url('AUTH_JWKS_URL', ['https:', 'http:']);
+  const issuer = e.string('AUTH_JWT_ISSUER');
+  const audience = e.string('AUTH_JWT_AUDIENCE');
+  const jwtOn = e.string('AUTH_JWT_SECRET') !== null || e.string('AUTH_JWKS_URL') !== null;
+  for (const [name, value] of [
+    ['AUTH_JWT_ISSUER', issuer],
+    ['AUTH_JWT_AUDIENCE', audience],
+  ] as const) {
+    if (value !== null && !jwtOn)
+      e.report(name, 'goes with AUTH_JWT_SECRET or AUTH_JWKS_URL', null);
+  }
+  return {
+    authJwtSecret: secret,
+    authJwksUrl: jwksUrl,
+    authJwtIssuer: issuer,
+    authJwtAudience: audience,
+  };
 }
 
 /** A shared secret an operator sets: long enough that guessing it is not a plan. */

@@ -113,6 +113,52 @@ describe('loadConfig', () => {
     );
   });
 
+  it('RATE_LIMIT_AUTH_FAILURES, _OAUTH_CALLBACKS, _TOKEN_FAILURES: a budget each', () => {
+    expect(loadConfig({}).attemptLimits).toEqual({
+      authFailures: 30,
+      oauthCallbacks: 60,
+      tokenFailures: 10,
+    });
+    expect(
+      loadConfig({
+        RATE_LIMIT_AUTH_FAILURES: '5',
+        RATE_LIMIT_OAUTH_CALLBACKS: '6',
+        RATE_LIMIT_TOKEN_FAILURES: '7',
+      }).attemptLimits,
+    ).toEqual({ authFailures: 5, oauthCallbacks: 6, tokenFailures: 7 });
+    expect(() => loadConfig({ RATE_LIMIT_TOKEN_FAILURES: '0' })).toThrow(
+      /RATE_LIMIT_TOKEN_FAILURES must be between 1 and/,
+    );
+  });
+
+  it('AUTH_JWT_SECRET: refused under 32 bytes, naming the variable', () => {
+    expect(() => loadConfig({ AUTH_JWT_SECRET: 'abc' })).toThrow(
+      /AUTH_JWT_SECRET must be at least 32 bytes, got 3/,
+    );
+    expect(() => loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(31) })).toThrow(ConfigError);
+    // Bytes, not characters: 16 two-byte characters are 32 bytes.
+    expect(loadConfig({ AUTH_JWT_SECRET: 'é'.repeat(16) }).authJwtSecret).toBe('é'.repeat(16));
+    expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).authJwtSecret).toBe('x'.repeat(32));
+  });
+
+  it('AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE: read when set, only with a way to verify tokens', () => {
+    expect(loadConfig({})).toMatchObject({ authJwtIssuer: null, authJwtAudience: null });
+    expect(
+      loadConfig({
+        AUTH_JWKS_URL: 'https://idp.example.com/jwks.json',
+        AUTH_JWT_ISSUER: 'https://idp.example.com/',
+        AUTH_JWT_AUDIENCE: 'social-publisher',
+      }),
+    ).toMatchObject({
+      authJwtIssuer: 'https://idp.example.com/',
+      authJwtAudience: 'social-publisher',
+    });
+    expect(() => loadConfig({ AUTH_JWT_ISSUER: 'https://idp.example.com/' })).toThrow(
+      /AUTH_JWT_ISSUER goes with AUTH_JWT_SECRET or AUTH_JWKS_URL/,
+    );
+    expect(() => loadConfig({ AUTH_JWT_AUDIENCE: 'x' })).toThrow(/AUTH_JWT_AUDIENCE goes with/);
+  });
+
   it('TRUST_PROXY: nobody by default, else the proxies by address; never "true" or a count', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);

@@ -265,6 +265,11 @@ export interface Actor {
   apiKeyId: string | null;
   /** The account the API key belongs to (personal = userId, or a team). null for JWT callers. */
   keyAccountId: string | null;
+  /**
+   * A team key's creator's role in its team, read from storage when the key was authenticated
+   * (this request). Absent on other credentials, and then asked for when needed.
+   */
+  keyRole?: Role;
 }
 
 /** The account a request acts in, after applying `workspace_id` and membership rules. */

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addMember,
   authenticateApiKey,
   authenticateSubject,
   canAccessAccount,
+  createApiKey,
   generateApiKey,
+  removeMember,
   resolveContext,
 } from '../src/index.ts';
 import { createTestDeps, seedUser, seedWorkspace } from '../src/testing/index.ts';
@@ -33,6 +36,57 @@ describe('authenticateApiKey', () => {
     deps.clock.advance(1);
     unwrap(await authenticateApiKey(deps, rawKey));
     expect((await deps.repos.apiKeys.findById(apiKey.id))?.lastUsedAt).toEqual(deps.clock.now());
+  });
+
+  it("a team key carries its creator's role, read at authentication", async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    expect(unwrap(await authenticateApiKey(deps, team.rawTeamKey))).toEqual({
+      ...team.teamKeyActor,
+      keyRole: 'owner',
+    });
+  });
+
+  it('a team key stops at once when its creator leaves the team: unauthorized', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const bob = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'admin' }),
+    );
+    const bobCtx = unwrap(await resolveContext(deps, bob.actor, team.account.id));
+    const bobsKey = unwrap(await createApiKey(deps, bobCtx, { name: 'bob ci' }));
+    expect(unwrap(await authenticateApiKey(deps, bobsKey.rawKey)).keyRole).toBe('admin');
+    unwrap(await removeMember(deps, alice.actor, team.account.id, bob.user.id));
+    expect(errorOf(await authenticateApiKey(deps, bobsKey.rawKey))).toEqual({
+      code: 'unauthorized',
+      message: "this API key's creator is no longer a member of its workspace",
+    });
+    // Coming back restores the key: it acts for its creator as they are now.
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'admin' }),
+    );
+    expect(unwrap(await authenticateApiKey(deps, bobsKey.rawKey)).keyRole).toBe('admin');
+  });
+
+  it('a team key of a creator demoted to member is forbidden; its personal keys are not', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const bob = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'admin' }),
+    );
+    const bobCtx = unwrap(await resolveContext(deps, bob.actor, team.account.id));
+    const bobsKey = unwrap(await createApiKey(deps, bobCtx, { name: 'bob ci' }));
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'member' }),
+    );
+    expect(errorOf(await authenticateApiKey(deps, bobsKey.rawKey)).code).toBe('forbidden');
+    expect(unwrap(await authenticateApiKey(deps, bob.rawKey)).userId).toBe(bob.user.id);
+    expect(unwrap(await resolveContext(deps, bob.actor, team.account.id)).role).toBe('member');
   });
 
   it('rejects unknown and malformed keys', async () => {
@@ -98,7 +152,7 @@ describe('resolveContext', () => {
     expect(errorOf(await resolveContext(deps, bob.actor, alice.user.id)).code).toBe('forbidden');
   });
 
-  it('a team key acts in its team only, with its creator role (member once they left)', async () => {
+  it('a team key acts in its team only, with its creator role, and not once they left', async () => {
     const deps = createTestDeps();
     const alice = await seedUser(deps);
     const team = await seedWorkspace(deps, alice);
@@ -117,10 +171,11 @@ describe('resolveContext', () => {
       'forbidden',
     );
     await deps.repos.accounts.removeMembership(team.account.id, alice.user.id);
-    expect(unwrap(await resolveContext(deps, team.teamKeyActor)).role).toBe('member');
-    expect(unwrap(await resolveContext(deps, team.teamKeyActor, team.account.id)).role).toBe(
-      'member',
+    expect(errorOf(await resolveContext(deps, team.teamKeyActor)).code).toBe('unauthorized');
+    expect(errorOf(await resolveContext(deps, team.teamKeyActor, team.account.id)).code).toBe(
+      'unauthorized',
     );
+    expect(await canAccessAccount(deps, team.teamKeyActor, team.account.id)).toBeNull();
   });
 
   it('a JWT caller acts like a personal key', async () => {

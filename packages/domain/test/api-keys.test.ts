@@ -46,6 +46,41 @@ describe('createApiKey', () => {
     expect(await listApiKeys(deps, alice.ctx)).toHaveLength(10);
   });
 
+  it('team keys are created by owners and admins only', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    const as = (userId: string, role: 'owner' | 'admin' | 'member') => ({
+      ...team.ctx,
+      userId,
+      role,
+    });
+    unwrap(await createApiKey(deps, as(alice.user.id, 'admin'), { name: 'by an admin' }));
+    expect(
+      errorOf(await createApiKey(deps, as(alice.user.id, 'member'), { name: 'by a member' })),
+    ).toEqual({
+      code: 'forbidden',
+      message: 'only an owner or an admin may create a team API key',
+    });
+  });
+
+  it("owners and admins list every key of a team, a member only the member's own", async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const bob = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'admin' }),
+    );
+    const bobCtx = { ...team.ctx, userId: bob.user.id, role: 'admin' as const };
+    const bobsKey = unwrap(await createApiKey(deps, bobCtx, { name: 'bob' })).key;
+    const all = [team.teamKey.id, bobsKey.id].sort();
+    expect((await listApiKeys(deps, team.ctx)).map((k) => k.id).sort()).toEqual(all);
+    expect((await listApiKeys(deps, bobCtx)).map((k) => k.id).sort()).toEqual(all);
+    const asMember = { ...bobCtx, role: 'member' as const };
+    expect((await listApiKeys(deps, asMember)).map((k) => k.id)).toEqual([bobsKey.id]);
+  });
+
   it('concurrent creations cannot pass the limit', async () => {
     const deps = createTestDeps({ settings: { maxApiKeysPerAccount: 3 } });
     const alice = await seedUser(deps);
@@ -83,7 +118,7 @@ describe('revokeApiKey', () => {
     const carol = await seedUser(deps);
     const team = await seedWorkspace(deps, alice);
     unwrap(
-      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'member' }),
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'admin' }),
     );
     unwrap(
       await addMember(deps, alice.actor, team.account.id, {
@@ -91,8 +126,12 @@ describe('revokeApiKey', () => {
         role: 'member',
       }),
     );
-    const bobCtx = { ...team.ctx, userId: bob.user.id, role: 'member' as const };
+    const bobCtx = { ...team.ctx, userId: bob.user.id, role: 'admin' as const };
     const bobsKey = unwrap(await createApiKey(deps, bobCtx, { name: 'bob' })).key;
+    // Bob, now a plain member, may still revoke the key he made (it no longer acts).
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'member' }),
+    );
     expect(errorOf(await revokeApiKey(deps, carol.actor, bobsKey.id)).code).toBe('forbidden');
     expect(errorOf(await revokeApiKey(deps, bob.actor, team.teamKey.id)).code).toBe('forbidden');
     unwrap(await revokeApiKey(deps, bob.actor, bobsKey.id));

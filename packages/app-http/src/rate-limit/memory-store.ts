@@ -21,6 +21,12 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
       window.count += 1;
       return { count: window.count, resetInMs: window.endsAt - at };
     },
+    async peek(key, windowMs): Promise<RateLimitHit> {
+      const at = now();
+      const window = windows.get(key);
+      if (!window || window.endsAt <= at) return { count: 0, resetInMs: windowMs };
+      return { count: window.count, resetInMs: window.endsAt - at };
+    },
     async close() {
       windows.clear();
     },

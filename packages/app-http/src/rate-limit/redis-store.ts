@@ -23,31 +23,40 @@ end
 return { count, ttl }
 `;
 
+/** The count and the time left of a window, without counting. */
+export const PEEK_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+return { count, redis.call('PTTL', KEYS[1]) }
+`;
+
 /** Fixed windows shared by every API process through Redis. */
 export function createRedisRateLimitStore(
   client: RedisEvalClient,
   prefix = 'sp:ratelimit:',
 ): RateLimitStore {
   // Sent by hash on every request (the script text only once per Redis that lacks it).
-  const sha = createHash('sha1').update(HIT_SCRIPT).digest('hex');
-  const run = async (redisKey: string, windowMs: number): Promise<unknown> => {
-    try {
-      return await client.evalsha(sha, 1, redisKey, windowMs);
-    } catch (error) {
-      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-      return client.eval(HIT_SCRIPT, 1, redisKey, windowMs);
-    }
-  };
-  return {
-    async hit(key, windowMs): Promise<RateLimitHit> {
-      const reply = await run(`${prefix}${key}`, windowMs);
+  const run = (script: string) => {
+    const sha = createHash('sha1').update(script).digest('hex');
+    return async (key: string, windowMs: number): Promise<RateLimitHit> => {
+      const redisKey = `${prefix}${key}`;
+      let reply: unknown;
+      try {
+        reply = await client.evalsha(sha, 1, redisKey, windowMs);
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        reply = await client.eval(script, 1, redisKey, windowMs);
+      }
       if (!Array.isArray(reply) || reply.length !== 2) {
         throw new Error('unexpected reply from the rate limit script');
       }
       const count = Number(reply[0]);
       const ttl = Number(reply[1]);
       return { count, resetInMs: Number.isFinite(ttl) && ttl > 0 ? ttl : windowMs };
-    },
+    };
+  };
+  return {
+    hit: run(HIT_SCRIPT),
+    peek: run(PEEK_SCRIPT),
     async close() {
       // A polite QUIT, but never wait long on a Redis that is gone.
       let timer: NodeJS.Timeout | undefined;

@@ -8,5 +8,7 @@ export interface RateLimitHit {
 
 export interface RateLimitStore {
   hit(key: string, windowMs: number): Promise<RateLimitHit>;
+  /** The current window's count without adding to it (0, and `windowMs` left, when none). */
+  peek(key: string, windowMs: number): Promise<RateLimitHit>;
   close(): Promise<void>;
 }

@@ -10,7 +10,8 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { HttpError, handleError } from '../errors.ts';
-import { sameSecret } from './metrics.ts';
+import { sameSecret } from '../plugins/same-secret.ts';
+import type { AttemptBudget } from '../rate-limit/attempts.ts';
 
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -31,14 +32,36 @@ function presentedSecret(request: FastifyRequest): string | null {
   return null;
 }
 
-export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions> = async (app, options) => {
-  app.addHook('onRequest', async (request, reply) => {
+/** Who checks the token: wrong ones are limited per client address. */
+export interface AdminQueuesGuard {
+  attempts: AttemptBudget;
+}
+
+async function refusalOf(
+  request: FastifyRequest,
+  options: AdminQueuesOptions & AdminQueuesGuard,
+): Promise<unknown> {
+  try {
+    await options.attempts.refuseIfSpent(request.ip);
     const secret = presentedSecret(request);
-    if (secret === null || !sameSecret(secret, options.token)) {
+    if (secret !== null && sameSecret(secret, options.token)) return null;
+    await options.attempts.count(request.ip);
+  } catch (limited) {
+    return limited;
+  }
+  return new HttpError(401, 'unauthorized', 'the queue dashboard needs ADMIN_TOKEN', {
+    headers: { 'WWW-Authenticate': 'Basic realm="social-publisher queues", charset="UTF-8"' },
+  });
+}
+
+export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions & AdminQueuesGuard> = async (
+  app,
+  options,
+) => {
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = await refusalOf(request, options);
+    if (refusal !== null) {
       // Answered here rather than thrown: bull-board installs its own error handler in its scope.
-      const refusal = new HttpError(401, 'unauthorized', 'the queue dashboard needs ADMIN_TOKEN', {
-        headers: { 'WWW-Authenticate': 'Basic realm="social-publisher queues", charset="UTF-8"' },
-      });
       handleError(refusal, request, reply);
       return reply;
     }

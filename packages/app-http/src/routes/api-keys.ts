@@ -42,7 +42,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         tags: ['API keys'],
         summary: 'Create an API key',
         description:
-          'Issues a key for your personal account or, with workspace_id, for a team. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).',
+          'Issues a key for your personal account or, with workspace_id, for a team (owners and admins only: 403 for a member). A team key acts for its creator: it answers 401 once the creator leaves the team, 403 while the creator is a plain member. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).',
         security: SECURED,
         body: CreateApiKeyBody,
         response: {
@@ -65,7 +65,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
       schema: {
         tags: ['API keys'],
         summary: 'List API keys',
-        description: 'The keys of your personal account or of a team. Raw keys are never shown.',
+        description:
+          'The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.',
         security: SECURED,
         querystring: WorkspaceQuery,
         response: {

@@ -4,9 +4,10 @@
  * are, which is nobody else's business. METRICS_PORT serves the same without a credential on a
  * port of its own (packages/runtime).
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { unauthorizedError } from '../errors.ts';
+import { sameSecret } from '../plugins/same-secret.ts';
+import type { AttemptBudget } from '../rate-limit/attempts.ts';
 
 export interface MetricsExposition {
   httpRequest(method: string, route: string, status: number, seconds: number): void;
@@ -17,18 +18,16 @@ export interface MetricsExposition {
 export interface MetricsRouteOptions {
   metrics: MetricsExposition;
   token: string;
-}
-
-export function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  /** Wrong tokens, per client address (a right one after the budget is spent is refused too). */
+  attempts: AttemptBudget;
 }
 
 export const metricsRoutes: FastifyPluginAsync<MetricsRouteOptions> = async (app, options) => {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    await options.attempts.refuseIfSpent(request.ip);
     const header = request.headers.authorization ?? '';
     if (!header.startsWith('Bearer ') || !sameSecret(header.slice(7), options.token)) {
+      await options.attempts.count(request.ip);
       throw unauthorizedError('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
     }
     const text = await options.metrics.render();

@@ -1,5 +1,5 @@
 import type { Problem } from '../errors.ts';
-import { ROLES } from '../model.ts';
+import { ROLES, type Role } from '../model.ts';
 import type { PlatformCatalog } from '../ports/platform.ts';
 import { parseIsoInstant } from './iso-time.ts';
 import { isKnownPlatform, platformChoices } from './platform-options.ts';
@@ -100,3 +100,11 @@ export function validateMemberInput(input: { userId?: unknown; role?: unknown })
   }
   return problems;
 }
+
+/**
+ * The roles that may create team API keys, and whose keys act. A key acts for its creator: it
+ * stops (401) when the creator leaves the team, and (403) while the creator holds another role.
+ */
+export const TEAM_KEY_ROLES: readonly Role[] = ['owner', 'admin'];
+
+export const mayHoldTeamKeys = (role: Role): boolean => TEAM_KEY_ROLES.includes(role);

@@ -9,6 +9,7 @@ import {
 } from '../errors.ts';
 import type { AccountContext, Actor, ApiKey } from '../model.ts';
 import { err, ok, type Result } from '../result.ts';
+import { mayHoldTeamKeys } from '../rules/account-rules.ts';
 import { validateApiKeyLimit, validateApiKeyName } from '../rules/names.ts';
 import { isUuid } from '../rules/shape.ts';
 import { canAccessAccount } from './access.ts';
@@ -32,11 +33,17 @@ export function newApiKey(
   return { key, rawKey };
 }
 
+/** A team context (a personal account's id is its user's id). */
+const inTeam = (ctx: AccountContext): boolean => ctx.accountId !== ctx.userId;
+
 export async function createApiKey(
   deps: CoreDeps,
   ctx: AccountContext,
   input: { name?: unknown },
 ): Promise<Result<{ key: ApiKey; rawKey: string }, DomainError>> {
+  if (inTeam(ctx) && !mayHoldTeamKeys(ctx.role)) {
+    return err(forbidden('only an owner or an admin may create a team API key'));
+  }
   const problems = validateApiKeyName(input.name);
   if (problems.length > 0) return err(validationFailed(problems));
   const created = newApiKey(deps, {
@@ -54,8 +61,11 @@ export async function createApiKey(
   });
 }
 
-export function listApiKeys(deps: CoreDeps, ctx: AccountContext): Promise<ApiKey[]> {
-  return deps.repos.apiKeys.listByAccount(ctx.accountId);
+/** Owners and admins see every key of a team; a member only the ones they created. */
+export async function listApiKeys(deps: CoreDeps, ctx: AccountContext): Promise<ApiKey[]> {
+  const keys = await deps.repos.apiKeys.listByAccount(ctx.accountId);
+  if (!inTeam(ctx) || mayHoldTeamKeys(ctx.role)) return keys;
+  return keys.filter((key) => key.createdBy === ctx.userId);
 }
 
 export async function revokeApiKey(
@@ -66,7 +76,8 @@ export async function revokeApiKey(
   const key = isUuid(keyId) ? await deps.repos.apiKeys.findById(keyId) : null;
   const role = key ? await canAccessAccount(deps, actor, key.accountId) : null;
   if (!key || !role) return err(notFound('API key'));
-  const mayRevoke = role === 'owner' || role === 'admin' || key.createdBy === actor.userId;
+  // The creator may revoke their own key whatever their role now (its keys no longer act).
+  const mayRevoke = mayHoldTeamKeys(role) || key.createdBy === actor.userId;
   if (!mayRevoke)
     return err(forbidden('only an owner, an admin or its creator may revoke this key'));
   if (!(await deps.repos.apiKeys.delete(key.id))) return err(notFound('API key'));
