@@ -4,18 +4,20 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
-  type BatchItem,
+  type BatchEntry,
   createPostBatch,
   MAX_BULK_POSTS,
-  modeOf,
-  validatePost,
+  MAX_PROBES_PER_REQUEST,
   validatePostBatch,
 } from '@social-publisher/domain';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import { clientGoneSignal } from '../client-gone.ts';
 import { actorOf, contextOf } from '../context.ts';
+import { compileItemCheck } from '../item-check.ts';
 import { AUTH_ERRORS, BODY_ERRORS, Data, errors, WorkspaceField } from '../schemas/common.ts';
 import { BatchSummarySchema, ValidationSchema } from '../schemas/post-batch.ts';
 import { batchItemBody, IdempotencyHeaders, validateBody } from '../schemas/post-input.ts';
+import { withBodyEnvelope } from '../validator-compiler.ts';
 import { createdResults, dryRunResults } from './post-batch-results.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
@@ -25,18 +27,37 @@ const DryRunQuery = Type.Object({
   ),
 });
 
+/** The body of POST /posts/bulk, around its posts' schema. */
+const bulkBody = (post: TSchema) =>
+  Type.Object(
+    {
+      workspace_id: WorkspaceField,
+      posts: Type.Array(post, {
+        minItems: 1,
+        maxItems: MAX_BULK_POSTS,
+        description: 'A post that breaks the rules is refused in its own result, not the request',
+      }),
+    },
+    { additionalProperties: false },
+  );
+
+/** What POST /posts/validate checks as a request; the post's own fields are checked apart. */
+const ValidateEnvelope = Type.Object({ workspace_id: WorkspaceField });
+
 export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
   { deps, idempotency },
 ) => {
+  const checkPost = compileItemCheck(batchItemBody(deps.platforms));
+  const entryOf = (post: unknown): BatchEntry => ({ input: post, problems: checkPost(post) });
+
   app.post(
     '/posts/validate',
     {
       schema: {
         tags: ['Posts'],
         summary: 'Check a post without creating it',
-        description:
-          'Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing). Creates nothing.',
+        description: `Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing; at most ${MAX_PROBES_PER_REQUEST} URLs per request). Creates nothing. Every problem of the post, schema and rules alike, is listed in a 200 with valid=false; a 400 means the body is not a post at all (or workspace_id is not a UUID).`,
         security: SECURED,
         body: validateBody(deps.platforms),
         response: {
@@ -44,13 +65,15 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
         },
       },
+      validatorCompiler: withBodyEnvelope(ValidateEnvelope),
     },
-    async (request) => {
-      const { workspace_id: workspaceId, ...input } = request.body as BatchItem & {
-        workspace_id?: string;
-      };
+    async (request, reply) => {
+      const { workspace_id: workspaceId, ...post } = request.body as { workspace_id?: string };
       const ctx = await contextOf(deps, request, workspaceId);
-      return { data: await validatePost(deps, ctx, input, modeOf(input)) };
+      const [validation] = await validatePostBatch(deps, ctx, [entryOf(post)], {
+        signal: clientGoneSignal(request, reply),
+      });
+      return { data: validation as NonNullable<typeof validation> };
     },
   );
 
@@ -60,41 +83,37 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         tags: ['Posts'],
         summary: 'Create up to 100 posts',
-        description: `Up to ${MAX_BULK_POSTS} posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer. A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does and nothing is created. One Idempotency-Key covers the whole request.`,
+        description: `Up to ${MAX_BULK_POSTS} posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer (a post that breaks the schema or the rules: 400 with every problem). A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does (at most ${MAX_PROBES_PER_REQUEST} media URLs probed per request) and nothing is created. One Idempotency-Key covers the whole request: the results are recorded whatever happened to each post, and a retry with the key answers them again without creating anything. A 400 means the body is not a batch at all.`,
         security: SECURED,
         headers: IdempotencyHeaders,
         querystring: DryRunQuery,
-        body: Type.Object(
-          {
-            workspace_id: WorkspaceField,
-            posts: Type.Array(batchItemBody(deps.platforms), {
-              minItems: 1,
-              maxItems: MAX_BULK_POSTS,
-            }),
-          },
-          { additionalProperties: false },
-        ),
+        body: bulkBody(batchItemBody(deps.platforms)),
         response: {
           200: Data(BatchSummarySchema, 'One result per post, in order'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
+      validatorCompiler: withBodyEnvelope(bulkBody(Type.Unknown())),
     },
     async (request, reply) => {
       const { workspace_id: workspaceId, posts } = request.body as {
         workspace_id?: string;
-        posts: BatchItem[];
+        posts: unknown[];
       };
       const ctx = await contextOf(deps, request, workspaceId);
       const positions = posts.map((_, index) => ({ index }));
+      const entries = posts.map(entryOf);
       if ((request.query as { dry_run?: boolean }).dry_run === true) {
-        return { data: dryRunResults(await validatePostBatch(deps, ctx, posts), positions) };
+        const signal = clientGoneSignal(request, reply);
+        return {
+          data: dryRunResults(await validatePostBatch(deps, ctx, entries, { signal }), positions),
+        };
       }
       const run = async () => ({
         statusCode: 200,
         body: {
           data: createdResults(
-            await createPostBatch(deps, ctx, posts, { requestId: request.id }),
+            await createPostBatch(deps, ctx, entries, { requestId: request.id }),
             positions,
           ),
         },

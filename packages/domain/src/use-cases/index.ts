@@ -4,6 +4,7 @@ export { DONE, exponentialBackoff, retryAfter, waitFor, withJitter } from './bac
 export * from './connect-account.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
+export * from './media-probes.ts';
 export * from './post-batch.ts';
 export * from './posts.ts';
 export * from './publish-job.ts';
