@@ -1884,6 +1884,12 @@ export interface paths {
                   field: string;
                   message: string;
                 }[];
+                /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                unchecked?: {
+                  /** @description Path of the offending field, e.g. `media_urls[0]` */
+                  field: string;
+                  message: string;
+                }[];
               };
             };
           };
@@ -2330,6 +2336,12 @@ export interface paths {
                         field: string;
                         message: string;
                       }[];
+                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                      unchecked?: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
                     }
                 )[];
               };
@@ -2681,6 +2693,12 @@ export interface paths {
                       valid: boolean;
                       /** @description Every problem found, by field */
                       problems: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
+                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                      unchecked?: {
                         /** @description Path of the offending field, e.g. `media_urls[0]` */
                         field: string;
                         message: string;

@@ -7,7 +7,6 @@ import {
   type BatchEntry,
   createPostBatch,
   MAX_BULK_POSTS,
-  MAX_PROBES_PER_REQUEST,
   validatePostBatch,
 } from '@social-publisher/domain';
 import { type TSchema, Type } from 'typebox';
@@ -32,11 +31,7 @@ const bulkBody = (post: TSchema) =>
   Type.Object(
     {
       workspace_id: WorkspaceField,
-      posts: Type.Array(post, {
-        minItems: 1,
-        maxItems: MAX_BULK_POSTS,
-        description: 'A post that breaks the rules is refused in its own result, not the request',
-      }),
+      posts: Type.Array(post, { minItems: 1, maxItems: MAX_BULK_POSTS }),
     },
     { additionalProperties: false },
   );
@@ -57,7 +52,8 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         tags: ['Posts'],
         summary: 'Check a post without creating it',
-        description: `Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing; at most ${MAX_PROBES_PER_REQUEST} URLs per request). Creates nothing. Every problem of the post, schema and rules alike, is listed in a 200 with valid=false; a 400 means the body is not a post at all (or workspace_id is not a UUID).`,
+        description:
+          'Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing). Creates nothing.',
         security: SECURED,
         body: validateBody(deps.platforms),
         response: {
@@ -83,7 +79,7 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       schema: {
         tags: ['Posts'],
         summary: 'Create up to 100 posts',
-        description: `Up to ${MAX_BULK_POSTS} posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer (a post that breaks the schema or the rules: 400 with every problem). A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does (at most ${MAX_PROBES_PER_REQUEST} media URLs probed per request) and nothing is created. One Idempotency-Key covers the whole request: the results are recorded whatever happened to each post, and a retry with the key answers them again without creating anything. A 400 means the body is not a batch at all.`,
+        description: `Up to ${MAX_BULK_POSTS} posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer. A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does and nothing is created. One Idempotency-Key covers the whole request.`,
         security: SECURED,
         headers: IdempotencyHeaders,
         querystring: DryRunQuery,
