@@ -1,6 +1,6 @@
 /**
- * Input found by a contract fuzzer, on the real databases (PostgreSQL and PGlite refuse U+0000
- * and unpaired surrogates; the in-memory fakes do not): every such text is a 400 naming its
+ * Input found by a contract fuzzer, on the real databases (PostgreSQL and PGlite refuse U+0000,
+ * unpaired surrogates and JSON nested too deep; the in-memory fakes do not): each is a 400 naming its
  * field, or the problem of its own post in a batch; never a 500. And a batch whose one post
  * fails unexpectedly records the others' results with its Idempotency-Key.
  */
@@ -91,6 +91,15 @@ describe.each(modes)('text the database cannot store, %s mode', (mode) => {
       expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(400);
       expect(fieldsOf(response.body), path).toContain(field);
     }
+    // JSON deeper than jsonb parses (PostgreSQL runs out of stack about 100,000 levels down).
+    const depth = 100_000;
+    const deep = await fetch(`${api.baseUrl}/posts`, {
+      method: 'POST',
+      headers: { authorization: api.authorization(), 'content-type': 'application/json' },
+      body: `{"content":"deep","social_account_ids":["${accountId}"],"platform_options":{"twitter":{"note":${'['.repeat(depth)}${']'.repeat(depth)}}}}`,
+    });
+    expect(deep.status).toBe(400);
+    expect(fieldsOf(await deep.json())[0]).toMatch(/^platform_options\.twitter\.note(\[0\])+$/);
     const query = await api.call('GET', '/posts?before=%00');
     expect(query.status).toBe(400);
     expect(fieldsOf(query.body)).toContain('before');

@@ -384,6 +384,30 @@ describe('the example file of the README', () => {
   });
 });
 
+describe('JSON nested deeper than the database parses', () => {
+  it('is the problem of its post, with an Idempotency-Key too (never a 500)', async () => {
+    const depth = 200_000;
+    const note = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const item = (content: string, options: string) =>
+      `{"content":"${content}","social_account_ids":["${twitter.id}"],"platform_options":{"twitter":{"note":${options}}}}`;
+    const response = await h.call({
+      method: 'POST',
+      url: '/posts/bulk',
+      headers: { ...h.as(h.alice), 'content-type': 'application/json', 'idempotency-key': 'deep' },
+      payload: `{"posts":[${item('fine', '"x"')},${item('deep', note)}]}`,
+    });
+    expect(response.statusCode, response.body.slice(0, 300)).toBe(200);
+    const results = response.json().data.results as Array<{
+      status: number;
+      error?: { details: Array<{ field: string; message: string }> };
+    }>;
+    expect(results.map((result) => result.status)).toEqual([201, 400]);
+    expect(results[1]?.error?.details[0]?.message).toBe(
+      'must not be nested more than 32 levels deep',
+    );
+  });
+});
+
 describe('a post that fails unexpectedly', () => {
   /** The store refuses the post whose content is `explode`, as a database error would. */
   const explodeOn = () => {

@@ -97,6 +97,18 @@ describe('idempotency', () => {
     expect(requestHash(undefined)).toBe(requestHash(null));
   });
 
+  it('canonical JSON is JSON.stringify with sorted keys, at any depth', () => {
+    const value = { z: [1, 'two', null, { y: true, x: undefined }], a: {}, m: [], s: 'q"\u0001' };
+    expect(canonicalJson(value)).toBe(
+      '{"a":{},"m":[],"s":"q\\"\\u0001","z":[1,"two",null,{"y":true}]}',
+    );
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+    // Deeper than the stack allows recursion (a bulk body the rules refuse later).
+    let deep: unknown = 1;
+    for (let level = 0; level < 300_000; level++) deep = [deep];
+    expect(canonicalJson(deep)).toHaveLength(600_001);
+  });
+
   it('the mutex serializes per key and survives failures', async () => {
     const mutex = new KeyMutex();
     const order: string[] = [];
