@@ -370,6 +370,18 @@ lines",${twitter.id},,`,
   });
 });
 
+describe('the README', () => {
+  it('shows the shape a bulk dry run answers', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('- `?dry_run=true` (bulk and import)'));
+    const [request, answer] = [...section.matchAll(/`(\{"[^`]+\})`/g)].map((m) => m[1] ?? '');
+    const response = await post('/posts/bulk?dry_run=true', JSON.parse(request ?? ''));
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(JSON.parse(answer ?? ''));
+  });
+});
+
 describe('the example file of the README', () => {
   it('reads as three posts with no cell problems', async () => {
     const { createReadStream } = await import('node:fs');
