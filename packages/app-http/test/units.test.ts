@@ -191,6 +191,26 @@ describe('idempotency', () => {
     expect(replay).toEqual({ statusCode: 201, body: { data: { id: 'p1' } }, replayed: true });
   });
 
+  it('a success is stored through a short outage, so a retry replays it instead of running again', async () => {
+    const deps = createTestDeps();
+    const repo = deps.repos.idempotency;
+    const put = repo.putIfAbsent.bind(repo);
+    let failures = 2;
+    repo.putIfAbsent = async (record) => {
+      if (!record.scope.endsWith('#lock') && failures-- > 0) throw new Error('connection lost');
+      return put(record);
+    };
+    const idempotency = createIdempotency(deps, { ttlMs: 86_400_000, storeRetryMs: 5_000 });
+    let executions = 0;
+    const execute = async () => {
+      executions++;
+      return { statusCode: 200, body: { data: { created: 1 } } };
+    };
+    expect(await idempotency.run('s', 'k', { a: 1 }, execute)).toMatchObject({ replayed: false });
+    expect(await idempotency.run('s', 'k', { a: 1 }, execute)).toMatchObject({ replayed: true });
+    expect(executions).toBe(1);
+  });
+
   it('expired records are swept', async () => {
     const deps = createTestDeps();
     const idempotency = createIdempotency(deps, { ttlMs: 1000 });
