@@ -5,8 +5,8 @@
  * sent `?limit=2.5` gets a 400 saying limit must be an integer, not a page of 2.
  *
  * Every string of the body, query string and path (object keys too) is also checked for text
- * the database cannot store (U+0000, unpaired surrogates): one check for every route, each
- * problem named by its path, instead of a database error.
+ * the database cannot store (U+0000, unpaired surrogates; JSON nested too deep): one check for
+ * every route, each problem named by its path, instead of a database error.
  */
 import { validateStorableText } from '@social-publisher/domain';
 import type { FastifySchemaCompiler } from 'fastify';
