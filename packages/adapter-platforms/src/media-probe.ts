@@ -23,7 +23,12 @@ export function createMediaProbe(
   };
   return {
     async probe(url, signal): Promise<MediaProbeResult> {
-      const fetcher = createMediaFetcher(runtime, signal ?? AbortSignal.timeout(requestTimeoutMs));
+      // The caller's signal (its client gone) stops the probe, and so does the time limit.
+      const timeout = AbortSignal.timeout(requestTimeoutMs);
+      const fetcher = createMediaFetcher(
+        runtime,
+        signal ? AbortSignal.any([signal, timeout]) : timeout,
+      );
       try {
         const media = await fetcher.probe(url);
         const type = media.contentType === 'application/octet-stream' ? null : media.contentType;

@@ -9,6 +9,9 @@ export interface SchemaIssue {
   message?: string;
 }
 
+/** Our own issue keyword: text the database cannot store, its field already in `params.field`. */
+export const STORABLE_TEXT_KEYWORD = 'storableText';
+
 /** At most this many problems are listed; a huge invalid array must not yield a huge reply. */
 export const MAX_DETAILS = 50;
 
@@ -111,7 +114,10 @@ export function problemsFromSchemaIssues(
   for (const issue of issues) {
     const at = fieldPath(issue.instancePath ?? '', context);
     const params = issue.params ?? {};
-    if (issue.keyword === 'required') {
+    if (issue.keyword === STORABLE_TEXT_KEYWORD) {
+      const field = String(params.field ?? '');
+      add(field === '' ? at : field, issue.message ?? 'is invalid');
+    } else if (issue.keyword === 'required') {
       const missing = params.requiredProperties ?? params.missingProperty;
       for (const name of Array.isArray(missing) ? missing : [missing]) {
         add(joinPath(at, String(name), context), 'is required');

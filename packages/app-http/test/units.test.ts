@@ -97,6 +97,18 @@ describe('idempotency', () => {
     expect(requestHash(undefined)).toBe(requestHash(null));
   });
 
+  it('canonical JSON is JSON.stringify with sorted keys, at any depth', () => {
+    const value = { z: [1, 'two', null, { y: true, x: undefined }], a: {}, m: [], s: 'q"\u0001' };
+    expect(canonicalJson(value)).toBe(
+      '{"a":{},"m":[],"s":"q\\"\\u0001","z":[1,"two",null,{"y":true}]}',
+    );
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+    // Deeper than the stack allows recursion (a bulk body the rules refuse later).
+    let deep: unknown = 1;
+    for (let level = 0; level < 300_000; level++) deep = [deep];
+    expect(canonicalJson(deep)).toHaveLength(600_001);
+  });
+
   it('the mutex serializes per key and survives failures', async () => {
     const mutex = new KeyMutex();
     const order: string[] = [];
@@ -177,6 +189,26 @@ describe('idempotency', () => {
     expect(fixed).toEqual({ statusCode: 201, body: { data: { id: 'p1' } }, replayed: false });
     const replay = await one.run('s', 'k', { a: 1 }, async () => ({ statusCode: 201, body: {} }));
     expect(replay).toEqual({ statusCode: 201, body: { data: { id: 'p1' } }, replayed: true });
+  });
+
+  it('a success is stored through a short outage, so a retry replays it instead of running again', async () => {
+    const deps = createTestDeps();
+    const repo = deps.repos.idempotency;
+    const put = repo.putIfAbsent.bind(repo);
+    let failures = 2;
+    repo.putIfAbsent = async (record) => {
+      if (!record.scope.endsWith('#lock') && failures-- > 0) throw new Error('connection lost');
+      return put(record);
+    };
+    const idempotency = createIdempotency(deps, { ttlMs: 86_400_000, storeRetryMs: 5_000 });
+    let executions = 0;
+    const execute = async () => {
+      executions++;
+      return { statusCode: 200, body: { data: { created: 1 } } };
+    };
+    expect(await idempotency.run('s', 'k', { a: 1 }, execute)).toMatchObject({ replayed: false });
+    expect(await idempotency.run('s', 'k', { a: 1 }, execute)).toMatchObject({ replayed: true });
+    expect(executions).toBe(1);
   });
 
   it('expired records are swept', async () => {

@@ -1997,6 +1997,12 @@ export interface paths {
                   field: string;
                   message: string;
                 }[];
+                /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                unchecked?: {
+                  /** @description Path of the offending field, e.g. `media_urls[0]` */
+                  field: string;
+                  message: string;
+                }[];
               };
             };
           };
@@ -2443,6 +2449,12 @@ export interface paths {
                         field: string;
                         message: string;
                       }[];
+                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                      unchecked?: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
                     }
                 )[];
               };
@@ -2794,6 +2806,12 @@ export interface paths {
                       valid: boolean;
                       /** @description Every problem found, by field */
                       problems: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
+                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                      unchecked?: {
                         /** @description Path of the offending field, e.g. `media_urls[0]` */
                         field: string;
                         message: string;

@@ -11,6 +11,9 @@
  *   scope, owned by this process, released when the request ends, expiring on its own if the
  *   process dies) makes a second process wait for the first's stored response; if none comes
  *   in time, 409 `idempotency_key_in_progress` with Retry-After.
+ * - A response that created something is stored even through a short database outage: the
+ *   write is tried again for `storeRetryMs` (within the lock's life), since a retry of the
+ *   request that finds no record would create everything again.
  */
 import { randomUUID } from 'node:crypto';
 import type { CoreDeps, IdempotencyRecord } from '@social-publisher/domain';
@@ -35,6 +38,8 @@ export interface IdempotencyOptions {
   /** How long a request waits for another process that holds the lock. */
   waitMs?: number;
   pollMs?: number;
+  /** How long storing a success is tried again when it fails (default 15 s). */
+  storeRetryMs?: number;
 }
 
 export interface Idempotency {
@@ -71,6 +76,25 @@ export function createIdempotency(
   const lockMs = options.lockMs ?? 30_000;
   const waitMs = options.waitMs ?? 5_000;
   const pollMs = options.pollMs ?? 50;
+  // Less than the lock's life: no other process may start the request while this one stores.
+  const storeRetryMs = Math.min(options.storeRetryMs ?? 15_000, lockMs / 2);
+
+  /** `write`, tried again (250 ms doubling to 5 s) until it succeeds or `storeRetryMs` ends. */
+  async function persistently<T>(scope: string, write: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + storeRetryMs;
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (error) {
+        if (Date.now() + delay > deadline) throw error;
+        deps.logger.warn(
+          { scope, err: String(error), retryInMs: delay },
+          'idempotency: storing a response failed; trying again',
+        );
+        await sleep(delay);
+      }
+    }
+  }
 
   const replay = (record: IdempotencyRecord, hash: string): IdempotentResponse => {
     if (record.requestHash !== hash) throw keyReused();
@@ -148,15 +172,17 @@ export function createIdempotency(
     }
     const now = deps.clock.now();
     const responseBody = JSON.stringify(response.body);
-    const stored = await repo.putIfAbsent({
-      scope,
-      key,
-      requestHash: hash,
-      statusCode: response.statusCode,
-      responseBody,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + options.ttlMs),
-    });
+    const stored = await persistently(scope, () =>
+      repo.putIfAbsent({
+        scope,
+        key,
+        requestHash: hash,
+        statusCode: response.statusCode,
+        responseBody,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + options.ttlMs),
+      }),
+    );
     if (stored.responseBody !== responseBody || stored.requestHash !== hash) {
       // Another process got there first (its lock had expired): answer what it stored.
       deps.logger.warn({ scope }, 'idempotency: a concurrent request stored its response first');

@@ -1,6 +1,6 @@
 /** Turns the domain's batch outcomes into per-item HTTP results (one place for both routes). */
 import type { BatchOutcome, PostValidation } from '@social-publisher/domain';
-import { fromDomainError } from '../errors.ts';
+import { fromDomainError, toHttpError } from '../errors.ts';
 import { presentPost } from '../schemas/posts.ts';
 
 export type Position = { index: number } | { row: number; line: number };
@@ -9,7 +9,9 @@ export function createdResults(outcomes: BatchOutcome[], positions: Position[]) 
   const results = outcomes.map((outcome, at) => {
     const position = positions[at] ?? { index: at };
     if (outcome.ok) return { ...position, status: 201, data: presentPost(outcome.post) };
-    const error = fromDomainError(outcome.error);
+    // An unexpected failure of one post (logged by the use case): 500, or 503 for an outage.
+    const error =
+      'thrown' in outcome ? toHttpError(outcome.thrown) : fromDomainError(outcome.error);
     return {
       ...position,
       status: error.statusCode,

@@ -4,18 +4,19 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
-  type BatchItem,
+  type BatchEntry,
   createPostBatch,
   MAX_BULK_POSTS,
-  modeOf,
-  validatePost,
   validatePostBatch,
 } from '@social-publisher/domain';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import { clientGoneSignal } from '../client-gone.ts';
 import { actorOf, contextOf } from '../context.ts';
+import { compileItemCheck } from '../item-check.ts';
 import { AUTH_ERRORS, BODY_ERRORS, Data, errors, WorkspaceField } from '../schemas/common.ts';
 import { BatchSummarySchema, ValidationSchema } from '../schemas/post-batch.ts';
 import { batchItemBody, IdempotencyHeaders, validateBody } from '../schemas/post-input.ts';
+import { withBodyEnvelope } from '../validator-compiler.ts';
 import { createdResults, dryRunResults } from './post-batch-results.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
@@ -25,10 +26,26 @@ const DryRunQuery = Type.Object({
   ),
 });
 
+/** The body of POST /posts/bulk, around its posts' schema. */
+const bulkBody = (post: TSchema) =>
+  Type.Object(
+    {
+      workspace_id: WorkspaceField,
+      posts: Type.Array(post, { minItems: 1, maxItems: MAX_BULK_POSTS }),
+    },
+    { additionalProperties: false },
+  );
+
+/** What POST /posts/validate checks as a request; the post's own fields are checked apart. */
+const ValidateEnvelope = Type.Object({ workspace_id: WorkspaceField });
+
 export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
   { deps, idempotency },
 ) => {
+  const checkPost = compileItemCheck(batchItemBody(deps.platforms));
+  const entryOf = (post: unknown): BatchEntry => ({ input: post, problems: checkPost(post) });
+
   app.post(
     '/posts/validate',
     {
@@ -44,13 +61,15 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
         },
       },
+      validatorCompiler: withBodyEnvelope(ValidateEnvelope),
     },
-    async (request) => {
-      const { workspace_id: workspaceId, ...input } = request.body as BatchItem & {
-        workspace_id?: string;
-      };
+    async (request, reply) => {
+      const { workspace_id: workspaceId, ...post } = request.body as { workspace_id?: string };
       const ctx = await contextOf(deps, request, workspaceId);
-      return { data: await validatePost(deps, ctx, input, modeOf(input)) };
+      const [validation] = await validatePostBatch(deps, ctx, [entryOf(post)], {
+        signal: clientGoneSignal(request, reply),
+      });
+      return { data: validation as NonNullable<typeof validation> };
     },
   );
 
@@ -64,37 +83,33 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         security: SECURED,
         headers: IdempotencyHeaders,
         querystring: DryRunQuery,
-        body: Type.Object(
-          {
-            workspace_id: WorkspaceField,
-            posts: Type.Array(batchItemBody(deps.platforms), {
-              minItems: 1,
-              maxItems: MAX_BULK_POSTS,
-            }),
-          },
-          { additionalProperties: false },
-        ),
+        body: bulkBody(batchItemBody(deps.platforms)),
         response: {
           200: Data(BatchSummarySchema, 'One result per post, in order'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
+      validatorCompiler: withBodyEnvelope(bulkBody(Type.Unknown())),
     },
     async (request, reply) => {
       const { workspace_id: workspaceId, posts } = request.body as {
         workspace_id?: string;
-        posts: BatchItem[];
+        posts: unknown[];
       };
       const ctx = await contextOf(deps, request, workspaceId);
       const positions = posts.map((_, index) => ({ index }));
+      const entries = posts.map(entryOf);
       if ((request.query as { dry_run?: boolean }).dry_run === true) {
-        return { data: dryRunResults(await validatePostBatch(deps, ctx, posts), positions) };
+        const signal = clientGoneSignal(request, reply);
+        return {
+          data: dryRunResults(await validatePostBatch(deps, ctx, entries, { signal }), positions),
+        };
       }
       const run = async () => ({
         statusCode: 200,
         body: {
           data: createdResults(
-            await createPostBatch(deps, ctx, posts, { requestId: request.id }),
+            await createPostBatch(deps, ctx, entries, { requestId: request.id }),
             positions,
           ),
         },

@@ -6,16 +6,12 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  createPostBatch,
-  MAX_IMPORT_ROWS,
-  validatePostBatch,
-  validationFailed,
-} from '@social-publisher/domain';
+import { createPostBatch, MAX_IMPORT_ROWS, validatePostBatch } from '@social-publisher/domain';
 import { Type } from 'typebox';
+import { clientGoneSignal } from '../client-gone.ts';
 import { actorOf, contextOf } from '../context.ts';
 import { HttpError } from '../errors.ts';
-import { CSV_COLUMNS, type CsvRow, readCsvRows } from '../import/csv-rows.ts';
+import { CSV_COLUMNS, readCsvRows } from '../import/csv-rows.ts';
 import { AUTH_ERRORS, BODY_ERRORS, Data, errors, WorkspaceQuery } from '../schemas/common.ts';
 import { BatchSummarySchema } from '../schemas/post-batch.ts';
 import { IdempotencyHeaders } from '../schemas/post-input.ts';
@@ -74,23 +70,16 @@ export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         maxBytes: MAX_CSV_BYTES,
       });
       const positions = rows.map(({ row, line }) => ({ row, line }));
+      // A cell that could not be read (bad JSON) is a problem of its row, beside the rules'.
+      const entries = rows.map(({ item, problems }) => ({ input: item, problems }));
       if (query.dry_run === true) {
-        const checked = await validatePostBatch(deps, ctx, rows.map(readable));
-        const validations = checked.map((validation, at) => withCellProblems(validation, rows[at]));
-        return { data: dryRunResults(validations, positions) };
+        const signal = clientGoneSignal(request, reply);
+        return {
+          data: dryRunResults(await validatePostBatch(deps, ctx, entries, { signal }), positions),
+        };
       }
       const run = async () => {
-        // Rows whose cells could not be read are refused as they are; the others are created.
-        const readableRows = rows.filter((row) => row.problems.length === 0);
-        const created = await createPostBatch(deps, ctx, readableRows.map(readable), {
-          requestId: request.id,
-        });
-        let next = 0;
-        const outcomes = rows.map((row) =>
-          row.problems.length > 0
-            ? { ok: false as const, error: validationFailed(row.problems) }
-            : (created[next++] ?? { ok: false as const, error: validationFailed([]) }),
-        );
+        const outcomes = await createPostBatch(deps, ctx, entries, { requestId: request.id });
         return { statusCode: 200, body: { data: createdResults(outcomes, positions) } };
       };
       const key = request.headers['idempotency-key'] as string | undefined;
@@ -107,14 +96,3 @@ export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     },
   );
 };
-
-const readable = (row: CsvRow) => row.item;
-
-/** A cell that could not be read (bad JSON) is a problem of its row, beside the rest. */
-function withCellProblems(
-  validation: { valid: boolean; problems: Array<{ field: string; message: string }> },
-  row: CsvRow | undefined,
-) {
-  if (!row || row.problems.length === 0) return validation;
-  return { valid: false, problems: [...row.problems, ...validation.problems] };
-}

@@ -1,4 +1,5 @@
 /** Response shapes of dry runs and batches: one result per post, with its own status. */
+import { MAX_PROBES_PER_REQUEST } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { ProblemSchema } from './common.ts';
 import { PostSchema } from './posts.ts';
@@ -6,6 +7,11 @@ import { PostSchema } from './posts.ts';
 export const ValidationSchema = Type.Object({
   valid: Type.Boolean({ description: 'true when creating this post would succeed now' }),
   problems: Type.Array(ProblemSchema, { description: 'Every problem found, by field' }),
+  unchecked: Type.Optional(
+    Type.Array(ProblemSchema, {
+      description: `Media URLs not fetched because the request reached its limit of ${MAX_PROBES_PER_REQUEST} (valid says nothing about them); absent when every URL was fetched`,
+    }),
+  ),
 });
 
 const ItemError = Type.Object({

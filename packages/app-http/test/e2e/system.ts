@@ -92,6 +92,8 @@ export interface System {
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
   worker: Worker;
+  /** The API runtime's core (to make its storage fail on purpose). */
+  deps: Runtime['deps'];
   /** The worker runtime's metrics (embedded: the API's too). */
   workerMetrics: ProcessMetrics;
   /** The user created by bootstrap (its personal account id is its user id). */
@@ -436,6 +438,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       media,
       receiver,
       worker,
+      deps: apiRuntime.deps,
       workerMetrics,
       userId: first.userId,
       logs: lines,

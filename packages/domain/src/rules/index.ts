@@ -6,4 +6,5 @@ export * from './network.ts';
 export * from './platform-options.ts';
 export * from './post-rules.ts';
 export * from './shape.ts';
+export * from './storable-text.ts';
 export * from './webhook-rules.ts';

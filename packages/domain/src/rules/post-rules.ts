@@ -10,6 +10,7 @@ import {
   validatePlatformOptions,
 } from './platform-options.ts';
 import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
+import { validateStorableText } from './storable-text.ts';
 
 export const MAX_CONTENT_LENGTH = 5000;
 
@@ -156,5 +157,6 @@ export function validateCreatePost(
     ...validatePlatformMedia(targets, media),
     ...validatePlatformOptions(input.platform_options, media, catalog),
     ...validateScheduledAt(input.scheduled_at, context.mode, context.now),
+    ...validateStorableText(input),
   ];
 }

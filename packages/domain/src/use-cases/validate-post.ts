@@ -1,18 +1,35 @@
 import type { CoreDeps } from '../deps.ts';
 import type { Problem } from '../errors.ts';
 import type { AccountContext } from '../model.ts';
-import type { MediaProbe } from '../ports/index.ts';
-import { classifyMedia } from '../rules/media.ts';
+import type { MediaProbeResult } from '../ports/index.ts';
+import { classifyMedia, MAX_MEDIA_URLS } from '../rules/media.ts';
 import type { CreatePostInput, PostMode } from '../rules/post-rules.ts';
+import {
+  createProbeSession,
+  isSkipped,
+  MAX_PROBES_PER_REQUEST,
+  type ProbeSession,
+} from './media-probes.ts';
 import { preparePost } from './posts.ts';
 
 export interface PostValidation {
   valid: boolean;
   problems: Problem[];
+  /**
+   * Media URLs that were not asked (the request's probe limit was reached): `valid` says
+   * nothing about them. Absent when every URL was asked.
+   */
+  unchecked?: Problem[];
 }
 
-/** Media probed at once per post: a spreadsheet row has a few, a bulk request many posts. */
-const PROBES_AT_ONCE = 4;
+const NOT_PROBED = `not fetched: this request reached its limit of ${MAX_PROBES_PER_REQUEST} media URLs to check`;
+
+export interface ValidateOptions {
+  /** The client's signal: no probe starts once it has gone. */
+  signal?: AbortSignal;
+  /** The request's probes, shared by every post of a batch (default: one for this post). */
+  probes?: ProbeSession;
+}
 
 /**
  * A dry run of create: every check it runs, plus each media URL asked whether it answers and
@@ -23,7 +40,7 @@ export async function validatePost(
   ctx: AccountContext,
   input: CreatePostInput,
   mode: PostMode,
-  signal?: AbortSignal,
+  options: ValidateOptions = {},
 ): Promise<PostValidation> {
   const prepared = await preparePost(deps, ctx, input, mode);
   const problems: Problem[] = [];
@@ -35,41 +52,39 @@ export async function validatePost(
         : [{ field: '', message: error.message }]),
     );
   }
-  if (deps.mediaProbe && Array.isArray(input.media_urls)) {
-    const urls = input.media_urls
-      .map((url, index) => ({ url, field: `media_urls[${index}]` }))
-      // A URL the shared rules already refused is not fetched.
-      .filter(
-        ({ url, field }) => typeof url === 'string' && !problems.some((p) => p.field === field),
-      );
-    problems.push(
-      ...(await probeAll(deps.mediaProbe, urls as Array<{ url: string; field: string }>, signal)),
+  const probes =
+    options.probes ??
+    (deps.mediaProbe ? createProbeSession(deps.mediaProbe, { signal: options.signal }) : null);
+  if (!probes || !Array.isArray(input.media_urls))
+    return { valid: problems.length === 0, problems };
+  const urls = (input.media_urls as unknown[])
+    // No more than a post may hold: the rest are refused by the rules already.
+    .slice(0, MAX_MEDIA_URLS)
+    .map((url, index) => ({ url, field: `media_urls[${index}]` }))
+    // A URL the shared rules already refused is not fetched.
+    .filter(
+      (entry): entry is { url: string; field: string } =>
+        typeof entry.url === 'string' && !problems.some((p) => p.field === entry.field),
     );
-  }
-  return { valid: problems.length === 0, problems };
+  const unchecked: Problem[] = [];
+  const answers = await Promise.all(urls.map(({ url }) => probes.probe(url)));
+  answers.forEach((answer, at) => {
+    const { url, field } = urls[at] as { url: string; field: string };
+    if (isSkipped(answer)) {
+      if (answer.skipped === 'limit') unchecked.push({ field, message: NOT_PROBED });
+      return;
+    }
+    const problem = mediaProblem(answer, url, field);
+    if (problem) problems.push(problem);
+  });
+  return {
+    valid: problems.length === 0,
+    problems,
+    ...(unchecked.length > 0 ? { unchecked } : {}),
+  };
 }
 
-async function probeAll(
-  probe: MediaProbe,
-  urls: Array<{ url: string; field: string }>,
-  signal?: AbortSignal,
-): Promise<Problem[]> {
-  const problems: Problem[] = [];
-  for (let start = 0; start < urls.length; start += PROBES_AT_ONCE) {
-    const batch = urls.slice(start, start + PROBES_AT_ONCE);
-    const found = await Promise.all(
-      batch.map(async ({ url, field }) => mediaProblem(await probe.probe(url, signal), url, field)),
-    );
-    for (const problem of found) if (problem) problems.push(problem);
-  }
-  return problems;
-}
-
-function mediaProblem(
-  result: Awaited<ReturnType<MediaProbe['probe']>>,
-  url: string,
-  field: string,
-): Problem | null {
+function mediaProblem(result: MediaProbeResult, url: string, field: string): Problem | null {
   if (!result.ok) return { field, message: `cannot be fetched: ${result.reason}` };
   const type = result.contentType?.toLowerCase() ?? '';
   // Servers that do not say (or say octet-stream) get the benefit of the doubt.
