@@ -40,6 +40,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key',
         description:
           'Issues a key for your personal account or, with workspace_id, for a team. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).',
@@ -64,6 +65,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'listApiKeys',
         summary: 'List API keys',
         description: 'The keys of your personal account or of a team. Raw keys are never shown.',
         security: SECURED,
@@ -85,6 +87,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description:
           "Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.",

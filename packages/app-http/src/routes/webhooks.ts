@@ -38,8 +38,12 @@ import { type RouteOptions, SECURED } from './route-options.ts';
 const CreateWebhookBody = Type.Object(
   {
     url: Type.String({
+      format: 'uri',
+      // Schemes are case-insensitive; plain http is accepted only where the operator allows it.
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
       maxLength: 2048,
-      description: 'HTTPS URL; private and internal addresses are rejected',
+      description:
+        'An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected',
     }),
     events: Type.Array(WebhookEventSchema, {
       minItems: 1,
@@ -75,6 +79,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhooks',
         summary: 'List webhooks',
         description: 'The subscriptions of your personal account or, with workspace_id, of a team.',
         security: SECURED,
@@ -96,6 +101,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
           'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only.',
@@ -121,7 +127,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'updateWebhook',
         summary: 'Enable or disable a webhook',
+        description:
+          'A disabled webhook is sent nothing: a delivery that comes due meanwhile ends failed (webhook disabled). Enabling it again applies to deliveries from then on.',
         security: SECURED,
         params: WebhookIdParams,
         body: UpdateWebhookBody,
@@ -145,7 +154,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
+        description: 'Deletes the subscription and its deliveries; nothing more is sent to it.',
         security: SECURED,
         params: WebhookIdParams,
         response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
@@ -162,6 +173,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: 'List deliveries',
         description: 'Recent deliveries of a webhook, newest first, each with its attempt log.',
         security: SECURED,
@@ -186,6 +198,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Redeliver',
         description:
           'Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).',

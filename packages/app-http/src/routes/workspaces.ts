@@ -39,6 +39,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'createWorkspace',
         summary: 'Create a workspace',
         description: 'Creates a team account; you become its owner.',
         security: SECURED,
@@ -61,6 +62,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'listWorkspaces',
         summary: 'List your workspaces',
         description: 'The teams you belong to, with your role (a team key sees its own team only).',
         security: SECURED,
@@ -81,6 +83,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'setWorkspaceMember',
         summary: 'Add a member or change a role',
         description: 'Owners and admins only; only an owner may grant the owner role.',
         security: SECURED,
@@ -107,6 +110,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'removeWorkspaceMember',
         summary: 'Remove a member',
         description:
           'Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).',
