@@ -110,6 +110,34 @@ describe('over a real socket', () => {
     }
   });
 
+  it('a CSV refused for its header leaves the connection usable for the next request', async () => {
+    const { rawKey } = await seedUser(deps, 'csv-socket@example.com');
+    const headers = { authorization: `Bearer ${rawKey}`, 'content-type': 'text/csv' };
+    // fetch keeps the connection alive and sends the next request on it.
+    for (let i = 0; i < 3; i++) {
+      const refused = await fetch(`${base}/posts/import`, {
+        method: 'POST',
+        headers,
+        body: `content\nrow ${i}\n`,
+      });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+        'invalid_csv',
+      );
+      const next = await fetch(`${base}/health`);
+      expect(next.status).toBe(200);
+    }
+  });
+
+  it('a URL over the header size limit: 431 headers_too_large, in the envelope', async () => {
+    const response = await fetch(`${base}/posts/${'x'.repeat(20_000)}`);
+    expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({
+      error: { code: 'headers_too_large', message: expect.stringContaining('too large') },
+    });
+  });
+
   it('health over the socket', async () => {
     const response = await fetch(`${base}/health`);
     expect(response.status).toBe(200);
