@@ -1774,6 +1774,27 @@ export interface operations {
           };
         };
       };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
         headers: {
@@ -1972,6 +1993,27 @@ export interface operations {
                 published_at: string | null;
                 /** Format: date-time */
                 updated_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
               }[];
             };
           };
@@ -3631,6 +3673,27 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
         headers: {
@@ -4367,6 +4430,27 @@ export interface operations {
         };
         content?: never;
       };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
         headers: {
@@ -4896,6 +4980,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
@@ -5447,6 +5552,27 @@ export interface operations {
               created_at: string;
               /** @description The exact JSON bytes that are signed and sent */
               payload: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
@@ -6137,6 +6263,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
       };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {

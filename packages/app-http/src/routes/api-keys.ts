@@ -17,6 +17,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -93,7 +94,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
           "Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.",
         security: SECURED,
         params: IdParams('API key id'),
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 403) },
       },
     },
     async (request, reply) => {

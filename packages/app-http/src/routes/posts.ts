@@ -23,6 +23,7 @@ import {
   errors,
   IdParams,
   Nullable,
+  PATH_ERRORS,
   WorkspaceQuery,
 } from '../schemas/common.ts';
 import { createPostBody, IdempotencyHeaders, schedulePostBody } from '../schemas/post-input.ts';
@@ -160,7 +161,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         description: 'The post with its targets: per-target status, attempts and error details.',
         security: SECURED,
         params: PostIdParams,
-        response: { 200: Data(PostSchema, 'The post'), ...errors(...AUTH_ERRORS, 404) },
+        response: { 200: Data(PostSchema, 'The post'), ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request) => ({
@@ -181,7 +182,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         params: PostIdParams,
         response: {
           200: Data(PostSchema, 'The cancelled post'),
-          ...errors(...AUTH_ERRORS, 404, 409),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 409),
         },
       },
     },

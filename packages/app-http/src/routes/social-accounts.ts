@@ -16,6 +16,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -136,7 +137,7 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
           'Deletes the connection and its tokens. Posts already published through it keep their history.',
         security: SECURED,
         params: IdParams('Connection id'),
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request, reply) => {

@@ -18,6 +18,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -159,7 +160,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         description: 'Deletes the subscription and its deliveries; nothing more is sent to it.',
         security: SECURED,
         params: WebhookIdParams,
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -181,7 +182,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         querystring: DeliveriesQuery,
         response: {
           200: Data(Type.Array(DeliveryWithAttemptsSchema), 'Deliveries, newest first'),
-          ...errors(...AUTH_ERRORS, 400, 404),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
         },
       },
     },
@@ -206,7 +207,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         params: DeliveryParams,
         response: {
           202: Data(DeliverySchema, 'The delivery, pending again'),
-          ...errors(...AUTH_ERRORS, 404, 409),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 409),
         },
       },
     },

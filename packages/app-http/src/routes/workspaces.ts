@@ -4,7 +4,14 @@ import { addMember, createWorkspace, listWorkspaces, removeMember } from '@socia
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, BODY_ERRORS, Data, errors, NoContent } from '../schemas/common.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  NoContent,
+  PATH_ERRORS,
+} from '../schemas/common.ts';
 import {
   MembershipSchema,
   presentMembership,
@@ -116,7 +123,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
           'Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).',
         security: SECURED,
         params: MemberParams,
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404, 409) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 403, 409) },
       },
     },
     async (request, reply) => {
