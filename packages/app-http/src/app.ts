@@ -12,6 +12,7 @@ import { handleError } from './errors.ts';
 import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
 import { redactUrl } from './logger.ts';
 import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
+import { createClientErrorHandler } from './plugins/client-errors.ts';
 import { installJsonBodyParser } from './plugins/json-body.ts';
 import { createJwtVerifier, type JwtVerifier } from './plugins/jwt.ts';
 import { installNotFoundHandler } from './plugins/not-found.ts';
@@ -92,6 +93,7 @@ function rateLimitStoreFor(options: AppOptions): RateLimitStore {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { deps, config } = options;
+  let logger: FastifyBaseLogger | undefined;
   const app = Fastify({
     loggerInstance: options.logger ?? pino({ level: 'silent' }),
     bodyLimit: config.bodyLimitBytes,
@@ -110,7 +112,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header('X-Request-Id', request.id);
       handleError(error, request, reply);
     },
+    clientErrorHandler: createClientErrorHandler(() => logger ?? pino({ level: 'silent' })),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  logger = app.log;
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));

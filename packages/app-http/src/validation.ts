@@ -96,11 +96,56 @@ function messageOf(issue: SchemaIssue): string | null {
   }
 }
 
+/** The property an issue is about: a missing one by name, else the last segment of its path. */
+function propertiesOf(issue: SchemaIssue): string[] {
+  if (issue.keyword === 'required') {
+    const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
+    return (Array.isArray(missing) ? missing : [missing]).map(String);
+  }
+  const last = (issue.instancePath ?? '').split('/').at(-1);
+  return last ? [last.replace(/~1/g, '/').replace(/~0/g, '~')] : [];
+}
+
+/**
+ * Rules over several fields read as one problem, not as the failed branches one by one:
+ * `anyOf` of alternatives (`social_account_ids` or `platforms`) becomes "at least one of",
+ * and a failed `if`/`else` leaves only what its branch requires. A union of value types
+ * (`string | null`) is left as it is.
+ */
+function withCompoundRules(issues: readonly SchemaIssue[]): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  const consumed = new Set<SchemaIssue>();
+  for (const issue of issues) {
+    if (issue.keyword !== 'anyOf') continue;
+    const at = issue.instancePath ?? '';
+    const prefix = `${issue.schemaPath ?? '#'}/anyOf/`;
+    const branches = issues.filter((other) => other.schemaPath?.startsWith(prefix));
+    const alternatives = branches.every(
+      (other) => other.keyword === 'required' || (other.instancePath ?? '').length > at.length,
+    );
+    if (branches.length === 0 || !alternatives) continue;
+    for (const branch of branches) consumed.add(branch);
+    consumed.add(issue);
+    const names = [...new Set(branches.flatMap(propertiesOf))];
+    out.push({
+      keyword: 'alternatives',
+      instancePath: `${at}/${names[0] ?? ''}`,
+      message: `at least one of ${names.join(' or ')} is required (and not empty)`,
+    });
+  }
+  for (const issue of issues) {
+    if (consumed.has(issue) || issue.keyword === 'if') continue;
+    out.push(issue);
+  }
+  return out;
+}
+
 /** Fastify/TypeBox schema issues -> `details` of a `validation_failed` reply, one per field. */
 export function problemsFromSchemaIssues(
-  issues: readonly SchemaIssue[],
+  rawIssues: readonly SchemaIssue[],
   context?: string,
 ): Problem[] {
+  const issues = withCompoundRules(rawIssues);
   const byField = new Map<string, { messages: string[]; constants: string[] }>();
   const add = (field: string, message: string | null, constant?: unknown) => {
     let entry = byField.get(field);

@@ -216,6 +216,27 @@ describe('request errors', () => {
     expect(patchCollection.headers.allow).toBe('GET, HEAD, POST');
   });
 
+  it('405 comes before any look at the body: QUERY without Content-Type, PUT with bad JSON', async () => {
+    h = await createHarness();
+    const query = await h.call({ method: 'QUERY' as 'GET', url: '/webhooks' });
+    expectError(query, 405, 'method_not_allowed');
+    expect(query.headers.allow).toBe('GET, HEAD, POST');
+    const badBody = await h.call({
+      method: 'PUT',
+      url: '/posts/abc',
+      headers: { 'content-type': 'application/json' },
+      payload: '{',
+    });
+    expectError(badBody, 405, 'method_not_allowed');
+    const oddType = await h.call({
+      method: 'PUT',
+      url: '/nowhere',
+      headers: { 'content-type': 'text/weird' },
+      payload: 'x',
+    });
+    expectError(oddType, 404, 'route_not_found');
+  });
+
   it('a malformed URL escape: 400 bad_request', async () => {
     h = await createHarness();
     const response = await h.call({

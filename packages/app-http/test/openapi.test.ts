@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './support.ts';
+import { createHarness, expectError, expectInvalid, type Harness } from './support.ts';
 
 /** Every route of the API: every route of docs/api.md. */
 export const ROUTES: Array<[method: string, path: string]> = [
@@ -34,11 +34,45 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/openapi.json'],
 ];
 
+/** Every operation's operationId: the typed client and generated SDKs name methods after them. */
+const OPERATION_IDS: Record<string, string> = {
+  'post /posts': 'createPost',
+  'post /posts/schedule': 'schedulePost',
+  'post /posts/validate': 'validatePost',
+  'post /posts/bulk': 'createPostsBulk',
+  'post /posts/import': 'importPosts',
+  'get /posts': 'listPosts',
+  'get /posts/{id}': 'getPost',
+  'delete /posts/{id}': 'cancelPost',
+  'post /api-keys': 'createApiKey',
+  'get /api-keys': 'listApiKeys',
+  'delete /api-keys/{id}': 'revokeApiKey',
+  'get /webhooks': 'listWebhooks',
+  'post /webhooks': 'createWebhook',
+  'patch /webhooks/{id}': 'updateWebhook',
+  'delete /webhooks/{id}': 'deleteWebhook',
+  'get /webhooks/{id}/deliveries': 'listWebhookDeliveries',
+  'post /webhooks/{id}/deliveries/{delivery_id}/redeliver': 'redeliverWebhookDelivery',
+  'post /social-accounts': 'createSocialAccount',
+  'post /social-accounts/connect': 'startConnect',
+  'get /oauth/callback/{platform}': 'completeConnect',
+  'get /oauth/authorize/{platform}': 'openConsent',
+  'get /social-accounts': 'listSocialAccounts',
+  'delete /social-accounts/{id}': 'deleteSocialAccount',
+  'post /workspaces': 'createWorkspace',
+  'get /workspaces': 'listWorkspaces',
+  'post /workspaces/{id}/members': 'setWorkspaceMember',
+  'delete /workspaces/{id}/members/{user_id}': 'removeWorkspaceMember',
+  'get /health': 'getHealth',
+  'get /openapi.json': 'getOpenApiDocument',
+};
+
 interface Operation {
+  operationId?: string;
   summary?: string;
   security?: unknown[];
   parameters?: Array<{ in: string; name: string }>;
-  requestBody?: { content: Record<string, { schema: unknown }> };
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
 }
 
@@ -96,6 +130,83 @@ describe('GET /openapi.json', () => {
     }
     if (path.includes('{id}')) {
       expect(operation?.parameters?.some((p) => p.in === 'path' && p.name === 'id')).toBe(true);
+    }
+  });
+
+  it('every operation has its stable operationId', () => {
+    const found = Object.fromEntries(
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, operation]) => [
+          `${method} ${path}`,
+          operation.operationId,
+        ]),
+      ),
+    );
+    expect(found).toEqual(OPERATION_IDS);
+  });
+
+  it('POST /posts/import documents its CSV body; the callback its HTML answers', () => {
+    const importBody = doc.paths['/posts/import']?.post?.requestBody?.content ?? {};
+    expect(Object.keys(importBody).sort()).toEqual(['application/csv', 'text/csv']);
+    expect(importBody['text/csv']?.schema).toMatchObject({ type: 'string' });
+    const callback = doc.paths['/oauth/callback/{platform}']?.get?.responses ?? {};
+    expect(Object.keys(callback['200']?.content ?? {})).toEqual(['text/html']);
+    expect(Object.keys(callback['400']?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'text/html',
+    ]);
+    expect(callback['302']?.content).toBeUndefined();
+  });
+
+  it('the body schemas carry the rules across fields, and the server keeps them', async () => {
+    const bodyOf = (method: string, path: string) =>
+      doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema ?? {};
+    for (const path of ['/posts', '/posts/schedule']) {
+      expect(bodyOf('post', path).anyOf).toEqual([
+        { required: ['social_account_ids'], properties: { social_account_ids: { minItems: 1 } } },
+        { required: ['platforms'], properties: { platforms: { minItems: 1 } } },
+      ]);
+    }
+    const noTarget = await h.call({
+      method: 'POST',
+      url: '/posts',
+      headers: h.as(h.alice),
+      payload: { content: 'x', platforms: [] },
+    });
+    expect(expectError(noTarget, 400, 'validation_failed').details).toEqual([
+      {
+        field: 'social_account_ids',
+        message: 'at least one of social_account_ids or platforms is required (and not empty)',
+      },
+    ]);
+
+    const connection = bodyOf('post', '/social-accounts');
+    // (@fastify/swagger writes `const` as a one-value enum.)
+    expect(connection.if).toEqual({
+      properties: { sandbox: { enum: [true] } },
+      required: ['sandbox'],
+    });
+    expect(connection.else).toEqual({ required: ['external_id', 'access_token'] });
+    const noToken = await h.call({
+      method: 'POST',
+      url: '/social-accounts',
+      headers: h.as(h.alice),
+      payload: { platform: 'twitter', external_id: 'me', sandbox: false },
+    });
+    expect(expectError(noToken, 400, 'validation_failed').details).toEqual([
+      { field: 'access_token', message: 'is required' },
+    ]);
+
+    const webhookUrl = (bodyOf('post', '/webhooks').properties as Record<string, object>).url;
+    expect(webhookUrl).toMatchObject({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+    for (const url of ['not a url', 'ftp://hooks.example.com/x']) {
+      const refused = await h.call({
+        method: 'POST',
+        url: '/webhooks',
+        headers: h.as(h.alice),
+        payload: { url, events: ['post.failed'] },
+      });
+      expectInvalid(refused, 'url');
     }
   });
 

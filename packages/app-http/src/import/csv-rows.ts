@@ -103,7 +103,11 @@ export async function readCsvRows(
       rows.push({ row: rows.length + 1, line: info.lines, ...toItem(record) });
     }
   } catch (error) {
-    body.destroy();
+    // The rest of the file is read and dropped (the byte limit above still applies), not
+    // cut off: destroying the request closed the connection under the answer, so a client
+    // reusing it (keep-alive) lost its next request.
+    body.unpipe(parser);
+    body.resume();
     if (error instanceof HttpError) throw error;
     if (error instanceof CsvError) {
       throw new HttpError(400, 'invalid_csv', `the CSV cannot be read: ${error.message}`);

@@ -2,7 +2,7 @@
  * Unknown routes: 405 `method_not_allowed` (with `Allow`) when the path exists under another
  * method, else 404 `route_not_found`. Both in the error envelope.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, sendHttpError } from '../errors.ts';
 
 interface KnownRoute {
@@ -38,7 +38,7 @@ export function installNotFoundHandler(app: FastifyInstance): void {
     }
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const answer = (request: FastifyRequest, reply: FastifyReply) => {
     const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
     const allowed = new Set<string>();
     for (const route of routes.values()) {
@@ -62,5 +62,13 @@ export function installNotFoundHandler(app: FastifyInstance): void {
       reply,
       new HttpError(404, 'route_not_found', `no route ${request.method} ${path}`),
     );
+  };
+
+  // Answered before the body is read: Fastify checks a body's Content-Type first, so a method
+  // that takes a body (QUERY) without one, or any body that does not parse, would otherwise be
+  // a 400 or 415 about a body no route wants.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answer(request, reply);
   });
+  app.setNotFoundHandler(answer);
 }

@@ -12,7 +12,10 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: '1.0.0',
         description:
           'Publish and schedule posts to connected social accounts. Every success body is `{ "data": ... }`; every error body is `{ "error": { "code", "message", "details"? } }`. Authenticate with `Authorization: Bearer <API key>` or `X-API-Key`.',
+        contact: { name: 'The operator of this Social Publisher server' },
       },
+      // Relative: the document describes the server that serves it, wherever it is reached.
+      servers: [{ url: '/', description: 'This server' }],
       tags: [
         { name: 'Posts' },
         { name: 'Social accounts' },
@@ -43,7 +46,10 @@ export function installOpenApiRoute(app: FastifyInstance): void {
     {
       schema: {
         tags: ['System'],
+        operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI document',
+        description:
+          'The OpenAPI 3.1 description of this API, generated from the schemas every request is checked against.',
         response: {
           200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.1' },
         },

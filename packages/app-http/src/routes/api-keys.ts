@@ -17,6 +17,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -40,6 +41,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key',
         description:
           'Issues a key for your personal account or, with workspace_id, for a team (owners and admins only: 403 for a member). A team key acts for its creator: it answers 401 once the creator leaves the team, 403 while the creator is a plain member. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).',
@@ -64,6 +66,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'listApiKeys',
         summary: 'List API keys',
         description:
           'The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.',
@@ -86,12 +89,13 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     {
       schema: {
         tags: ['API keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description:
           "Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.",
         security: SECURED,
         params: IdParams('API key id'),
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 403) },
       },
     },
     async (request, reply) => {

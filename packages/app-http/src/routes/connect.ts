@@ -12,6 +12,7 @@ import {
   AUTH_ERRORS,
   BODY_ERRORS,
   Data,
+  ErrorSchema,
   errors,
   Timestamp,
   WorkspaceField,
@@ -51,6 +52,7 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'startConnect',
         summary: 'Start connecting an account (OAuth)',
         description:
           "Answers the platform's consent URL. After consent the platform sends the browser to GET /oauth/callback/{platform}, which creates the connection(s) on this account. 400 platform_not_configured names the variables to set.",
@@ -76,6 +78,8 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
   );
 };
+
+export const HtmlPage = Type.String({ description: 'A small HTML page (Content-Type: text/html)' });
 
 const CallbackQuery = Type.Object(
   {
@@ -103,15 +107,30 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'completeConnect',
         summary: 'OAuth callback (the platform redirects the browser here)',
         description:
           'Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
         params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
         querystring: CallbackQuery,
         response: {
-          200: Type.String({ description: 'HTML page: connected as whom, or why not' }),
-          302: Type.Null({ description: 'Redirect to return_url' }),
-          ...errors(400, 429, 500),
+          200: {
+            description: 'HTML page: the account(s) connected',
+            content: { 'text/html': { schema: HtmlPage } },
+          },
+          302: Type.Null({
+            description:
+              'Redirect to return_url, with social_account_ids and platform, or error and error_description, added to its query',
+          }),
+          400: {
+            description:
+              'HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query',
+            content: {
+              'text/html': { schema: HtmlPage },
+              'application/json': { schema: ErrorSchema },
+            },
+          },
+          ...errors(429, 500),
         },
       },
       preHandler: async (request, reply) => limit(request.ip, reply),

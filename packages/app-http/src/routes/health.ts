@@ -52,6 +52,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     {
       schema: {
         tags: ['System'],
+        operationId: 'getHealth',
         summary: 'Health',
         description:
           'Public. 200 when the database and the queue answer, else 503 degraded. checks.redis appears with the Redis queue, checks.queue with the in-process one.',

@@ -6,8 +6,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { openConsent } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { errors } from '../schemas/common.ts';
-import type { CallbackOptions } from './connect.ts';
+import { ErrorSchema, errors } from '../schemas/common.ts';
+import { type CallbackOptions, HtmlPage } from './connect.ts';
 import { sendConnectResult } from './connect-answer.ts';
 import { flowCookie, flowCookieName, readCookie } from './connect-cookie.ts';
 
@@ -25,15 +25,27 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'openConsent',
         summary: "Open a connect flow's consent (the authorization_url)",
         description:
           "Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.",
         params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
         querystring: AuthorizeQuery,
         response: {
-          200: Type.String({ description: 'HTML page: why the consent cannot be opened' }),
+          200: {
+            description: 'HTML page: why the consent cannot be opened',
+            content: { 'text/html': { schema: HtmlPage } },
+          },
           302: Type.Null({ description: "Redirect to the platform's consent page" }),
-          ...errors(400, 429, 500),
+          400: {
+            description:
+              'HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query',
+            content: {
+              'text/html': { schema: HtmlPage },
+              'application/json': { schema: ErrorSchema },
+            },
+          },
+          ...errors(429, 500),
         },
       },
       preHandler: async (request, reply) => limit(request.ip, reply),

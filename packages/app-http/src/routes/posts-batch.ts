@@ -51,6 +51,7 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'validatePost',
         summary: 'Check a post without creating it',
         description:
           'Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing). Creates nothing.',
@@ -78,6 +79,7 @@ export const postBatchRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'createPostsBulk',
         summary: 'Create up to 100 posts',
         description: `Up to ${MAX_BULK_POSTS} posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer. A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does and nothing is created. One Idempotency-Key covers the whole request.`,
         security: SECURED,

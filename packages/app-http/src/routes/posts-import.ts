@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createPostBatch, MAX_IMPORT_ROWS, validatePostBatch } from '@social-publisher/domain';
+import type { FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { clientGoneSignal } from '../client-gone.ts';
 import { actorOf, contextOf } from '../context.ts';
@@ -15,6 +16,7 @@ import { CSV_COLUMNS, readCsvRows } from '../import/csv-rows.ts';
 import { AUTH_ERRORS, BODY_ERRORS, Data, errors, WorkspaceQuery } from '../schemas/common.ts';
 import { BatchSummarySchema } from '../schemas/post-batch.ts';
 import { IdempotencyHeaders } from '../schemas/post-input.ts';
+import { validatorCompiler } from '../validator-compiler.ts';
 import { createdResults, dryRunResults } from './post-batch-results.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
@@ -28,12 +30,35 @@ const ImportQuery = Type.Object({
   ),
 });
 
+const CSV_MEDIA_TYPES = ['text/csv', 'application/csv'] as const;
+
+/** The file as the document shows it: one text per accepted media type. */
+const CsvBody = {
+  content: Object.fromEntries(
+    CSV_MEDIA_TYPES.map((type) => [
+      type,
+      {
+        schema: Type.String({
+          description: `A header row, then one post per row (columns: ${CSV_COLUMNS.join(', ')})`,
+        }),
+      },
+    ]),
+  ),
+};
+
+/**
+ * The body is a stream, not the string the document shows: its rows are checked as they are
+ * read, so the body's schema is for the document only. Query and headers are checked as usual.
+ */
+const streamedBodyCompiler: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body' ? (value) => ({ value }) : validatorCompiler(route);
+
 export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
   { deps, idempotency },
 ) => {
   // The body stays a stream: rows are parsed as they arrive, never the whole file as one string.
-  app.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => {
+  app.addContentTypeParser([...CSV_MEDIA_TYPES], (_request, payload, done) => {
     done(null, payload);
   });
 
@@ -42,17 +67,19 @@ export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'importPosts',
         summary: 'Import posts from a CSV file',
         description: `Content-Type: text/csv. A header row, then one post per row (at most ${MAX_IMPORT_ROWS}). Columns, in any order: ${CSV_COLUMNS.join(', ')}; social_account_ids or platforms is required; lists are separated by | or spaces; scheduled_at empty = publish now; platform_options is JSON. Each row is created on its own and has its own result (row = data row from 1, line = line in the file). dry_run=true validates every row as POST /posts/validate does and creates nothing. One Idempotency-Key covers the whole file.`,
         security: SECURED,
-        consumes: ['text/csv'],
         headers: IdempotencyHeaders,
+        body: CsvBody,
         querystring: ImportQuery,
         response: {
           200: Data(BatchSummarySchema, 'One result per row, in file order'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
+      validatorCompiler: streamedBodyCompiler,
     },
     async (request, reply) => {
       // Other bodies (JSON) were parsed by the app's own parsers: not a file to read.

@@ -23,6 +23,7 @@ import {
   errors,
   IdParams,
   Nullable,
+  PATH_ERRORS,
   WorkspaceQuery,
 } from '../schemas/common.ts';
 import { createPostBody, IdempotencyHeaders, schedulePostBody } from '../schemas/post-input.ts';
@@ -45,6 +46,7 @@ const PostsQuery = Type.Object({
 
 const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
   tags: ['Posts'],
+  operationId: mode === 'now' ? 'createPost' : 'schedulePost',
   summary: mode === 'now' ? 'Publish a post now' : 'Schedule a post',
   description:
     'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
@@ -98,6 +100,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'listPosts',
         summary: 'List your posts',
         description:
           'Every post you created, newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
@@ -153,11 +156,12 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'getPost',
         summary: 'Get a post',
         description: 'The post with its targets: per-target status, attempts and error details.',
         security: SECURED,
         params: PostIdParams,
-        response: { 200: Data(PostSchema, 'The post'), ...errors(...AUTH_ERRORS, 404) },
+        response: { 200: Data(PostSchema, 'The post'), ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request) => ({
@@ -170,6 +174,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
     {
       schema: {
         tags: ['Posts'],
+        operationId: 'cancelPost',
         summary: 'Cancel a post',
         description:
           'Cancels a scheduled or queued post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.',
@@ -177,7 +182,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         params: PostIdParams,
         response: {
           200: Data(PostSchema, 'The cancelled post'),
-          ...errors(...AUTH_ERRORS, 404, 409),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 409),
         },
       },
     },

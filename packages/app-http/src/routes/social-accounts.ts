@@ -16,6 +16,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -54,7 +55,12 @@ const connectBody = (catalog: PlatformCatalog) =>
       token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
       workspace_id: WorkspaceField,
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      // A connection that calls its platform needs the account and its token.
+      if: { properties: { sandbox: { const: true } }, required: ['sandbox'] },
+      else: { required: ['external_id', 'access_token'] },
+    },
   );
 
 export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
@@ -66,6 +72,7 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'createSocialAccount',
         summary: 'Connect a social account',
         description:
           'Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.',
@@ -101,7 +108,10 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'listSocialAccounts',
         summary: 'List connections',
+        description:
+          'The connections of your personal account or, with workspace_id, of a team; tokens are never returned.',
         security: SECURED,
         querystring: WorkspaceQuery,
         response: {
@@ -121,10 +131,13 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
     {
       schema: {
         tags: ['Social accounts'],
+        operationId: 'deleteSocialAccount',
         summary: 'Disconnect a social account',
+        description:
+          'Deletes the connection and its tokens. Posts already published through it keep their history.',
         security: SECURED,
         params: IdParams('Connection id'),
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request, reply) => {

@@ -18,6 +18,7 @@ import {
   errors,
   IdParams,
   NoContent,
+  PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
@@ -38,8 +39,12 @@ import { type RouteOptions, SECURED } from './route-options.ts';
 const CreateWebhookBody = Type.Object(
   {
     url: Type.String({
+      format: 'uri',
+      // Schemes are case-insensitive; plain http is accepted only where the operator allows it.
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
       maxLength: 2048,
-      description: 'HTTPS URL; private and internal addresses are rejected',
+      description:
+        'An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected',
     }),
     events: Type.Array(WebhookEventSchema, {
       minItems: 1,
@@ -75,6 +80,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhooks',
         summary: 'List webhooks',
         description: 'The subscriptions of your personal account or, with workspace_id, of a team.',
         security: SECURED,
@@ -96,6 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
           'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only.',
@@ -121,7 +128,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'updateWebhook',
         summary: 'Enable or disable a webhook',
+        description:
+          'A disabled webhook is sent nothing: a delivery that comes due meanwhile ends failed (webhook disabled). Enabling it again applies to deliveries from then on.',
         security: SECURED,
         params: WebhookIdParams,
         body: UpdateWebhookBody,
@@ -145,10 +155,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
+        description: 'Deletes the subscription and its deliveries; nothing more is sent to it.',
         security: SECURED,
         params: WebhookIdParams,
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 404) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -162,6 +174,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: 'List deliveries',
         description: 'Recent deliveries of a webhook, newest first, each with its attempt log.',
         security: SECURED,
@@ -169,7 +182,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         querystring: DeliveriesQuery,
         response: {
           200: Data(Type.Array(DeliveryWithAttemptsSchema), 'Deliveries, newest first'),
-          ...errors(...AUTH_ERRORS, 400, 404),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
         },
       },
     },
@@ -186,6 +199,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Redeliver',
         description:
           'Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).',
@@ -193,7 +207,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         params: DeliveryParams,
         response: {
           202: Data(DeliverySchema, 'The delivery, pending again'),
-          ...errors(...AUTH_ERRORS, 404, 409),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 409),
         },
       },
     },

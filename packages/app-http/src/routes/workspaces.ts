@@ -4,7 +4,14 @@ import { addMember, createWorkspace, listWorkspaces, removeMember } from '@socia
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, BODY_ERRORS, Data, errors, NoContent } from '../schemas/common.ts';
+import {
+  AUTH_ERRORS,
+  BODY_ERRORS,
+  Data,
+  errors,
+  NoContent,
+  PATH_ERRORS,
+} from '../schemas/common.ts';
 import {
   MembershipSchema,
   presentMembership,
@@ -39,6 +46,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'createWorkspace',
         summary: 'Create a workspace',
         description: 'Creates a team account; you become its owner.',
         security: SECURED,
@@ -61,6 +69,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'listWorkspaces',
         summary: 'List your workspaces',
         description: 'The teams you belong to, with your role (a team key sees its own team only).',
         security: SECURED,
@@ -81,6 +90,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'setWorkspaceMember',
         summary: 'Add a member or change a role',
         description: 'Owners and admins only; only an owner may grant the owner role.',
         security: SECURED,
@@ -107,12 +117,13 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     {
       schema: {
         tags: ['Workspaces'],
+        operationId: 'removeWorkspaceMember',
         summary: 'Remove a member',
         description:
           'Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).',
         security: SECURED,
         params: MemberParams,
-        response: { 204: NoContent, ...errors(...AUTH_ERRORS, 403, 404, 409) },
+        response: { 204: NoContent, ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 403, 409) },
       },
     },
     async (request, reply) => {

@@ -77,6 +77,11 @@ export function errors<S extends ErrorStatus>(
 
 /** Errors every authenticated route can answer with. */
 export const AUTH_ERRORS = [401, 429, 500, 503] as const;
+/**
+ * Errors every route with ids in its path can answer with: 400 bad_request when the path's
+ * escapes do not decode (`%ED%A0%80`), 404 when no such resource is within reach.
+ */
+export const PATH_ERRORS = [400, 404] as const;
 /** Errors every route with a JSON body can answer with. */
 export const BODY_ERRORS = [400, 413, 415] as const;
 

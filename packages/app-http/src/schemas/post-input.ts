@@ -60,6 +60,14 @@ export const postFields = (catalog: PlatformCatalog) => ({
   platform_options: Type.Optional(platformOptionsInput(catalog)),
 });
 
+/** At least one target, by either list (an empty list is no target). */
+const AT_LEAST_ONE_TARGET = {
+  anyOf: [
+    { required: ['social_account_ids'], properties: { social_account_ids: { minItems: 1 } } },
+    { required: ['platforms'], properties: { platforms: { minItems: 1 } } },
+  ],
+};
+
 export const createPostBody = (catalog: PlatformCatalog) =>
   Type.Object(
     {
@@ -74,6 +82,7 @@ export const createPostBody = (catalog: PlatformCatalog) =>
     {
       additionalProperties: false,
       description: 'At least one target: social_account_ids or platforms',
+      ...AT_LEAST_ONE_TARGET,
     },
   );
 
@@ -89,6 +98,7 @@ export const schedulePostBody = (catalog: PlatformCatalog) =>
     {
       additionalProperties: false,
       description: 'At least one target: social_account_ids or platforms',
+      ...AT_LEAST_ONE_TARGET,
     },
   );
 
