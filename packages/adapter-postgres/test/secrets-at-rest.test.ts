@@ -15,6 +15,7 @@ import {
   createUser,
   createUuidV7Generator,
   hashApiKey,
+  secretBinding,
 } from '@social-publisher/domain';
 import { createTestDeps } from '@social-publisher/domain/testing';
 import { type Kysely, sql } from 'kysely';
@@ -106,8 +107,18 @@ function describeSecrets(
       // The stored values are usable: the key authenticates, the ciphertext decrypts.
       expect((await authenticateApiKey(deps, rawKey)).ok).toBe(true);
       const stored = await handle.repos.socialAccounts.findById(connected.value.id);
-      expect(cipher.decrypt(stored?.accessTokenCiphertext ?? '')).toBe(accessToken);
-      expect(cipher.decrypt(stored?.refreshTokenCiphertext ?? '')).toBe(refreshToken);
+      expect(
+        cipher.decrypt(
+          stored?.accessTokenCiphertext ?? '',
+          secretBinding.accessToken(connected.value.id),
+        ),
+      ).toBe(accessToken);
+      expect(
+        cipher.decrypt(
+          stored?.refreshTokenCiphertext ?? '',
+          secretBinding.refreshToken(connected.value.id),
+        ),
+      ).toBe(refreshToken);
 
       const { how, text } = await subject.dump();
       console.info(`[${name}] dumped ${text.length} characters with ${how}`);

@@ -4,6 +4,7 @@ import {
   completeConnect,
   hashState,
   listSocialAccounts,
+  secretBinding,
   startConnect,
 } from '../src/index.ts';
 import {
@@ -144,7 +145,12 @@ describe('completeConnect', () => {
       sandbox: false,
       scopes: ['publish'],
     });
-    expect(deps.cipher.decrypt(connection?.accessTokenCiphertext ?? '')).toBe('access-tiktok');
+    expect(
+      deps.cipher.decrypt(
+        connection?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(connection?.id ?? ''),
+      ),
+    ).toBe('access-tiktok');
     expect(await listSocialAccounts(deps, alice.ctx)).toHaveLength(1);
   });
 

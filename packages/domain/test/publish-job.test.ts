@@ -6,6 +6,7 @@ import {
   type Platform,
   type PublishRequest,
   processPublishJob,
+  secretBinding,
   setWebhookActive,
 } from '../src/index.ts';
 import {
@@ -444,8 +445,18 @@ describe('processPublishJob: connections and platforms', () => {
     });
     await processPublishJob(deps, post.id, jobCtx());
     const stored = await deps.repos.socialAccounts.findById(connection.id);
-    expect(deps.cipher.decrypt(stored?.accessTokenCiphertext ?? '')).toBe('new-access');
-    expect(deps.cipher.decrypt(stored?.refreshTokenCiphertext ?? '')).toBe('keep-me');
+    expect(
+      deps.cipher.decrypt(
+        stored?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(connection.id),
+      ),
+    ).toBe('new-access');
+    expect(
+      deps.cipher.decrypt(
+        stored?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(connection.id),
+      ),
+    ).toBe('keep-me');
     expect(stored?.tokenExpiresAt).toEqual(expiresAt);
     deps.platforms.publisher('youtube').script(async (request) => {
       await request.saveTokens({ accessToken: 'a3', refreshToken: 'rotated', expiresAt: null });
@@ -461,7 +472,12 @@ describe('processPublishJob: connections and platforms', () => {
     );
     await processPublishJob(deps, again.id, jobCtx());
     const rotated = await deps.repos.socialAccounts.findById(connection.id);
-    expect(deps.cipher.decrypt(rotated?.refreshTokenCiphertext ?? '')).toBe('rotated');
+    expect(
+      deps.cipher.decrypt(
+        rotated?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(connection.id),
+      ),
+    ).toBe('rotated');
   });
 });
 
