@@ -65,6 +65,11 @@ export interface Config {
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
   encryptionKey: Buffer | null;
+  /**
+   * ENCRYPTION_KEY_PREVIOUS: keys that still decrypt (comma-separated, base64) while a
+   * rotation is under way; only `encryptionKey` encrypts. Empty = none.
+   */
+  encryptionKeysPrevious: Buffer[];
   authJwtSecret: string | null;
   authJwksUrl: string | null;
   bootstrapApiKey: string | null;
@@ -170,6 +175,22 @@ function readEncryptionKey(e: ReturnType<typeof readEnv>): Buffer | null {
   );
 }
 
+function readPreviousEncryptionKeys(e: ReturnType<typeof readEnv>): Buffer[] {
+  const text = e.string('ENCRYPTION_KEY_PREVIOUS');
+  if (text === null) return [];
+  const keys = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => Buffer.from(part, 'base64'));
+  if (keys.every((key) => key.length === 32)) return keys;
+  return e.report(
+    'ENCRYPTION_KEY_PREVIOUS',
+    'must be keys of 32 bytes encoded as base64, separated by commas',
+    [],
+  );
+}
+
 function readBootstrapKey(e: ReturnType<typeof readEnv>): string | null {
   const key = e.string('BOOTSTRAP_API_KEY');
   if (key === null || /^sp_[0-9A-Za-z]{40}$/.test(key)) return key;
@@ -196,6 +217,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,
+    encryptionKeysPrevious: readPreviousEncryptionKeys(e),
     authJwtSecret: e.string('AUTH_JWT_SECRET'),
     authJwksUrl: e.url('AUTH_JWKS_URL', ['https:', 'http:']),
     bootstrapApiKey,

@@ -187,6 +187,7 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=' }, 'ENCRYPTION_KEY_PREVIOUS'],
     [{ BOOTSTRAP_API_KEY: 'sp_short' }, 'BOOTSTRAP_API_KEY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'],
@@ -254,6 +255,14 @@ describe('resolveEncryptionKey', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reads ENCRYPTION_KEY_PREVIOUS as a comma-separated list of keys (none by default)', () => {
+    const a = Buffer.alloc(32, 1);
+    const b = Buffer.alloc(32, 2);
+    expect(loadConfig({}).encryptionKeysPrevious).toEqual([]);
+    const source = { ENCRYPTION_KEY_PREVIOUS: `${a.toString('base64')}, ${b.toString('base64')}` };
+    expect(loadConfig(source).encryptionKeysPrevious).toEqual([a, b]);
   });
 
   it('requires ENCRYPTION_KEY in production mode', () => {

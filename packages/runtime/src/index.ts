@@ -10,6 +10,7 @@ export {
   type RuntimeOptions,
   type RuntimeRole,
 } from './runtime.ts';
+export { reencryptStoredSecrets } from './secrets-rotation.ts';
 export { defaultPoolSize } from './storage.ts';
 export { isDependencyUnavailable } from './unavailable.ts';
 export { startWorker, type Worker } from './worker.ts';

@@ -8,10 +8,12 @@ import { migration0001 } from './0001_initial.ts';
 import { migration0002 } from './0002_platform_names_unchecked.ts';
 import { migration0003 } from './0003_connect_accounts.ts';
 import { migration0004 } from './0004_lookup_change_notices.ts';
+import { migration0005 } from './0005_webhook_secrets_sealed.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
   '0002_platform_names_unchecked': migration0002,
   '0003_connect_accounts': migration0003,
   '0004_lookup_change_notices': migration0004,
+  '0005_webhook_secrets_sealed': migration0005,
 };
