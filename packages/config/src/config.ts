@@ -75,6 +75,12 @@ export interface Config {
   bootstrapApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
+  /**
+   * How long a client may take to send a request, so that a slow sender cannot hold a
+   * connection: its headers (HTTP_HEADERS_TIMEOUT_MS), then its body (HTTP_BODY_TIMEOUT_MS;
+   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes).
+   */
+  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number };
   rateLimit: { max: number; windowMs: number };
   /**
    * TRUST_PROXY: whose X-Forwarded-For gives the client's address (the per-address limit of
@@ -223,6 +229,11 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     bootstrapApiKey,
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    httpTimeouts: {
+      headersMs: e.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      bodyMs: e.int('HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      importBodyMs: e.int('HTTP_IMPORT_BODY_TIMEOUT_MS', 300_000, 100, 3_600_000),
+    },
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
       windowMs: e.int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),

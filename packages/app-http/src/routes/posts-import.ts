@@ -44,6 +44,7 @@ export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app.post(
     '/posts/import',
     {
+      config: { bodyTimeout: 'import' },
       schema: {
         tags: ['Posts'],
         summary: 'Import posts from a CSV file',
