@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors.ts';
 
@@ -24,7 +24,7 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  * A body must arrive within its route's bound: a client announcing a body and sending it a
  * byte at a time would otherwise hold the connection (and a rate-limit slot) for as long as it
  * likes. Past the bound the request is answered 408 in the error envelope and the connection
- * closed. The body is read through a pass-through so that the refusal does not destroy the
+ * closed. The body is read through a pass-through stream so that the refusal does not destroy the
  * socket before the answer is written.
  */
 export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts): void {
@@ -35,12 +35,16 @@ export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts)
         ? timeouts.importBodyMs
         : timeouts.bodyMs;
     const source = payload as Readable;
-    const body = new PassThrough() as PassThrough & { receivedEncodedLength: number };
-    // Fastify compares this with Content-Length, as it would the socket's own count.
+    let received = 0;
+    const body = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        // Fastify compares this with Content-Length, as it would the socket's own count.
+        body.receivedEncodedLength = received;
+        done(null, chunk);
+      },
+    }) as Transform & { receivedEncodedLength: number };
     body.receivedEncodedLength = 0;
-    source.on('data', (chunk: Buffer) => {
-      body.receivedEncodedLength += chunk.length;
-    });
     source.pipe(body);
     const timer = setTimeout(() => {
       source.unpipe(body);
