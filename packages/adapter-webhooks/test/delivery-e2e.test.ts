@@ -230,7 +230,22 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
     expect(verified.map((entry) => entry.path).sort()).toEqual(['/all', '/failed']);
     for (const entry of verified) {
       expect(entry.event).toBe('post.failed');
-      expect(entry.payload.data).toEqual({ failed: 2, total: 2 });
+      expect(entry.payload.data).toEqual({
+        failed: 2,
+        total: 2,
+        failures: [
+          expect.objectContaining({
+            platform: 'twitter',
+            error_code: 'policy_violation',
+            error_message: 'not allowed',
+          }),
+          expect.objectContaining({
+            platform: 'linkedin',
+            error_code: 'invalid_token',
+            error_message: 'token revoked',
+          }),
+        ],
+      });
       expect(entry.payload.data).not.toHaveProperty('published');
     }
   });
@@ -242,7 +257,20 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
     expect(verified.map((entry) => entry.path).sort()).toEqual(['/all', '/partial']);
     for (const entry of verified) {
       expect(entry.event).toBe('post.partial');
-      expect(entry.payload.data).toEqual({ published: 1, failed: 1, total: 2 });
+      expect(entry.payload.data).toEqual({
+        published: 1,
+        failed: 1,
+        total: 2,
+        failures: [
+          {
+            target_id: expect.any(String),
+            social_account_id: expect.any(String),
+            platform: 'linkedin',
+            error_code: 'invalid_media',
+            error_message: 'bad media',
+          },
+        ],
+      });
     }
   });
 
