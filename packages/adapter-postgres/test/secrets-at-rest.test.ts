@@ -1,7 +1,8 @@
 // Secrets at rest: after the domain's own use cases stored a connection (tokens through the
-// AES-256-GCM TokenCipher) and API keys (SHA-256 hashes), a full dump of the database holds
-// neither the plaintext tokens nor the raw keys. PostgreSQL is dumped with pg_dump (when on
-// PATH; else every table as row_to_json text, which is also how PGlite is dumped).
+// AES-256-GCM TokenCipher), a webhook (its signing secret sealed the same way) and API keys
+// (SHA-256 hashes), a full dump of the database holds neither the plaintext tokens, nor the
+// signing secret, nor the raw keys. PostgreSQL is dumped with pg_dump (when on PATH; else
+// every table as row_to_json text, which is also how PGlite is dumped).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -14,7 +15,10 @@ import {
   createApiKey,
   createUser,
   createUuidV7Generator,
+  createWebhook,
   hashApiKey,
+  openWebhookSecret,
+  secretBinding,
 } from '@social-publisher/domain';
 import { createTestDeps } from '@social-publisher/domain/testing';
 import { type Kysely, sql } from 'kysely';
@@ -106,8 +110,26 @@ function describeSecrets(
       // The stored values are usable: the key authenticates, the ciphertext decrypts.
       expect((await authenticateApiKey(deps, rawKey)).ok).toBe(true);
       const stored = await handle.repos.socialAccounts.findById(connected.value.id);
-      expect(cipher.decrypt(stored?.accessTokenCiphertext ?? '')).toBe(accessToken);
-      expect(cipher.decrypt(stored?.refreshTokenCiphertext ?? '')).toBe(refreshToken);
+      expect(
+        cipher.decrypt(
+          stored?.accessTokenCiphertext ?? '',
+          secretBinding.accessToken(connected.value.id),
+        ),
+      ).toBe(accessToken);
+      expect(
+        cipher.decrypt(
+          stored?.refreshTokenCiphertext ?? '',
+          secretBinding.refreshToken(connected.value.id),
+        ),
+      ).toBe(refreshToken);
+
+      const hook = await createWebhook(deps, ctx, {
+        url: 'https://hooks.example.com/in',
+        events: ['post.failed'],
+      });
+      if (!hook.ok) throw new Error(hook.error.message);
+      const storedHook = await handle.repos.webhooks.findById(hook.value.id);
+      expect(openWebhookSecret(cipher, storedHook ?? hook.value)).toBe(hook.value.secret);
 
       const { how, text } = await subject.dump();
       console.info(`[${name}] dumped ${text.length} characters with ${how}`);
@@ -116,12 +138,21 @@ function describeSecrets(
       expect(text).toContain(hashApiKey(second.value.rawKey));
       expect(text).toContain(stored?.accessTokenCiphertext);
       // ...and none of the secrets.
-      for (const secret of [accessToken, refreshToken, rawKey, second.value.rawKey]) {
+      expect(text).toContain(storedHook?.secretCiphertext);
+      const webhookSecret = hook.value.secret;
+      for (const secret of [
+        accessToken,
+        refreshToken,
+        rawKey,
+        second.value.rawKey,
+        webhookSecret,
+      ]) {
         expect(text).not.toContain(secret);
       }
       for (const raw of [rawKey, second.value.rawKey]) expect(text).not.toContain(raw.slice(3));
       expect(text).not.toContain(accessToken.slice(4));
       expect(text).not.toContain(refreshToken.slice(4));
+      expect(text).not.toContain(webhookSecret.slice('whsec_'.length));
     });
   });
 }

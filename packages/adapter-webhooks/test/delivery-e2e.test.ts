@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   type CoreDeps,
+  type CreatedWebhook,
   createPost,
   createWebhook,
   deliverWebhook,
@@ -16,7 +17,6 @@ import {
   processPublishJob,
   type SocialAccount,
   setWebhookActive,
-  type Webhook,
   type WebhookEvent,
 } from '@social-publisher/domain';
 import {
@@ -66,7 +66,7 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
   let user: SeededUser;
   let connections: SocialAccount[];
   /** path -> webhook, so the receiver knows which secret signs what arrives there */
-  const byPath = new Map<string, Webhook>();
+  const byPath = new Map<string, CreatedWebhook>();
   const verified: Verified[] = [];
   const rejected: Array<{ path: string; why: string }> = [];
   /** path -> statuses to answer, in order (then 200) */
@@ -74,7 +74,7 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
 
   const at = (path: string) => verified.filter((entry) => entry.path === path);
 
-  async function subscribe(path: string, events: WebhookEvent[]): Promise<Webhook> {
+  async function subscribe(path: string, events: WebhookEvent[]): Promise<CreatedWebhook> {
     const created = await createWebhook(core, user.ctx, { url: receiver.url(path), events });
     if (!created.ok) throw new Error(created.error.message);
     byPath.set(path, created.value);
@@ -230,7 +230,22 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
     expect(verified.map((entry) => entry.path).sort()).toEqual(['/all', '/failed']);
     for (const entry of verified) {
       expect(entry.event).toBe('post.failed');
-      expect(entry.payload.data).toEqual({ failed: 2, total: 2 });
+      expect(entry.payload.data).toEqual({
+        failed: 2,
+        total: 2,
+        failures: [
+          expect.objectContaining({
+            platform: 'twitter',
+            error_code: 'policy_violation',
+            error_message: 'not allowed',
+          }),
+          expect.objectContaining({
+            platform: 'linkedin',
+            error_code: 'invalid_token',
+            error_message: 'token revoked',
+          }),
+        ],
+      });
       expect(entry.payload.data).not.toHaveProperty('published');
     }
   });
@@ -242,7 +257,20 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
     expect(verified.map((entry) => entry.path).sort()).toEqual(['/all', '/partial']);
     for (const entry of verified) {
       expect(entry.event).toBe('post.partial');
-      expect(entry.payload.data).toEqual({ published: 1, failed: 1, total: 2 });
+      expect(entry.payload.data).toEqual({
+        published: 1,
+        failed: 1,
+        total: 2,
+        failures: [
+          {
+            target_id: expect.any(String),
+            social_account_id: expect.any(String),
+            platform: 'linkedin',
+            error_code: 'invalid_media',
+            error_message: 'bad media',
+          },
+        ],
+      });
     }
   });
 

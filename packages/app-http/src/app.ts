@@ -12,6 +12,7 @@ import { handleError } from './errors.ts';
 import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
 import { redactUrl } from './logger.ts';
 import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
+import { installBodyTimeout } from './plugins/body-timeout.ts';
 import { createClientErrorHandler } from './plugins/client-errors.ts';
 import { installJsonBodyParser } from './plugins/json-body.ts';
 import { createJwtVerifier, type JwtVerifier } from './plugins/jwt.ts';
@@ -46,6 +47,7 @@ Settings.Set({ maxErrors: 24 });
 export type AppConfig = Pick<
   Config,
   | 'bodyLimitBytes'
+  | 'httpTimeouts'
   | 'rateLimit'
   | 'attemptLimits'
   | 'trustProxy'
@@ -82,6 +84,11 @@ export interface AppOptions {
   adminQueues?: AdminQueuesOptions | null;
 }
 
+/** The whole request, as a backstop behind the body bound: headers, then the longest body. */
+function requestTimeoutOf(timeouts: AppConfig['httpTimeouts']): number {
+  return timeouts.headersMs + Math.max(timeouts.bodyMs, timeouts.importBodyMs) + 1000;
+}
+
 function rateLimitStoreFor(options: AppOptions): RateLimitStore {
   if (options.rateLimitStore) return options.rateLimitStore;
   if (!options.rateLimitRedis) return createMemoryRateLimitStore();
@@ -97,6 +104,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger ?? pino({ level: 'silent' }),
     bodyLimit: config.bodyLimitBytes,
+    // A slow sender cannot hold a connection: its headers, then its whole request, are bounded
+    // by the server itself (a bare 408, then close); the body's own bound is the hook below.
+    requestTimeout: requestTimeoutOf(config.httpTimeouts),
+    http: {
+      headersTimeout: config.httpTimeouts.headersMs,
+      // Node checks those bounds this often (30 s by default): no later than a second past.
+      connectionsCheckingInterval: Math.min(1000, config.httpTimeouts.headersMs),
+    },
     genReqId: requestIdOf,
     // One log line per request (onResponse below), each line carrying request_id.
     logController: new LogController({
@@ -120,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => handleError(error, request, reply));
   app.decorateRequest('actor', null);
   installJsonBodyParser(app);
+  installBodyTimeout(app, config.httpTimeouts);
   installRequestIdHeader(app);
   installShutdownGuard(app);
   installNotFoundHandler(app);

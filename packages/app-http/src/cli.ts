@@ -1,14 +1,18 @@
 /**
  * Admin CLI.
  *   pnpm cli users create [--email E]   prints { "user_id", "api_key" } as JSON
+ *   pnpm cli secrets reencrypt          re-encrypts every stored secret with ENCRYPTION_KEY;
+ *                                       prints { "reencrypted", "unchanged", "unreadable" };
+ *                                       exits 1 when a row could not be read (left as it was)
  * Usage errors exit 2 with the usage on stderr; failures exit 1 with one line.
  */
-import { ConfigError } from '@social-publisher/config';
+import { type Config, ConfigError } from '@social-publisher/config';
 import { createUser } from '@social-publisher/domain';
 import {
   createRuntime,
   loadRuntimeConfig,
   type Runtime,
+  reencryptStoredSecrets,
   StartupError,
 } from '@social-publisher/runtime';
 import pino from 'pino';
@@ -32,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
       { logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
       { name: 'cli', destination: pino.destination(2) },
     );
+    if (command.command === 'secrets reencrypt') return await reencrypt(config, logger);
     runtime = await createRuntime(config, logger, { role: 'api' });
     const result = await createUser(runtime.deps, { email: command.email });
     if (!result.ok) {
@@ -56,6 +61,27 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await runtime?.close();
   }
+}
+
+async function reencrypt(config: Config, logger: ReturnType<typeof createLogger>): Promise<number> {
+  const report = await reencryptStoredSecrets(config, logger);
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        reencrypted: report.reencrypted,
+        unchanged: report.unchanged,
+        unreadable: report.unreadable.map(({ table, id, reason }) => ({ table, id, reason })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  if (report.unreadable.length === 0) return 0;
+  // Those rows are untouched: the old key can still be added to ENCRYPTION_KEY_PREVIOUS.
+  process.stderr.write(
+    `error: ${report.unreadable.length} stored secret(s) could not be decrypted with ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS; they were left as they are\n`,
+  );
+  return 1;
 }
 
 main(process.argv.slice(2)).then(

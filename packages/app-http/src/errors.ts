@@ -128,12 +128,68 @@ const GENERIC_CODES: Record<number, string> = {
   431: 'headers_too_large',
 };
 
+/** `1 MiB`, `512 KiB`, `1500 bytes`: a limit as a reader thinks of it. */
+export function formatBytes(bytes: number): string {
+  const MiB = 1024 * 1024;
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** What the route was: its body limit and the media types it takes (JSON unless it says). */
+export interface RouteFacts {
+  method: string;
+  url: string | undefined;
+  bodyLimit: number | undefined;
+  consumes: readonly string[] | undefined;
+}
+
+function routeFactsOf(request: FastifyRequest): RouteFacts {
+  const { routeOptions } = request;
+  const schema = routeOptions.schema as
+    | { consumes?: readonly string[]; body?: { content?: Record<string, unknown> } }
+    | undefined;
+  // A body documented per media type (CSV import) names the types it takes.
+  const documented = schema?.body?.content ? Object.keys(schema.body.content) : undefined;
+  return {
+    method: request.method,
+    url: routeOptions.url,
+    bodyLimit: routeOptions.bodyLimit,
+    consumes: schema?.consumes ?? documented,
+  };
+}
+
+/**
+ * Fastify's 413 and 415 name no limit and no media type; the route knows both, so a client
+ * learns what to send instead (the limit that was passed, the Content-Type this route takes).
+ */
+function withRouteFacts(error: HttpError, route: RouteFacts | undefined): HttpError {
+  if (!route) return error;
+  const where = route.url ? `${route.method} ${route.url}` : 'this route';
+  if (error.code === 'payload_too_large' && route.bodyLimit !== undefined) {
+    return new HttpError(
+      413,
+      error.code,
+      `the request body is larger than the ${formatBytes(route.bodyLimit)} limit of ${where}`,
+    );
+  }
+  if (error.code === 'unsupported_media_type') {
+    const types = route.consumes ?? ['application/json'];
+    return new HttpError(
+      415,
+      error.code,
+      `${where} takes the body with Content-Type: ${types.join(' or ')}`,
+    );
+  }
+  return error;
+}
+
 type MaybeFastifyError = Partial<FastifyError> & {
   validation?: SchemaIssue[];
   validationContext?: string;
 };
 
-export function toHttpError(error: unknown): HttpError {
+export function toHttpError(error: unknown, route?: RouteFacts): HttpError {
   if (error instanceof HttpError) return error;
   const candidate = (typeof error === 'object' && error !== null ? error : {}) as MaybeFastifyError;
   if (Array.isArray(candidate.validation)) {
@@ -154,7 +210,7 @@ export function toHttpError(error: unknown): HttpError {
     );
   }
   const known = typeof candidate.code === 'string' ? FRAMEWORK_ERRORS[candidate.code] : undefined;
-  if (known) return new HttpError(known.status, known.code, known.message);
+  if (known) return withRouteFacts(new HttpError(known.status, known.code, known.message), route);
   const status = candidate.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new HttpError(
@@ -173,7 +229,7 @@ export function sendHttpError(reply: FastifyReply, error: HttpError): FastifyRep
 
 /** Fastify error handler (and frameworkErrors handler): map, log, answer. */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const httpError = toHttpError(error);
+  const httpError = toHttpError(error, routeFactsOf(request));
   if (httpError.code === 'service_unavailable') {
     request.log.warn({ err: String(error) }, 'a dependency is unreachable: answered 503');
   } else if (httpError.statusCode >= 500) {

@@ -1,3 +1,4 @@
+import { secretBinding } from '@social-publisher/domain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createHarness,
@@ -52,7 +53,12 @@ describe('POST /social-accounts', () => {
     expect(response.body).not.toContain('secret');
     const stored = await h.deps.repos.socialAccounts.findById(data.id);
     expect(stored?.accessTokenCiphertext).not.toContain('secret-token');
-    expect(h.deps.cipher.decrypt(stored?.accessTokenCiphertext ?? '')).toBe('act.secret-token');
+    expect(
+      h.deps.cipher.decrypt(
+        stored?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(data.id),
+      ),
+    ).toBe('act.secret-token');
   });
 
   it('validates platform, external_id, access_token and token_expires_at', async () => {

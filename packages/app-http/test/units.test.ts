@@ -344,8 +344,17 @@ describe('cli arguments', () => {
       command: 'users create',
       email: 'a@b.c',
     });
-    expect(parseCommand(['users', 'create', '--email=a@b.c']).email).toBe('a@b.c');
-    expect(parseCommand(['users', 'create']).email).toBeUndefined();
+    expect(parseCommand(['users', 'create', '--email=a@b.c'])).toMatchObject({ email: 'a@b.c' });
+    expect(parseCommand(['users', 'create'])).toEqual({
+      command: 'users create',
+      email: undefined,
+    });
+  });
+
+  it('secrets reencrypt', () => {
+    expect(parseCommand(['secrets', 'reencrypt'])).toEqual({ command: 'secrets reencrypt' });
+    expect(() => parseCommand(['secrets', 'reencrypt', '--email', 'a@b.c'])).toThrow(UsageError);
+    expect(() => parseCommand(['secrets', 'rotate'])).toThrow(/unknown command: secrets rotate/);
   });
 
   it('clear usage errors', () => {

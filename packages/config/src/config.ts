@@ -65,6 +65,11 @@ export interface Config {
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
   encryptionKey: Buffer | null;
+  /**
+   * ENCRYPTION_KEY_PREVIOUS: keys that still decrypt (comma-separated, base64) while a
+   * rotation is under way; only `encryptionKey` encrypts. Empty = none.
+   */
+  encryptionKeysPrevious: Buffer[];
   /** AUTH_JWT_SECRET: HS256 tokens' secret, at least 32 bytes. */
   authJwtSecret: string | null;
   authJwksUrl: string | null;
@@ -75,6 +80,12 @@ export interface Config {
   bootstrapApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
+  /**
+   * How long a client may take to send a request, so that a slow sender cannot hold a
+   * connection: its headers (HTTP_HEADERS_TIMEOUT_MS), then its body (HTTP_BODY_TIMEOUT_MS;
+   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes).
+   */
+  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number };
   rateLimit: { max: number; windowMs: number };
   /**
    * Attempts that could be guesses, per client address per RATE_LIMIT_WINDOW_MS, each kind its
@@ -181,6 +192,22 @@ function readEncryptionKey(e: ReturnType<typeof readEnv>): Buffer | null {
   );
 }
 
+function readPreviousEncryptionKeys(e: ReturnType<typeof readEnv>): Buffer[] {
+  const text = e.string('ENCRYPTION_KEY_PREVIOUS');
+  if (text === null) return [];
+  const keys = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => Buffer.from(part, 'base64'));
+  if (keys.every((key) => key.length === 32)) return keys;
+  return e.report(
+    'ENCRYPTION_KEY_PREVIOUS',
+    'must be keys of 32 bytes encoded as base64, separated by commas',
+    [],
+  );
+}
+
 function readBootstrapKey(e: ReturnType<typeof readEnv>): string | null {
   const key = e.string('BOOTSTRAP_API_KEY');
   if (key === null || /^sp_[0-9A-Za-z]{40}$/.test(key)) return key;
@@ -207,10 +234,16 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,
+    encryptionKeysPrevious: readPreviousEncryptionKeys(e),
     ...readJwt(e),
     bootstrapApiKey,
     logLevel: e.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: e.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    httpTimeouts: {
+      headersMs: e.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      bodyMs: e.int('HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      importBodyMs: e.int('HTTP_IMPORT_BODY_TIMEOUT_MS', 300_000, 100, 3_600_000),
+    },
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
       windowMs: e.int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),

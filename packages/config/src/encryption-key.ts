@@ -5,7 +5,15 @@ import type { Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 
 /**
- * The key that encrypts platform tokens at rest. Production (a DATABASE_URL) must pass
+ * The keys of the secrets at rest: the current one (encrypts and decrypts) and the previous
+ * ones of a rotation under way (decrypt only, until `pnpm cli secrets reencrypt` has run).
+ */
+export function resolveEncryptionKeys(config: Config): { current: Buffer; previous: Buffer[] } {
+  return { current: resolveEncryptionKey(config), previous: config.encryptionKeysPrevious };
+}
+
+/**
+ * The key that encrypts secrets at rest (platform tokens, webhook signing secrets). Production (a DATABASE_URL) must pass
  * ENCRYPTION_KEY: a key generated on one API host would not decrypt on another. The embedded
  * mode keeps a generated key beside its data, readable by the owner only.
  */

@@ -5,7 +5,7 @@ export {
   type RedisEndpoint,
   unsafeSwitches,
 } from './config.ts';
-export { resolveEncryptionKey } from './encryption-key.ts';
+export { resolveEncryptionKey, resolveEncryptionKeys } from './encryption-key.ts';
 export { ConfigError, type ConfigProblem } from './errors.ts';
 export type {
   PlatformSettingSpec,

@@ -29,6 +29,11 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.dataDir).toBe('./.data');
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
+    expect(config.httpTimeouts).toEqual({
+      headersMs: 10_000,
+      bodyMs: 30_000,
+      importBodyMs: 300_000,
+    });
     expect(config.platforms.settings).toEqual({});
     expect(config.platforms.pollTimeoutMs).toBe(600_000);
     expect(unsafeSwitches(config)).toEqual([]);
@@ -233,8 +238,10 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=' }, 'ENCRYPTION_KEY_PREVIOUS'],
     [{ BOOTSTRAP_API_KEY: 'sp_short' }, 'BOOTSTRAP_API_KEY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HTTP_BODY_TIMEOUT_MS: '0' }, 'HTTP_BODY_TIMEOUT_MS'],
     [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'],
     [{ QUEUE_STALLED_INTERVAL_MS: '99' }, 'QUEUE_STALLED_INTERVAL_MS'],
     [{ QUEUE_LOCK_DURATION_MS: '1s' }, 'QUEUE_LOCK_DURATION_MS'],
@@ -300,6 +307,14 @@ describe('resolveEncryptionKey', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reads ENCRYPTION_KEY_PREVIOUS as a comma-separated list of keys (none by default)', () => {
+    const a = Buffer.alloc(32, 1);
+    const b = Buffer.alloc(32, 2);
+    expect(loadConfig({}).encryptionKeysPrevious).toEqual([]);
+    const source = { ENCRYPTION_KEY_PREVIOUS: `${a.toString('base64')}, ${b.toString('base64')}` };
+    expect(loadConfig(source).encryptionKeysPrevious).toEqual([a, b]);
   });
 
   it('requires ENCRYPTION_KEY in production mode', () => {

@@ -1,14 +1,5 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  createSecretKey,
-  randomBytes,
-  randomFillSync,
-  randomInt,
-} from 'node:crypto';
-import type { Clock, IdGenerator, TokenCipher } from './ports/index.ts';
+import { createHash, createHmac, randomBytes, randomFillSync, randomInt } from 'node:crypto';
+import type { Clock, IdGenerator } from './ports/index.ts';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -64,42 +55,6 @@ export function standardWebhookSignature(
     .update(`${id}.${timestampSeconds}.${body}`, 'utf8')
     .digest('base64');
   return `v1,${mac}`;
-}
-
-// ---------------------------------------------------------------- token encryption
-
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
-
-/**
- * AES-256-GCM for tokens at rest: `v1.<nonce>.<ciphertext>.<tag>` (base64url). A fresh random
- * nonce per message; the version prefix leaves room for key rotation later.
- */
-export function createAesGcmCipher(key: Buffer): TokenCipher {
-  if (key.length !== 32)
-    throw new Error(`AES-256-GCM needs a 32-byte key, got ${key.length} bytes`);
-  // Built once: a KeyObject saves copying and validating the raw key on every call.
-  const secret = createSecretKey(Buffer.from(key));
-  return {
-    encrypt(plaintext: string): string {
-      const nonce = randomBytes(NONCE_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', secret, nonce, { authTagLength: TAG_BYTES });
-      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      const tag = cipher.getAuthTag();
-      return `v1.${nonce.toString('base64url')}.${body.toString('base64url')}.${tag.toString('base64url')}`;
-    },
-    decrypt(ciphertext: string): string {
-      const parts = ciphertext.split('.');
-      if (parts.length !== 4 || parts[0] !== 'v1') throw new Error('unrecognised token ciphertext');
-      const [nonce, body, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
-      if (nonce?.length !== NONCE_BYTES || tag?.length !== TAG_BYTES || !body) {
-        throw new Error('malformed token ciphertext');
-      }
-      const decipher = createDecipheriv('aes-256-gcm', secret, nonce, { authTagLength: TAG_BYTES });
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-    },
-  };
 }
 
 // ---------------------------------------------------------------- UUID v7

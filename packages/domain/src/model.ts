@@ -216,8 +216,11 @@ export interface Webhook {
   url: string;
   events: WebhookEvent[];
   active: boolean;
-  /** `whsec_` + random; shown once at creation, kept to sign deliveries. */
-  secret: string;
+  /**
+   * The signing secret (`whsec_` + random, shown once at creation) as stored: sealed with the
+   * TokenCipher, bound to this webhook (`openWebhookSecret` reads it).
+   */
+  secretCiphertext: string;
   createdAt: Date;
 }
 

@@ -7,6 +7,7 @@ import {
   listSocialAccounts,
   openConsent,
   type StartConnectInput,
+  secretBinding,
   startConnect,
 } from '../src/index.ts';
 import {
@@ -221,7 +222,12 @@ describe('completeConnect', () => {
       sandbox: false,
       scopes: ['publish'],
     });
-    expect(deps.cipher.decrypt(connection?.accessTokenCiphertext ?? '')).toBe('access-tiktok');
+    expect(
+      deps.cipher.decrypt(
+        connection?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(connection?.id ?? ''),
+      ),
+    ).toBe('access-tiktok');
     expect(await listSocialAccounts(deps, alice.ctx)).toHaveLength(1);
   });
 

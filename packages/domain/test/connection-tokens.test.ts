@@ -5,6 +5,7 @@ import {
   processPublishJob,
   refreshExpiringTokens,
   sandboxOutcome,
+  secretBinding,
 } from '../src/index.ts';
 import {
   createTestDeps,
@@ -52,8 +53,18 @@ describe('refreshExpiringTokens', () => {
       { externalId: soon.externalId, accessToken: 'old-access', refreshToken: 'old-refresh' },
     ]);
     const renewed = await deps.repos.socialAccounts.findById(soon.id);
-    expect(deps.cipher.decrypt(renewed?.accessTokenCiphertext ?? '')).toBe('new-access');
-    expect(deps.cipher.decrypt(renewed?.refreshTokenCiphertext ?? '')).toBe('new-refresh');
+    expect(
+      deps.cipher.decrypt(
+        renewed?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(renewed?.id ?? ''),
+      ),
+    ).toBe('new-access');
+    expect(
+      deps.cipher.decrypt(
+        renewed?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(renewed?.id ?? ''),
+      ),
+    ).toBe('new-refresh');
     expect(renewed?.tokenExpiresAt).toEqual(inMinutes(deps, 60 * 24));
     expect((await deps.repos.socialAccounts.findById(later.id))?.tokenExpiresAt).toEqual(
       later.tokenExpiresAt,
@@ -74,7 +85,12 @@ describe('refreshExpiringTokens', () => {
     }));
     await refreshExpiringTokens(deps);
     const renewed = await deps.repos.socialAccounts.findById(connection.id);
-    expect(deps.cipher.decrypt(renewed?.refreshTokenCiphertext ?? '')).toBe('keep-me');
+    expect(
+      deps.cipher.decrypt(
+        renewed?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(renewed?.id ?? ''),
+      ),
+    ).toBe('keep-me');
   });
 
   it('a refused renewal expires the connection and tells the subscribed webhooks', async () => {

@@ -136,7 +136,7 @@ describe('memory repositories', () => {
       url: 'https://x.example',
       events: ['post.failed' as const],
       active: true,
-      secret: 's',
+      secretCiphertext: 's',
       createdAt: now,
     };
     await webhooks.insert(hook);

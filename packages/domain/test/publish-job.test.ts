@@ -6,6 +6,7 @@ import {
   type Platform,
   type PublishRequest,
   processPublishJob,
+  secretBinding,
   setWebhookActive,
 } from '../src/index.ts';
 import {
@@ -132,6 +133,18 @@ describe('processPublishJob: outcomes and webhooks', () => {
       errorMessage: 'The request cannot be completed',
       retryable: false,
     });
+    // The failed target is described in the payload too, after the counts.
+    const { data } = JSON.parse(delivery?.payload ?? '{}');
+    expect(Object.keys(data)).toEqual(['published', 'failed', 'total', 'failures']);
+    expect(data.failures).toEqual([
+      {
+        target_id: youtube?.id,
+        social_account_id: youtube?.socialAccountId,
+        platform: 'youtube',
+        error_code: 'quotaExceeded',
+        error_message: 'The request cannot be completed',
+      },
+    ]);
   });
 
   it('all failed: post.failed payload without data.published', async () => {
@@ -153,8 +166,46 @@ describe('processPublishJob: outcomes and webhooks', () => {
     const [delivery] = [...deps.store.tables.deliveries.values()];
     const body = JSON.parse(delivery?.payload ?? '{}');
     expect(body.event).toBe('post.failed');
-    expect(body.data).toEqual({ failed: 2, total: 2 });
+    // The counts as they were (no data.published), then each failed target with its reason.
+    const [tiktok, youtube] = await targetsOf(deps, post.id);
+    expect(body.data).toEqual({
+      failed: 2,
+      total: 2,
+      failures: [
+        {
+          target_id: tiktok?.id,
+          social_account_id: tiktok?.socialAccountId,
+          platform: 'tiktok',
+          error_code: 'spam_risk_too_many_posts',
+          error_message: 'too many',
+        },
+        {
+          target_id: youtube?.id,
+          social_account_id: youtube?.socialAccountId,
+          platform: 'youtube',
+          error_code: 'uploadLimitExceeded',
+          error_message: 'limit',
+        },
+      ],
+    });
     expect(Object.keys(body)).toEqual(['event', 'account_id', 'post_id', 'timestamp', 'data']);
+  });
+
+  it('all published: post.published carries only the counts', async () => {
+    const { deps, alice, post } = await setup();
+    unwrap(
+      await createWebhook(deps, alice.ctx, {
+        url: 'https://a.example.com/h',
+        events: ['post.published'],
+      }),
+    );
+    await processPublishJob(deps, post.id, jobCtx());
+    const [delivery] = [...deps.store.tables.deliveries.values()];
+    expect(JSON.parse(delivery?.payload ?? '{}').data).toEqual({
+      published: 2,
+      failed: 0,
+      total: 2,
+    });
   });
 
   it('a failing delivery enqueue is only logged (the reconciler picks it up)', async () => {
@@ -444,8 +495,18 @@ describe('processPublishJob: connections and platforms', () => {
     });
     await processPublishJob(deps, post.id, jobCtx());
     const stored = await deps.repos.socialAccounts.findById(connection.id);
-    expect(deps.cipher.decrypt(stored?.accessTokenCiphertext ?? '')).toBe('new-access');
-    expect(deps.cipher.decrypt(stored?.refreshTokenCiphertext ?? '')).toBe('keep-me');
+    expect(
+      deps.cipher.decrypt(
+        stored?.accessTokenCiphertext ?? '',
+        secretBinding.accessToken(connection.id),
+      ),
+    ).toBe('new-access');
+    expect(
+      deps.cipher.decrypt(
+        stored?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(connection.id),
+      ),
+    ).toBe('keep-me');
     expect(stored?.tokenExpiresAt).toEqual(expiresAt);
     deps.platforms.publisher('youtube').script(async (request) => {
       await request.saveTokens({ accessToken: 'a3', refreshToken: 'rotated', expiresAt: null });
@@ -461,7 +522,12 @@ describe('processPublishJob: connections and platforms', () => {
     );
     await processPublishJob(deps, again.id, jobCtx());
     const rotated = await deps.repos.socialAccounts.findById(connection.id);
-    expect(deps.cipher.decrypt(rotated?.refreshTokenCiphertext ?? '')).toBe('rotated');
+    expect(
+      deps.cipher.decrypt(
+        rotated?.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(connection.id),
+      ),
+    ).toBe('rotated');
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { connectSocialAccount, deleteSocialAccount, listSocialAccounts } from '../src/index.ts';
+import {
+  connectSocialAccount,
+  deleteSocialAccount,
+  listSocialAccounts,
+  secretBinding,
+} from '../src/index.ts';
 import { createTestDeps, seedUser } from '../src/testing/index.ts';
 import { errorOf, UNKNOWN_ID, unwrap } from './support.ts';
 
@@ -26,8 +31,18 @@ describe('social accounts', () => {
       tokenExpiresAt: new Date('2026-01-01T01:00:00Z'),
     });
     expect(JSON.stringify(connection)).not.toContain('ya29.access');
-    expect(deps.cipher.decrypt(connection.accessTokenCiphertext)).toBe('ya29.access');
-    expect(deps.cipher.decrypt(connection.refreshTokenCiphertext ?? '')).toBe('1//refresh');
+    expect(
+      deps.cipher.decrypt(
+        connection.accessTokenCiphertext,
+        secretBinding.accessToken(connection.id),
+      ),
+    ).toBe('ya29.access');
+    expect(
+      deps.cipher.decrypt(
+        connection.refreshTokenCiphertext ?? '',
+        secretBinding.refreshToken(connection.id),
+      ),
+    ).toBe('1//refresh');
     expect(await listSocialAccounts(deps, alice.ctx)).toEqual([connection]);
   });
 

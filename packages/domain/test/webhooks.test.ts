@@ -5,6 +5,7 @@ import {
   listDeliveries,
   listWebhooks,
   redeliver,
+  secretBinding,
   setWebhookActive,
   type WebhookDelivery,
 } from '../src/index.ts';
@@ -49,7 +50,22 @@ describe('webhooks', () => {
       createdAt: deps.clock.now(),
     });
     expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(await listWebhooks(deps, alice.ctx)).toEqual([webhook]);
+    const { secret, ...stored } = webhook;
+    expect(await listWebhooks(deps, alice.ctx)).toEqual([stored]);
+  });
+
+  it('stores the secret sealed and bound to its webhook; it signs with the secret itself', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const webhook = unwrap(
+      await createWebhook(deps, alice.ctx, { url: URL_OK, events: ['post.failed'] }),
+    );
+    const [stored] = await listWebhooks(deps, alice.ctx);
+    expect(stored?.secretCiphertext).not.toContain(webhook.secret);
+    expect(stored?.secretCiphertext).not.toContain(webhook.secret.slice('whsec_'.length));
+    expect(
+      deps.cipher.decrypt(stored?.secretCiphertext ?? '', secretBinding.webhookSecret(webhook.id)),
+    ).toBe(webhook.secret);
   });
 
   it('rejects http and private targets unless the development settings allow them', async () => {

@@ -22,6 +22,7 @@ export {
   type Runtime,
   type RuntimeOptions,
 } from './runtime.ts';
+export { reencryptStoredSecrets } from './secrets-rotation.ts';
 export { defaultPoolSize } from './storage.ts';
 export { isDependencyUnavailable } from './unavailable.ts';
 export { startWorker, type Worker } from './worker.ts';

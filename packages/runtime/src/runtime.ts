@@ -26,7 +26,7 @@ import { createWebhookSender } from '@social-publisher/adapter-webhooks';
 import {
   type Config,
   loadConfig,
-  resolveEncryptionKey,
+  resolveEncryptionKeys,
   unsafeSwitches,
 } from '@social-publisher/config';
 import {
@@ -153,7 +153,8 @@ export async function createRuntime(
     );
   }
   // Config errors first, before anything is opened.
-  const cipher = createAesGcmCipher(resolveEncryptionKey(config));
+  const keys = resolveEncryptionKeys(config);
+  const cipher = createAesGcmCipher(keys.current, { previous: keys.previous });
 
   const database = await openStorage(
     config,

@@ -67,9 +67,9 @@ describe.skipIf(database.skipReason)(
         expect(await runtime.checks.database()).toBe(true);
         expect(await runtime.checks.queue()).toBe(true);
         expect(runtime.deps.ids.newId()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
-        const secret = runtime.deps.cipher.encrypt('token');
+        const secret = runtime.deps.cipher.encrypt('token', 'test:row');
         expect(secret).not.toContain('token');
-        expect(runtime.deps.cipher.decrypt(secret)).toBe('token');
+        expect(runtime.deps.cipher.decrypt(secret, 'test:row')).toBe('token');
       } finally {
         await Promise.all([runtime.close(), runtime.close()]);
       }

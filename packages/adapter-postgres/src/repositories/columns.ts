@@ -92,7 +92,7 @@ export const webhookColumns = [
   'webhooks.url as url',
   'webhooks.events as events',
   'webhooks.active as active',
-  'webhooks.secret as secret',
+  'webhooks.secret as secretCiphertext',
   'webhooks.created_at as createdAt',
 ] as const;
 

@@ -45,7 +45,7 @@ export function createWebhookRepository(
           url: webhook.url,
           events: webhook.events,
           active: webhook.active,
-          secret: webhook.secret,
+          secret: webhook.secretCiphertext,
           created_at: webhook.createdAt,
         })
         .execute();

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { BatchItem, Problem } from '@social-publisher/domain';
 import { CsvError, parse } from 'csv-parse';
-import { HttpError } from '../errors.ts';
+import { formatBytes, HttpError } from '../errors.ts';
 
 export const CSV_COLUMNS = [
   'content',
@@ -64,6 +64,33 @@ function checkHeader(header: string[]): string[] {
   return header;
 }
 
+/** How much more than the limit is read and discarded to answer a 413 cleanly. */
+const DRAIN_FACTOR = 4;
+
+/**
+ * Reads what is left of the body and discards it, so that an early 413 reaches a client that
+ * is still sending (closing a socket with unread data makes the client's kernel drop the answer
+ * with a reset). Past `budget` more bytes the body is dropped instead: a client that keeps
+ * sending that long is not owed the courtesy. The body timeout bounds a slow one.
+ */
+function drain(body: Readable, budget: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (body.readableEnded || body.destroyed) {
+      resolve();
+      return;
+    }
+    let left = budget;
+    body.unpipe();
+    body.on('data', (chunk: Buffer) => {
+      left -= chunk.length;
+      if (left < 0) body.destroy();
+    });
+    body.once('end', () => resolve());
+    body.once('close', () => resolve());
+    body.resume();
+  });
+}
+
 /** Reads every row (at most `maxRows`, and at most `maxBytes` of file) before anything is created. */
 export async function readCsvRows(
   body: Readable,
@@ -77,11 +104,15 @@ export async function readCsvRows(
     info: true,
   });
   body.on('data', (chunk: Buffer) => {
+    const before = bytes;
     bytes += chunk.length;
-    if (bytes > options.maxBytes) {
-      body.destroy();
+    if (bytes > options.maxBytes && before <= options.maxBytes) {
       parser.destroy(
-        new HttpError(413, 'payload_too_large', `the CSV is larger than ${options.maxBytes} bytes`),
+        new HttpError(
+          413,
+          'payload_too_large',
+          `the CSV is larger than the ${formatBytes(options.maxBytes)} limit of POST /posts/import; split the file`,
+        ),
       );
     }
   });
@@ -103,6 +134,11 @@ export async function readCsvRows(
       rows.push({ row: rows.length + 1, line: info.lines, ...toItem(record) });
     }
   } catch (error) {
+    if (error instanceof HttpError && error.statusCode === 413) {
+      // The client is still sending: read the rest so it gets the answer, not a reset.
+      await drain(body, options.maxBytes * DRAIN_FACTOR - bytes);
+      throw error;
+    }
     // The rest of the file is read and dropped (the byte limit above still applies), not
     // cut off: destroying the request closed the connection under the answer, so a client
     // reusing it (keep-alive) lost its next request.

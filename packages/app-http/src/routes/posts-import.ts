@@ -65,6 +65,7 @@ export const postImportRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app.post(
     '/posts/import',
     {
+      config: { bodyTimeout: 'import' },
       schema: {
         tags: ['Posts'],
         operationId: 'importPosts',

@@ -105,7 +105,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
-          'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only.',
+          'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, and on post.failed and post.partial `failures`: one `{ target_id, social_account_id, platform, error_code, error_message }` per target that did not publish.',
         security: SECURED,
         body: CreateWebhookBody,
         response: {

@@ -1,4 +1,5 @@
 import {
+  type CreatedWebhook,
   DELIVERY_STATUSES,
   type DeliveryWithAttempts,
   WEBHOOK_EVENTS,
@@ -73,7 +74,9 @@ export function presentWebhook(webhook: Webhook): Static<typeof WebhookSchema> {
   };
 }
 
-export const presentCreatedWebhook = (webhook: Webhook): Static<typeof CreatedWebhookSchema> => ({
+export const presentCreatedWebhook = (
+  webhook: CreatedWebhook,
+): Static<typeof CreatedWebhookSchema> => ({
   ...presentWebhook(webhook),
   secret: webhook.secret,
 });

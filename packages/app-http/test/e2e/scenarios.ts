@@ -133,12 +133,25 @@ function targetOf(post: PostJson, platform: string) {
   return target;
 }
 
+/** `data.failures` of a post.failed / post.partial payload: each target that did not publish. */
+function failuresOf(post: PostJson) {
+  return post.post_targets
+    .filter((target) => target.status !== 'published')
+    .map((target) => ({
+      target_id: target.id,
+      social_account_id: target.social_account_id,
+      platform: target.platform,
+      error_code: target.error_code,
+      error_message: target.error_message,
+    }));
+}
+
 /** The documented payload (docs/api.md#webhook-payload), exactly: these keys in this order, these values. */
 function expectPayload(
   arrival: Arrival,
   post: PostJson,
   event: string,
-  data: Record<string, number>,
+  data: Record<string, unknown>,
 ): void {
   expect(arrival.event).toBe(event);
   expect(Object.keys(arrival.payload)).toEqual([
@@ -341,7 +354,15 @@ export function defineE2eScenarios(get: () => World): void {
     const arrivals = await waitForArrivals(world, postId, ['partial', 'all']);
     expect(receiver.rejected).toEqual([]);
     for (const arrival of arrivals) {
-      expectPayload(arrival, post, 'post.partial', { published: 3, failed: 1, total: 4 });
+      expectPayload(arrival, post, 'post.partial', {
+        published: 3,
+        failed: 1,
+        total: 4,
+        failures: failuresOf(post),
+      });
+      expect(arrival.payload.data).toMatchObject({
+        failures: [{ platform: 'instagram', error_code: '368' }],
+      });
     }
     // Deliveries are created with the outcome, in one transaction: the others have none.
     for (const hook of ['published', 'failed', 'flaky'] as const) {
@@ -413,7 +434,11 @@ export function defineE2eScenarios(get: () => World): void {
     const arrivals = await waitForArrivals(world, postId, ['failed', 'all']);
     expect(receiver.rejected).toEqual([]);
     for (const arrival of arrivals) {
-      expectPayload(arrival, post, 'post.failed', { failed: 4, total: 4 });
+      expectPayload(arrival, post, 'post.failed', {
+        failed: 4,
+        total: 4,
+        failures: failuresOf(post),
+      });
       expect(arrival.payload.data).not.toHaveProperty('published');
     }
     expect(new Set(arrivals.map((arrival) => arrival.path))).toEqual(new Set(['/failed', '/all']));

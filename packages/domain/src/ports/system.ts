@@ -7,10 +7,16 @@ export interface IdGenerator {
   newId(): string;
 }
 
-/** Encrypts tokens at rest (AES-256-GCM in production). Ciphertext is an opaque string. */
+/**
+ * Encrypts secrets at rest (AES-256-GCM). Ciphertext is an opaque string, bound to the row it
+ * is stored in (`boundTo`, see `secretBinding`): it decrypts only with the same binding.
+ */
 export interface TokenCipher {
-  encrypt(plaintext: string): string;
-  decrypt(ciphertext: string): string;
+  encrypt(plaintext: string, boundTo: string): string;
+  /** Throws SecretUnreadableError when the ciphertext does not open with `boundTo` and the keys. */
+  decrypt(ciphertext: string, boundTo: string): string;
+  /** Made by the current key in the current format: nothing to re-encrypt. */
+  isCurrent(ciphertext: string): boolean;
 }
 
 /** Structured logger (pino-compatible subset). Never pass secrets or tokens. */

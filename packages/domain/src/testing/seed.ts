@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps.ts';
 import type { AccountContext, Actor, ApiKey, Platform, SocialAccount, User } from '../model.ts';
+import { secretBinding } from '../secret-cipher.ts';
 import { createApiKey } from '../use-cases/api-keys.ts';
 import { connectSocialAccount } from '../use-cases/social-accounts.ts';
 import { createUser } from '../use-cases/users.ts';
@@ -53,14 +54,21 @@ export async function seedConnection(
 ): Promise<SocialAccount> {
   const { accessToken, refreshToken, ...fields } = overrides;
   const now = deps.clock.now();
+  // Tokens are bound to the row's id, so it is chosen first (an override included).
+  const id = fields.id ?? deps.ids.newId();
   const connection: SocialAccount = {
-    id: deps.ids.newId(),
+    id,
     accountId,
     platform,
     externalId: `${platform}-user`,
     displayName: null,
-    accessTokenCiphertext: deps.cipher.encrypt(accessToken ?? `token-${platform}`),
-    refreshTokenCiphertext: refreshToken ? deps.cipher.encrypt(refreshToken) : null,
+    accessTokenCiphertext: deps.cipher.encrypt(
+      accessToken ?? `token-${platform}`,
+      secretBinding.accessToken(id),
+    ),
+    refreshTokenCiphertext: refreshToken
+      ? deps.cipher.encrypt(refreshToken, secretBinding.refreshToken(id))
+      : null,
     tokenExpiresAt: null,
     scopes: [],
     status: 'active',

@@ -1,6 +1,6 @@
-import { createAesGcmCipher } from '../crypto.ts';
 import { type CoreDeps, type CoreSettings, DEFAULT_SETTINGS } from '../deps.ts';
 import type { IdGenerator, JobHandlers, Repositories, TokenCipher } from '../ports/index.ts';
+import { createAesGcmCipher } from '../secret-cipher.ts';
 import { deliverWebhook } from '../use-cases/deliver-webhook.ts';
 import { processPublishJob } from '../use-cases/publish-job.ts';
 import { FakeClock } from './clock.ts';

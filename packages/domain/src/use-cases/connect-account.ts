@@ -17,6 +17,7 @@ import type { ConnectedIdentity, PlatformOAuth } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { isKnownPlatform, platformChoices } from '../rules/platform-options.ts';
 import { isAbsent, typeName } from '../rules/shape.ts';
+import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { browserMatches } from './connect-browser.ts';
 
 export const CONNECT_STATE_TTL_MS = 10 * 60_000;
@@ -115,13 +116,14 @@ export async function startConnect(
   const verifier = base64url(randomBytes(32));
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + CONNECT_STATE_TTL_MS);
+  const id = deps.ids.newId();
   const record: OAuthState = {
-    id: deps.ids.newId(),
+    id,
     stateHash: hashState(state),
     accountId: ctx.accountId,
     userId: ctx.userId,
     platform,
-    codeVerifierCiphertext: deps.cipher.encrypt(verifier),
+    codeVerifierCiphertext: deps.cipher.encrypt(verifier, secretBinding.codeVerifier(id)),
     browserHash: null,
     returnUrl: typeof input.return_url === 'string' ? input.return_url : null,
     expiresAt,
@@ -174,25 +176,31 @@ async function saveIdentity(
   const { cipher } = deps;
   const now = deps.clock.now();
   const tokens = identity.tokens;
-  const fields = {
+  // Tokens are bound to the row they are stored in: the existing connection's, or a new one.
+  const fieldsFor = (id: string) => ({
     displayName: identity.displayName,
-    accessTokenCiphertext: cipher.encrypt(tokens.accessToken),
+    accessTokenCiphertext: cipher.encrypt(tokens.accessToken, secretBinding.accessToken(id)),
     refreshTokenCiphertext:
-      tokens.refreshToken === null ? null : cipher.encrypt(tokens.refreshToken),
+      tokens.refreshToken === null
+        ? null
+        : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(id)),
     tokenExpiresAt: tokens.expiresAt,
     scopes: tokens.scopes,
-  };
+  });
   const existing = await deps.repos.socialAccounts.findByExternalId(
     state.accountId,
     state.platform,
     identity.externalId,
   );
   if (existing && !existing.sandbox) {
+    const fields = fieldsFor(existing.id);
     await deps.repos.socialAccounts.reconnect(existing.id, fields, now);
     return { ...existing, ...fields, status: 'active', updatedAt: now };
   }
+  const id = deps.ids.newId();
+  const fields = fieldsFor(id);
   const connection: SocialAccount = {
-    id: deps.ids.newId(),
+    id,
     accountId: state.accountId,
     platform: state.platform,
     externalId: identity.externalId,
@@ -266,10 +274,22 @@ export async function completeConnect(
   const connector = connectorOf(deps, platform);
   if ('code' in connector) return refused(platform, connector.code, connector.message, back);
 
+  let codeVerifier: string;
+  try {
+    codeVerifier = deps.cipher.decrypt(
+      state.codeVerifierCiphertext,
+      secretBinding.codeVerifier(state.id),
+    );
+  } catch (error) {
+    if (!(error instanceof SecretUnreadableError)) throw error;
+    const message =
+      'this connect flow can no longer be read (the encryption key changed); start it again';
+    return refused(platform, 'invalid_state', message, back);
+  }
   const outcome = await connector.connect(
     {
       code: query.code,
-      codeVerifier: deps.cipher.decrypt(state.codeVerifierCiphertext),
+      codeVerifier,
       redirectUri: callbackUrl(deps, platform),
     },
     signal,

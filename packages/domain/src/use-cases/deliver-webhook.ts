@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.ts';
 import type { DeliveryStatus, Webhook, WebhookDelivery } from '../model.ts';
 import { withJitter } from '../policies/backoff.ts';
 import type { JobContext, JobResult, WebhookSendResult } from '../ports/index.ts';
+import { openWebhookSecret, SecretUnreadableError } from '../secret-cipher.ts';
 import { DONE, retryAfter } from './backoff.ts';
 
 export const WEBHOOK_USER_AGENT = 'social-publisher-webhooks/1';
@@ -13,7 +14,7 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** The headers of one attempt: docs/api.md#webhook-signatures, our signature plus the Standard Webhooks trio. */
 export function deliveryHeaders(
-  webhook: Pick<Webhook, 'secret'>,
+  secret: string,
   delivery: Pick<WebhookDelivery, 'id' | 'event' | 'payload'>,
   now: Date,
 ): Record<string, string> {
@@ -22,15 +23,10 @@ export function deliveryHeaders(
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
     'X-Social-Publisher-Event': delivery.event,
-    'X-Social-Publisher-Signature': signPayload(webhook.secret, delivery.payload),
+    'X-Social-Publisher-Signature': signPayload(secret, delivery.payload),
     'webhook-id': delivery.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(
-      webhook.secret,
-      delivery.id,
-      timestamp,
-      delivery.payload,
-    ),
+    'webhook-signature': standardWebhookSignature(secret, delivery.id, timestamp, delivery.payload),
   };
 }
 
@@ -55,12 +51,18 @@ async function record(
   );
 }
 
-async function send(deps: CoreDeps, webhook: Webhook, delivery: WebhookDelivery, now: Date) {
+async function send(
+  deps: CoreDeps,
+  webhook: Webhook,
+  secret: string,
+  delivery: WebhookDelivery,
+  now: Date,
+) {
   try {
     return await deps.webhookSender.send({
       url: webhook.url,
       body: delivery.payload,
-      headers: deliveryHeaders(webhook, delivery, now),
+      headers: deliveryHeaders(secret, delivery, now),
     });
   } catch (error) {
     // The port promises a result; a throw is a bug or an outage in the adapter: try again later.
@@ -101,7 +103,27 @@ export async function deliverWebhook(
     return retryAfter(due - startedAt.getTime(), 'next attempt not due yet');
   }
 
-  const result = await send(deps, webhook, delivery, startedAt);
+  let secret: string;
+  try {
+    secret = openWebhookSecret(deps.cipher, webhook);
+  } catch (error) {
+    if (!(error instanceof SecretUnreadableError)) throw error;
+    // No attempt can ever sign it; trying again would only repeat this. Closed, with the reason.
+    await record(
+      deps,
+      delivery,
+      { statusCode: null, error: error.message, durationMs: 0 },
+      startedAt,
+      failed,
+    );
+    deps.metrics?.webhookAttempt('failed', delivery.attempts + 1);
+    deps.logger.error(
+      { deliveryId, webhookId: webhook.id, err: error.message },
+      'webhook secret unreadable',
+    );
+    return DONE;
+  }
+  const result = await send(deps, webhook, secret, delivery, startedAt);
   const now = deps.clock.now();
   const attemptsMade = delivery.attempts + 1;
   if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {

@@ -7,6 +7,7 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import type { Platform } from '../model.ts';
+import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import {
   CONNECT_STATE_TTL_MS,
   type ConnectRefusal,
@@ -67,10 +68,22 @@ export async function openConsent(
   } else {
     return fail('browser_mismatch', 'this connection was opened in another browser');
   }
+  let codeVerifier: string;
+  try {
+    codeVerifier = deps.cipher.decrypt(
+      flow.codeVerifierCiphertext,
+      secretBinding.codeVerifier(flow.id),
+    );
+  } catch (error) {
+    if (!(error instanceof SecretUnreadableError)) throw error;
+    const message =
+      'this connect flow can no longer be read (the encryption key changed); start it again';
+    return fail('invalid_state', message, back);
+  }
   const platformUrl = connector.authorizationUrl({
     state,
     redirectUri: callbackUrl(deps, platform),
-    codeChallenge: codeChallengeOf(deps.cipher.decrypt(flow.codeVerifierCiphertext)),
+    codeChallenge: codeChallengeOf(codeVerifier),
   });
   return { ok: true, platformUrl, browserNonce: nonce, expiresAt: flow.expiresAt };
 }

@@ -7,6 +7,7 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '../ports/index.ts';
+import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
 import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
 import { sandboxOutcome } from './sandbox.ts';
@@ -98,11 +99,17 @@ function buildRequest(
       id: connection.id,
       platform: connection.platform,
       externalId: connection.externalId,
-      accessToken: cipher.decrypt(connection.accessTokenCiphertext),
+      accessToken: cipher.decrypt(
+        connection.accessTokenCiphertext,
+        secretBinding.accessToken(connection.id),
+      ),
       refreshToken:
         connection.refreshTokenCiphertext === null
           ? null
-          : cipher.decrypt(connection.refreshTokenCiphertext),
+          : cipher.decrypt(
+              connection.refreshTokenCiphertext,
+              secretBinding.refreshToken(connection.id),
+            ),
       tokenExpiresAt: connection.tokenExpiresAt,
     },
     saveProgress: (state) => {
@@ -113,12 +120,15 @@ function buildRequest(
       deps.repos.socialAccounts.updateTokens(
         connection.id,
         {
-          accessTokenCiphertext: cipher.encrypt(tokens.accessToken),
+          accessTokenCiphertext: cipher.encrypt(
+            tokens.accessToken,
+            secretBinding.accessToken(connection.id),
+          ),
           // Platforms that do not rotate refresh tokens return none: keep the old one.
           refreshTokenCiphertext:
             tokens.refreshToken === null
               ? connection.refreshTokenCiphertext
-              : cipher.encrypt(tokens.refreshToken),
+              : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(connection.id)),
           tokenExpiresAt: tokens.expiresAt,
         },
         deps.clock.now(),
@@ -151,6 +161,11 @@ async function callPublisher(
     const outcome = resume ? await publisher.resume(request) : await publisher.publish(request);
     return { outcome, leaseLost: lease.signal.aborted };
   } catch (error) {
+    if (error instanceof SecretUnreadableError) {
+      // Another attempt would read the same bytes: failed for good, nothing was sent.
+      const message = `${error.message}; reconnect the account`;
+      return { outcome: failed('token_unreadable', message, false), leaseLost: false };
+    }
     const message = errorMessage(error);
     return { outcome: failed('internal_error', message, true), leaseLost: lease.signal.aborted };
   } finally {

@@ -5,6 +5,7 @@ import { err, ok, type Result } from '../result.ts';
 import { type ConnectSocialAccountInput, validateConnectInput } from '../rules/account-rules.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { isUuid } from '../rules/shape.ts';
+import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
 
 /** Registers a connection; its tokens are stored only as ciphertext. */
@@ -19,14 +20,21 @@ export async function connectSocialAccount(
   const now = deps.clock.now();
   const refreshToken =
     typeof input.refreshToken === 'string' && input.refreshToken !== '' ? input.refreshToken : null;
+  const id = deps.ids.newId();
   const connection: SocialAccount = {
-    id: deps.ids.newId(),
+    id,
     accountId: ctx.accountId,
     platform: input.platform as Platform,
     externalId: String(input.externalId).trim(),
     displayName: typeof input.displayName === 'string' ? input.displayName : null,
-    accessTokenCiphertext: deps.cipher.encrypt(String(input.accessToken)),
-    refreshTokenCiphertext: refreshToken === null ? null : deps.cipher.encrypt(refreshToken),
+    accessTokenCiphertext: deps.cipher.encrypt(
+      String(input.accessToken),
+      secretBinding.accessToken(id),
+    ),
+    refreshTokenCiphertext:
+      refreshToken === null
+        ? null
+        : deps.cipher.encrypt(refreshToken, secretBinding.refreshToken(id)),
     tokenExpiresAt:
       typeof input.tokenExpiresAt === 'string' ? parseIsoInstant(input.tokenExpiresAt) : null,
     scopes: [],
@@ -59,7 +67,7 @@ async function createSandboxConnection(
         ? input.externalId.trim()
         : `sandbox-${id}`,
     displayName: typeof input.displayName === 'string' ? input.displayName : null,
-    accessTokenCiphertext: deps.cipher.encrypt('sandbox'),
+    accessTokenCiphertext: deps.cipher.encrypt('sandbox', secretBinding.accessToken(id)),
     refreshTokenCiphertext: null,
     tokenExpiresAt: null,
     scopes: [],

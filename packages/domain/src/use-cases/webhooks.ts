@@ -12,32 +12,38 @@ import type {
 import { err, ok, type Result } from '../result.ts';
 import { isUuid } from '../rules/shape.ts';
 import { validateWebhookInput, type WebhookInput } from '../rules/webhook-rules.ts';
+import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
 
 export const MAX_DELIVERY_LIST = 1000;
+
+/** A webhook just created, with its signing secret in the clear: shown this once. */
+export type CreatedWebhook = Webhook & { secret: string };
 
 export async function createWebhook(
   deps: CoreDeps,
   ctx: AccountContext,
   input: WebhookInput,
-): Promise<Result<Webhook, DomainError>> {
+): Promise<Result<CreatedWebhook, DomainError>> {
   const problems = validateWebhookInput(input, {
     allowHttp: deps.settings.webhookAllowHttp === true,
     allowPrivateNetworks: deps.settings.webhookAllowPrivateNetworks === true,
   });
   if (problems.length > 0) return err(validationFailed(problems));
+  const id = deps.ids.newId();
+  const secret = generateWebhookSecret();
   const webhook: Webhook = {
-    id: deps.ids.newId(),
+    id,
     accountId: ctx.accountId,
     createdBy: ctx.userId,
     url: String(input.url),
     events: [...(input.events as WebhookEvent[])],
     active: true,
-    secret: generateWebhookSecret(),
+    secretCiphertext: deps.cipher.encrypt(secret, secretBinding.webhookSecret(id)),
     createdAt: deps.clock.now(),
   };
   await deps.repos.webhooks.insert(webhook);
-  return ok(webhook);
+  return ok({ ...webhook, secret });
 }
 
 export function listWebhooks(deps: CoreDeps, ctx: AccountContext): Promise<Webhook[]> {

@@ -231,7 +231,7 @@ export function makeWebhook(
     url: 'https://hooks.example.test/receive',
     events: ['post.published', 'post.failed', 'post.partial'],
     active: true,
-    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    secretCiphertext: `v2.${randomBytes(6).toString('base64url')}.sealed-secret`,
     createdAt: nextTime(),
     ...overrides,
   };

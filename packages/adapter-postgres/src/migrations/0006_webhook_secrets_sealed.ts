@@ -1,0 +1,26 @@
+/**
+ * 0006_webhook_secrets_sealed: webhook signing secrets are stored sealed (AES-256-GCM, bound
+ * to their row), no longer as the `whsec_` text itself.
+ *
+ * The column keeps its name and a shape check: a sealed secret (`v2.`), or a row written
+ * before this change, still in the clear until `pnpm cli secrets reencrypt` seals it. No row
+ * is rewritten here: sealing needs the encryption key, which migrations do not have.
+ */
+import { type Kysely, sql } from 'kysely';
+
+const up = [
+  sql`ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_secret_check`,
+  sql`ALTER TABLE webhooks ADD CONSTRAINT webhooks_secret_shape CHECK (secret ~ '^(whsec_|v2[.])')`,
+];
+
+// Going back restores only the looser shape: sealed rows cannot satisfy the old check.
+const down = [sql`ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_secret_shape`];
+
+export const migration0006 = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    for (const statement of up) await statement.execute(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    for (const statement of down) await statement.execute(db);
+  },
+};

@@ -1,0 +1,67 @@
+import { type Readable, Transform } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from '../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `import`: a file upload, allowed HTTP_IMPORT_BODY_TIMEOUT_MS instead of the JSON bound. */
+    bodyTimeout?: 'import';
+  }
+}
+
+export interface BodyTimeouts {
+  bodyMs: number;
+  importBodyMs: number;
+}
+
+const hasBody = (headers: Record<string, unknown>): boolean =>
+  headers['transfer-encoding'] !== undefined ||
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * A body must arrive within its route's bound: a client announcing a body and sending it a
+ * byte at a time would otherwise hold the connection (and a rate-limit slot) for as long as it
+ * likes. Past the bound the request is answered 408 in the error envelope and the connection
+ * closed. The body is read through a pass-through stream so that the refusal does not destroy the
+ * socket before the answer is written.
+ */
+export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts): void {
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!hasBody(request.headers)) return payload;
+    const ms =
+      request.routeOptions.config?.bodyTimeout === 'import'
+        ? timeouts.importBodyMs
+        : timeouts.bodyMs;
+    const source = payload as Readable;
+    let received = 0;
+    const body = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        // Fastify compares this with Content-Length, as it would the socket's own count.
+        body.receivedEncodedLength = received;
+        done(null, chunk);
+      },
+    }) as Transform & { receivedEncodedLength: number };
+    body.receivedEncodedLength = 0;
+    source.pipe(body);
+    const timer = setTimeout(() => {
+      source.unpipe(body);
+      source.pause();
+      reply.header('Connection', 'close');
+      body.destroy(
+        new HttpError(
+          408,
+          'request_timeout',
+          `the request body did not arrive within ${seconds(ms)}; send it at once, or a smaller one`,
+        ),
+      );
+    }, ms);
+    const settle = () => clearTimeout(timer);
+    source.once('end', settle);
+    source.once('close', settle);
+    body.once('close', settle);
+    return body;
+  });
+}
