@@ -5,11 +5,11 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -56,13 +56,7 @@ export function createLinkedinPublisher(
   config: LinkedinSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
-  const runtime: PublisherRuntime = {
-    ...baseRuntime,
-    mediaDispatcher: baseRuntime.mediaDispatcher.compose(
-      interceptors.redirect({ maxRedirections: 5 }),
-    ),
-  };
+  const runtime = withRedirectingMedia(baseRuntime);
   const refresher = linkedinRefresher(config, runtime);
 
   async function run(request: PublishRequest, stored: LinkedinProgress | null) {
