@@ -42,7 +42,7 @@ export function createFacebookApi(
   const version = config.graphVersion.startsWith('v')
     ? config.graphVersion
     : `v${config.graphVersion}`;
-  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
+  const graph = `${config.apiBaseUrl}/${version}`;
 
   async function call(
     method: 'GET' | 'POST',

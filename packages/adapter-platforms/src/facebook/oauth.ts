@@ -43,8 +43,8 @@ export function createFacebookOAuth(
   ) => (settings[key] as string | undefined) ?? FACEBOOK_SETTINGS[key].default;
   const graphVersion = setting('graphVersion');
   const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
-  const tokenBase = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/${version}`;
-  const apiBase = `${setting('apiBaseUrl').replace(/\/+$/, '')}/${version}`;
+  const tokenBase = `${setting('tokenBaseUrl')}/${version}`;
+  const apiBase = `${setting('apiBaseUrl')}/${version}`;
   const clientId = settings.clientId ?? '';
   const clientSecret = settings.clientSecret ?? '';
 
@@ -112,7 +112,7 @@ export function createFacebookOAuth(
     missingSettings: missingClientSettings(FACEBOOK_SETTINGS, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      const base = setting('authBaseUrl').replace(/\/+$/, '');
+      const base = setting('authBaseUrl');
       return authorizationUrl(`${base}/${version}/dialog/oauth`, {
         client_id: clientId,
         redirect_uri: request.redirectUri,

@@ -48,7 +48,7 @@ export function createInstagramApi(
   const version = config.graphVersion.startsWith('v')
     ? config.graphVersion
     : `v${config.graphVersion}`;
-  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
+  const graph = `${config.apiBaseUrl}/${version}`;
 
   async function call(
     method: 'GET' | 'POST',

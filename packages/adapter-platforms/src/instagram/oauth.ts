@@ -45,8 +45,8 @@ export function createInstagramOAuth(
   ) => (settings[key] as string | undefined) ?? INSTAGRAM_SETTINGS[key].default;
   const graphVersion = setting('graphVersion');
   const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
-  const tokenBase = setting('tokenBaseUrl').replace(/\/+$/, '');
-  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
+  const tokenBase = setting('tokenBaseUrl');
+  const apiBase = setting('apiBaseUrl');
   const clientId = settings.clientId ?? '';
   const clientSecret = settings.clientSecret ?? '';
 
@@ -119,7 +119,7 @@ export function createInstagramOAuth(
     missingSettings: missingClientSettings(INSTAGRAM_SETTINGS, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      return authorizationUrl(`${setting('authBaseUrl').replace(/\/+$/, '')}/oauth/authorize`, {
+      return authorizationUrl(`${setting('authBaseUrl')}/oauth/authorize`, {
         client_id: clientId,
         redirect_uri: request.redirectUri,
         response_type: 'code',

@@ -36,7 +36,7 @@ export function createLinkedinApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl;
   // The byte transfer keeps undici's inactivity timers fresh; the answer after the last byte
   // may take a while.
   const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
@@ -321,7 +321,7 @@ export function linkedinRenewal(
 ): TokenRenewal | null {
   const { clientId, clientSecret } = config;
   if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/oauth/v2/accessToken`;
+  const url = `${config.tokenBaseUrl}/oauth/v2/accessToken`;
   return async (refreshToken, signal) => {
     const { tokens } = await standardTokenRequest(
       runtime,

@@ -48,8 +48,8 @@ export function createLinkedinOAuth(
   const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'apiVersion'>(
     key: K,
   ) => (settings[key] as string | undefined) ?? LINKEDIN_SETTINGS[key].default;
-  const tokenUrl = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/oauth/v2/accessToken`;
-  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
+  const tokenUrl = `${setting('tokenBaseUrl')}/oauth/v2/accessToken`;
+  const apiBase = setting('apiBaseUrl');
   const clientId = settings.clientId ?? '';
   const clientSecret = settings.clientSecret ?? '';
   // An app without the Community Management API is refused any consent asking for its scopes
@@ -141,7 +141,7 @@ export function createLinkedinOAuth(
     authorizationUrl(request: AuthorizationRequest): string {
       // No PKCE for LinkedIn web apps (see above): the challenge is not sent. Scopes are
       // space-separated.
-      const base = setting('authBaseUrl').replace(/\/+$/, '');
+      const base = setting('authBaseUrl');
       const url = authorizationUrl(`${base}/oauth/v2/authorization`, {
         response_type: 'code',
         client_id: clientId,

@@ -36,7 +36,7 @@ export function createTiktokApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl;
 
   /** POST with the `{ data, error }` envelope; returns `data` or throws the mapped failure. */
   async function post(path: string, token: string, body?: unknown) {
@@ -158,7 +158,7 @@ const tiktokRefused: RefusalRule = (error, _description, status) =>
 export function tiktokTokenEndpoint(config: TiktokSettings, runtime: PublisherRuntime) {
   const { clientId: clientKey, clientSecret } = config;
   if (!clientKey || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/v2/oauth/token/`;
+  const url = `${config.tokenBaseUrl}/v2/oauth/token/`;
   return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
     standardTokenRequest(
       runtime,

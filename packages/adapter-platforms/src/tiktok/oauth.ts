@@ -24,13 +24,12 @@ export function createTiktokOAuth(
   settings: TiktokSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  const base = (url: string) => url.replace(/\/+$/, '');
   const missing = missingClientSettings(TIKTOK_SETTINGS, settings);
   const tokenEndpoint = tiktokTokenEndpoint(settings, runtime);
 
   /** GET /v2/user/info/: who consented (open_id, display name). */
   async function userInfo(accessToken: string, signal: AbortSignal) {
-    const url = new URL(`${base(settings.apiBaseUrl)}/v2/user/info/`);
+    const url = new URL(`${settings.apiBaseUrl}/v2/user/info/`);
     url.searchParams.set('fields', 'open_id,union_id,avatar_url,display_name');
     const response = await oauthGet(runtime, url, signal, `${LABEL} user info`, {
       authorization: `Bearer ${accessToken}`,
@@ -55,7 +54,7 @@ export function createTiktokOAuth(
     missingSettings: missing,
 
     authorizationUrl(request) {
-      return authorizationUrl(`${base(settings.authBaseUrl)}/v2/auth/authorize/`, {
+      return authorizationUrl(`${settings.authBaseUrl}/v2/auth/authorize/`, {
         client_key: settings.clientId ?? '',
         scope: TIKTOK_SCOPES.join(','),
         response_type: 'code',

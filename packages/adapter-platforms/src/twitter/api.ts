@@ -77,7 +77,7 @@ export function createXApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl;
   // A media segment is a few MiB: its upload may take longer than an ordinary call.
   const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
 

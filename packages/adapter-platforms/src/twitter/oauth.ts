@@ -45,7 +45,7 @@ const xRefused: RefusalRule = (error, description, status) =>
 export function xTokenEndpoint(settings: TwitterSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = settings;
   if (!clientId || !clientSecret) return null;
-  const url = `${settings.tokenBaseUrl.replace(/\/+$/, '')}/2/oauth2/token`;
+  const url = `${settings.tokenBaseUrl}/2/oauth2/token`;
   const headers = { authorization: basicAuth(clientId, clientSecret) };
   return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
     standardTokenRequest(
@@ -83,7 +83,6 @@ export function createTwitterOAuth(
   settings: TwitterSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  const base = (url: string) => url.replace(/\/+$/, '');
   const missing = missingClientSettings(TWITTER_SETTINGS, settings);
   const tokenEndpoint = xTokenEndpoint(settings, runtime);
 
@@ -91,7 +90,7 @@ export function createTwitterOAuth(
   async function me(accessToken: string, signal: AbortSignal) {
     const response = await oauthGet(
       runtime,
-      `${base(settings.apiBaseUrl)}/2/users/me`,
+      `${settings.apiBaseUrl}/2/users/me`,
       signal,
       `${LABEL} identity`,
       {
@@ -118,7 +117,7 @@ export function createTwitterOAuth(
     missingSettings: missing,
 
     authorizationUrl(request) {
-      return authorizationUrl(`${base(settings.authBaseUrl)}/i/oauth2/authorize`, {
+      return authorizationUrl(`${settings.authBaseUrl}/i/oauth2/authorize`, {
         response_type: 'code',
         client_id: settings.clientId ?? '',
         redirect_uri: request.redirectUri,

@@ -33,7 +33,7 @@ export function createYoutubeApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
+  const base = config.apiBaseUrl;
   // The byte transfer refreshes undici's inactivity timers while data flows; after the last byte
   // YouTube may take a while to answer with the video resource.
   const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
@@ -195,7 +195,7 @@ export function youtubeFailure(response: HttpResult): Error {
 export function googleTokenEndpoint(config: YoutubeSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = config;
   if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/token`;
+  const url = `${config.tokenBaseUrl}/token`;
   return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
     standardTokenRequest(
       runtime,

@@ -28,13 +28,12 @@ export function createYoutubeOAuth(
   settings: YoutubeSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  const base = (url: string) => url.replace(/\/+$/, '');
   const missing = missingClientSettings(YOUTUBE_SETTINGS, settings);
   const tokenEndpoint = googleTokenEndpoint(settings, runtime);
 
   /** GET /youtube/v3/channels?part=snippet&mine=true: the channel that will publish. */
   async function channel(accessToken: string, signal: AbortSignal) {
-    const url = new URL(`${base(settings.apiBaseUrl)}/youtube/v3/channels`);
+    const url = new URL(`${settings.apiBaseUrl}/youtube/v3/channels`);
     url.searchParams.set('part', 'snippet');
     url.searchParams.set('mine', 'true');
     const response = await oauthGet(runtime, url, signal, `${LABEL} channel`, {
@@ -73,7 +72,7 @@ export function createYoutubeOAuth(
     missingSettings: missing,
 
     authorizationUrl(request) {
-      return authorizationUrl(`${base(settings.authBaseUrl)}/o/oauth2/v2/auth`, {
+      return authorizationUrl(`${settings.authBaseUrl}/o/oauth2/v2/auth`, {
         client_id: settings.clientId ?? '',
         redirect_uri: request.redirectUri,
         response_type: 'code',
