@@ -2,15 +2,8 @@
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  asString,
-  excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
-  header,
-  httpCall,
-  isRecord,
-} from '../shared/http.ts';
+import { graphCall, graphErrorOf, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
+import { asString, excerpt, header, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { FacebookSettings } from './settings.ts';
@@ -39,38 +32,29 @@ export function createFacebookApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const version = config.graphVersion.startsWith('v')
-    ? config.graphVersion
-    : `v${config.graphVersion}`;
-  const graph = `${config.apiBaseUrl}/${version}`;
+  const graph = versionedGraphBase(config.apiBaseUrl, config.graphVersion);
 
-  async function call(
+  /** GET: parameters and token in the query; POST: both in the form. */
+  function call(
     method: 'GET' | 'POST',
     path: string,
     token: string,
     params: Record<string, string> = {},
-  ): Promise<Record<string, unknown>> {
-    const url = new URL(`${graph}${path}`);
-    if (method === 'GET')
-      for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    const form = method === 'POST' ? { ...params, access_token: token } : null;
-    if (method === 'GET') url.searchParams.set('access_token', token);
-    const response = await httpCall(
-      {
-        url,
-        method,
-        headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
-        body: form ? formBody(form) : null,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `Facebook ${method} ${path}`,
+  ) {
+    const withToken: Record<string, string> = { ...params, access_token: token };
+    return graphCall(
+      runtime,
+      signal,
+      method === 'GET'
+        ? { method, url: graphUrl(graph, path, withToken), what: `Facebook ${method} ${path}` }
+        : {
+            method,
+            url: graphUrl(graph, path),
+            form: withToken,
+            what: `Facebook ${method} ${path}`,
+          },
+      facebookFailure,
     );
-    const body = isRecord(response.json) ? response.json : undefined;
-    if (response.status >= 200 && response.status < 300 && body && !isRecord(body.error))
-      return body;
-    throw facebookFailure(response.status, body, response.text, response.headers);
   }
 
   const idOf = (body: Record<string, unknown>, what: string, key = 'id'): string => {
@@ -140,14 +124,14 @@ export function facebookFailure(
   text: string,
   headers: IncomingHttpHeaders = {},
 ): Error {
-  const error = body && isRecord(body.error) ? body.error : undefined;
+  const error = graphErrorOf(body);
   if (!error) {
     const message = `Facebook HTTP ${status}: ${excerpt(text)}`;
     if (status === 429) return throttled('http_429', message, waitUntil(headers));
     return fail(`http_${status}`, message, status >= 500);
   }
-  const code = Number(error.code);
-  const graphMessage = asString(error.message) ?? `error ${code}`;
+  const code = error.code;
+  const graphMessage = error.message ?? `error ${code}`;
   // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.
   if (code === 190) {
     return new TokenRejected(
@@ -161,7 +145,7 @@ export function facebookFailure(
   if (code === 10 || (code >= 200 && code <= 299) || code === 368) {
     return fail(String(code), message, false);
   }
-  const retryable = RETRYABLE_CODES.has(code) || error.is_transient === true || status >= 500;
+  const retryable = RETRYABLE_CODES.has(code) || error.transient || status >= 500;
   return fail(Number.isFinite(code) ? String(code) : `http_${status}`, message, retryable);
 }
 

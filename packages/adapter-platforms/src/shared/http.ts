@@ -95,6 +95,9 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** 5xx and 429: the server may answer later (a connect fails, a refresh is tried again). */
+export const isTransientStatus = (status: number): boolean => status >= 500 || status === 429;
+
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -25,6 +25,7 @@ import {
   type HttpResult,
   httpCall,
   isRecord,
+  isTransientStatus,
 } from './http.ts';
 import { connectionExpired, fail, PublishFailure } from './outcome.ts';
 
@@ -256,7 +257,7 @@ export async function standardTokenRequest(
   }
   const code = error ?? `http_${response.status}`;
   const description = asString(body.error_description) ?? excerpt(response.text);
-  const transient = response.status >= 500 || response.status === 429;
+  const transient = isTransientStatus(response.status);
   throw new OAuthStepError(
     code,
     `${what}: ${code}${description ? `: ${description}` : ''}`,
