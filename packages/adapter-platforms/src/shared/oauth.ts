@@ -265,6 +265,40 @@ export async function standardTokenRequest(
   );
 }
 
+/**
+ * A platform's token endpoint with its client credentials applied: the code exchange and the
+ * refresh are the same request with other `fields` (`grant_type` among them).
+ */
+export type TokenEndpoint = (
+  fields: Record<string, string>,
+  signal: AbortSignal,
+  what: string,
+) => Promise<StandardTokenAnswer>;
+
+/**
+ * The token endpoint at `url`: `credentials` (client_id, client_secret... as the platform names
+ * them) join every request's fields; `headers` (e.g. HTTP Basic) and `refused` as the platform
+ * needs. Null when the app's client id or secret is not set (`configured` false).
+ */
+export function clientTokenEndpoint(
+  runtime: PublisherRuntime,
+  url: string,
+  credentials: Record<string, string>,
+  options: { configured: boolean; headers?: Record<string, string>; refused?: RefusalRule },
+): TokenEndpoint | null {
+  if (!options.configured) return null;
+  return (fields, signal, what) =>
+    standardTokenRequest(
+      runtime,
+      url,
+      { ...fields, ...credentials },
+      signal,
+      what,
+      options.headers,
+      options.refused,
+    );
+}
+
 /** HTTP Basic credentials of a confidential client (X's token endpoint). */
 export const basicAuth = (clientId: string, clientSecret: string): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
@@ -275,6 +309,19 @@ export const basicAuth = (clientId: string, clientSecret: string): string =>
  * is null in the answer when the platform sent none (Google): the old one stays valid.
  */
 export type TokenRenewal = (refreshToken: string, signal: AbortSignal) => Promise<GrantedTokens>;
+
+/** `grant_type=refresh_token` on the platform's token endpoint; null when it is (unconfigured). */
+export function refreshGrant(endpoint: TokenEndpoint | null, label: string): TokenRenewal | null {
+  if (!endpoint) return null;
+  return async (refreshToken, signal) => {
+    const { tokens } = await endpoint(
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      signal,
+      `${label} token refresh`,
+    );
+    return tokens;
+  };
+}
 
 /**
  * A connector's `refresh` on a renewal (null: the client id/secret are not configured). A

@@ -3,7 +3,7 @@
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
-import { publisherRefresher, standardTokenRequest, type TokenRenewal } from '../shared/oauth.ts';
+import { clientTokenEndpoint, publisherRefresher, refreshGrant } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { YoutubeSettings } from './settings.ts';
@@ -194,38 +194,18 @@ export function youtubeFailure(response: HttpResult): Error {
  */
 export function googleTokenEndpoint(config: YoutubeSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = config;
-  if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl}/token`;
-  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
-    standardTokenRequest(
-      runtime,
-      url,
-      { client_id: clientId, client_secret: clientSecret, ...fields },
-      signal,
-      what,
-    );
+  return clientTokenEndpoint(
+    runtime,
+    `${config.tokenBaseUrl}/token`,
+    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
+    { configured: Boolean(clientId && clientSecret) },
+  );
 }
 
 /**
- * grant_type=refresh_token. Google answers no new refresh token (null: the stored one stays);
- * invalid_grant (revoked, expired, password changed) means the user must re-authorise.
+ * The publisher's renewal on a 401: the same refresh_token request as the connector's. Google
+ * answers no new refresh token (null: the stored one stays); invalid_grant (revoked, expired,
+ * password changed) means the user must re-authorise.
  */
-export function youtubeRenewal(
-  config: YoutubeSettings,
-  runtime: PublisherRuntime,
-): TokenRenewal | null {
-  const endpoint = googleTokenEndpoint(config, runtime);
-  if (!endpoint) return null;
-  return async (refreshToken, signal) => {
-    const { tokens } = await endpoint(
-      { refresh_token: refreshToken, grant_type: 'refresh_token' },
-      signal,
-      'YouTube token refresh',
-    );
-    return tokens;
-  };
-}
-
-/** The publisher's renewal on a 401: the same request as the proactive one. */
 export const youtubeRefresher = (config: YoutubeSettings, runtime: PublisherRuntime) =>
-  publisherRefresher(youtubeRenewal(config, runtime));
+  publisherRefresher(refreshGrant(googleTokenEndpoint(config, runtime), 'YouTube'));
