@@ -4,9 +4,10 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
 import type { MediaBody } from '../shared/media-fetch.ts';
 import {
+  clientTokenEndpoint,
   publisherRefresher,
   type RefusalRule,
-  standardTokenRequest,
+  refreshGrant,
   type TokenRenewal,
 } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
@@ -312,31 +313,31 @@ const linkedinRefused: RefusalRule = (error, description) =>
     !/missing/i.test(description ?? ''));
 
 /**
- * grant_type=refresh_token on /oauth/v2/accessToken (programmatic refresh tokens exist only for
- * approved apps). Null when the client id or secret is not set.
+ * POST /oauth/v2/accessToken (form, client_id + client_secret): the code exchange and the
+ * refresh share it. Null when the client id or secret is not set.
+ */
+export function linkedinTokenEndpoint(config: LinkedinSettings, runtime: PublisherRuntime) {
+  const { clientId, clientSecret } = config;
+  return clientTokenEndpoint(
+    runtime,
+    `${config.tokenBaseUrl}/oauth/v2/accessToken`,
+    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
+    { configured: Boolean(clientId && clientSecret), refused: linkedinRefused },
+  );
+}
+
+/**
+ * grant_type=refresh_token (programmatic refresh tokens exist only for approved apps). Null when
+ * the client id or secret is not set.
  */
 export function linkedinRenewal(
   config: LinkedinSettings,
   runtime: PublisherRuntime,
 ): TokenRenewal | null {
-  const { clientId, clientSecret } = config;
-  if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl}/oauth/v2/accessToken`;
+  const renew = refreshGrant(linkedinTokenEndpoint(config, runtime), 'LinkedIn');
+  if (!renew) return null;
   return async (refreshToken, signal) => {
-    const { tokens } = await standardTokenRequest(
-      runtime,
-      url,
-      {
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: clientId,
-        client_secret: clientSecret,
-      },
-      signal,
-      'LinkedIn token refresh',
-      {},
-      linkedinRefused,
-    );
+    const tokens = await renew(refreshToken, signal);
     // LinkedIn repeats the refresh token (or sends none: the stored one stays valid).
     return { ...tokens, refreshToken: tokens.refreshToken || null };
   };

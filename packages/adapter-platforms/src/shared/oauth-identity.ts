@@ -10,7 +10,8 @@ export interface IdentityAnswer {
   ok: boolean;
   status: number;
   body: Record<string, unknown>;
-  text: string;
+  /** The answer was a JSON object (not an empty, HTML or array body). */
+  isObject: boolean;
 }
 
 /** GET with the user's access token as Bearer (and the platform's `headers`), read as JSON. */
@@ -30,7 +31,7 @@ export async function identityGet(
     ok: response.status >= 200 && response.status < 300,
     status: response.status,
     body: isRecord(response.json) ? response.json : {},
-    text: response.text,
+    isObject: isRecord(response.json),
   };
 }
 
