@@ -2,7 +2,7 @@
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { graphCall, graphErrorOf, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
+import { bareGraphFailure, graphClient, graphErrorOf } from '../shared/graph-api.ts';
 import { asString, excerpt, header, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -32,7 +32,12 @@ export function createFacebookApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const graph = versionedGraphBase(config.apiBaseUrl, config.graphVersion);
+  const graph = graphClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    version: config.graphVersion,
+    label: 'Facebook',
+    failure: facebookFailure,
+  });
 
   /** GET: parameters and token in the query; POST: both in the form. */
   function call(
@@ -42,19 +47,7 @@ export function createFacebookApi(
     params: Record<string, string> = {},
   ) {
     const withToken: Record<string, string> = { ...params, access_token: token };
-    return graphCall(
-      runtime,
-      signal,
-      method === 'GET'
-        ? { method, url: graphUrl(graph, path, withToken), what: `Facebook ${method} ${path}` }
-        : {
-            method,
-            url: graphUrl(graph, path),
-            form: withToken,
-            what: `Facebook ${method} ${path}`,
-          },
-      facebookFailure,
-    );
+    return graph(method, path, method === 'GET' ? { query: withToken } : { form: withToken });
   }
 
   const idOf = (body: Record<string, unknown>, what: string, key = 'id'): string => {
@@ -125,11 +118,7 @@ export function facebookFailure(
   headers: IncomingHttpHeaders = {},
 ): Error {
   const error = graphErrorOf(body);
-  if (!error) {
-    const message = `Facebook HTTP ${status}: ${excerpt(text)}`;
-    if (status === 429) return throttled('http_429', message, waitUntil(headers));
-    return fail(`http_${status}`, message, status >= 500);
-  }
+  if (!error) return bareGraphFailure('Facebook', status, text, () => waitUntil(headers));
   const code = error.code;
   const graphMessage = error.message ?? `error ${code}`;
   // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.

@@ -2,7 +2,7 @@
 // "Instagram Platform / Content Publishing", "IG Container").
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { graphCall, graphErrorOf, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
+import { bareGraphFailure, graphClient, graphErrorOf } from '../shared/graph-api.ts';
 import { asString, excerpt } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -39,24 +39,21 @@ export function createInstagramApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const graph = versionedGraphBase(config.apiBaseUrl, config.graphVersion);
+  const graph = graphClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    version: config.graphVersion,
+    label: 'Instagram',
+    failure: graphFailure,
+  });
 
   /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
-  function call(
+  const call = (
     method: 'GET' | 'POST',
     path: string,
     token: string,
     query: Record<string, string>,
     form?: Record<string, string>,
-  ) {
-    const url = graphUrl(graph, path, { ...query, access_token: token });
-    return graphCall(
-      runtime,
-      signal,
-      { method, url, ...(form ? { form } : {}), what: `Instagram ${method} ${path}` },
-      graphFailure,
-    );
-  }
+  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
 
   return {
     /** POST /{ig-user-id}/media -> container id. */
@@ -112,10 +109,9 @@ export function graphFailure(
 ): Error {
   const error = graphErrorOf(body);
   if (!error) {
-    const message = `Instagram HTTP ${status}: ${excerpt(text)}`;
-    if (status === 429)
-      return throttled('http_429', message, retryAtFrom(headers, THROTTLE_WAIT_MS));
-    return fail(`http_${status}`, message, status >= 500);
+    return bareGraphFailure('Instagram', status, text, () =>
+      retryAtFrom(headers, THROTTLE_WAIT_MS),
+    );
   }
   const { code, subcode } = error;
   const message = error.message ?? `Instagram error ${code}`;

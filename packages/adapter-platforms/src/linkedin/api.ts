@@ -1,7 +1,15 @@
 // LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import {
+  asString,
+  excerpt,
+  type HttpResult,
+  header,
+  httpCall,
+  isRecord,
+  uploadTimeoutMs,
+} from '../shared/http.ts';
 import type { MediaBody } from '../shared/media-fetch.ts';
 import {
   clientTokenEndpoint,
@@ -37,11 +45,6 @@ export function createLinkedinApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl;
-  // The byte transfer keeps undici's inactivity timers fresh; the answer after the last byte
-  // may take a while.
-  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
-
   const headers = (token: string): Record<string, string> => ({
     authorization: `Bearer ${token}`,
     'linkedin-version': config.apiVersion,
@@ -58,7 +61,7 @@ export function createLinkedinApi(
   ): Promise<HttpResult> {
     const response = await httpCall(
       {
-        url: `${base}${path}`,
+        url: `${config.apiBaseUrl}${path}`,
         method,
         headers: {
           ...headers(token),
@@ -101,7 +104,7 @@ export function createLinkedinApi(
         body: media.body,
         dispatcher: runtime.apiDispatcher,
         signal,
-        timeoutMs: uploadTimeoutMs,
+        timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
       },
       `LinkedIn ${what}`,
     );

@@ -11,8 +11,9 @@ import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
-import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { fail, PublishFailure } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
+import { progressPublisher } from '../shared/progress-publisher.ts';
 import {
   createLinkedinApi,
   duplicateOf,
@@ -231,15 +232,7 @@ export function createLinkedinPublisher(
     }
   }
 
-  return {
-    platform: 'linkedin',
-    validate: validateLinkedin,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
-    resume: (request) =>
-      runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
-      ),
-  };
+  return progressPublisher({ platform: 'linkedin', validate: validateLinkedin, readProgress, run });
 }
 
 /**

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
   asString,
+  excerpt,
   FORM_CONTENT_TYPE,
   formBody,
   type HttpResult,
@@ -14,6 +15,8 @@ import {
 } from './http.ts';
 import { type OAuthStepError, oauthGet } from './oauth.ts';
 import { identityError } from './oauth-identity.ts';
+import { fail, type PublishFailure } from './outcome.ts';
+import { throttled } from './rate-limit.ts';
 
 /** `${baseUrl}/v21.0`: the version as Graph's paths want it (a bare `21.0` gets its `v`). */
 export function versionedGraphBase(baseUrl: string, version: string): string {
@@ -45,6 +48,21 @@ export function graphErrorOf(body: Record<string, unknown> | undefined): GraphEr
     message: asString(error.message),
     transient: error.is_transient === true,
   };
+}
+
+/**
+ * A refusal without Graph's error object (a proxy's page, a bare 429 or 5xx): a 429 waits until
+ * `retryAt()`, a 5xx is retried, anything else fails for good.
+ */
+export function bareGraphFailure(
+  label: string,
+  status: number,
+  text: string,
+  retryAt: () => Date,
+): PublishFailure {
+  const message = `${label} HTTP ${status}: ${excerpt(text)}`;
+  if (status === 429) return throttled('http_429', message, retryAt());
+  return fail(`http_${status}`, message, status >= 500);
 }
 
 /** How a platform turns a refused Graph call into its publish failure (codes differ by network). */
@@ -81,6 +99,36 @@ export async function graphCall(
   const body = successOf(response);
   if (body) return body;
   throw failure(response.status, jsonObject(response), response.text, response.headers);
+}
+
+/** Where a Graph call's parameters go: the query, and for a POST a form. */
+export interface GraphParams {
+  query?: Record<string, string>;
+  form?: Record<string, string>;
+}
+
+/**
+ * A publisher's Graph calls on `baseUrl` under `version`; `label` names the network in
+ * messages and `failure` reads its refusals.
+ */
+export function graphClient(
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+  options: { baseUrl: string; version: string; label: string; failure: GraphFailure },
+) {
+  const base = versionedGraphBase(options.baseUrl, options.version);
+  return (method: 'GET' | 'POST', path: string, params: GraphParams = {}) =>
+    graphCall(
+      runtime,
+      signal,
+      {
+        method,
+        url: graphUrl(base, path, params.query),
+        ...(params.form ? { form: params.form } : {}),
+        what: `${options.label} ${method} ${path}`,
+      },
+      options.failure,
+    );
 }
 
 /** A GET during a connect or refresh (token exchanges, identity); Graph errors as OAuthStepError. */

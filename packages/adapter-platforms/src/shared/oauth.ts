@@ -50,6 +50,33 @@ export class OAuthStepError extends Error {
 /** A whole connect or refresh gives up past this, whatever the per-request timeouts. */
 const STEP_DEADLINE_MS = 60_000;
 
+/** One request of a connect or refresh, its JSON answer read. */
+function oauthCall(
+  runtime: PublisherRuntime,
+  url: string | URL,
+  signal: AbortSignal,
+  what: string,
+  headers: Record<string, string>,
+  form?: Record<string, string>,
+): Promise<HttpResult> {
+  return httpCall(
+    {
+      url,
+      method: form ? 'POST' : 'GET',
+      headers: {
+        ...(form ? { 'content-type': FORM_CONTENT_TYPE } : {}),
+        accept: 'application/json',
+        ...headers,
+      },
+      ...(form ? { body: formBody(form) } : {}),
+      dispatcher: runtime.apiDispatcher,
+      signal,
+      timeoutMs: runtime.requestTimeoutMs,
+    },
+    what,
+  );
+}
+
 /** POST a form to a token endpoint (code exchange, refresh). */
 export function oauthPostForm(
   runtime: PublisherRuntime,
@@ -59,18 +86,7 @@ export function oauthPostForm(
   what: string,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
-  return httpCall(
-    {
-      url,
-      method: 'POST',
-      headers: { 'content-type': FORM_CONTENT_TYPE, accept: 'application/json', ...headers },
-      body: formBody(fields),
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
-    },
-    what,
-  );
+  return oauthCall(runtime, url, signal, what, headers, fields);
 }
 
 /** GET with the JSON answer read (identity, long-lived exchange, Graph token endpoints). */
@@ -81,17 +97,7 @@ export function oauthGet(
   what: string,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
-  return httpCall(
-    {
-      url,
-      method: 'GET',
-      headers: { accept: 'application/json', ...headers },
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
-    },
-    what,
-  );
+  return oauthCall(runtime, url, signal, what, headers);
 }
 
 /** The consent page URL: `base` (host + the platform's path) with these query parameters. */

@@ -36,13 +36,11 @@ export function createTiktokApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl;
-
   /** POST with the `{ data, error }` envelope; returns `data` or throws the mapped failure. */
   async function post(path: string, token: string, body?: unknown) {
     const response = await httpCall(
       {
-        url: `${base}${path}`,
+        url: `${config.apiBaseUrl}${path}`,
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,

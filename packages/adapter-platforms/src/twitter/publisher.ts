@@ -8,8 +8,9 @@ import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { publisherRefresher } from '../shared/oauth.ts';
-import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { fail, PublishFailure } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
+import { progressPublisher } from '../shared/progress-publisher.ts';
 import { createXApi, type MediaProcessing, type RecentTweet } from './api.ts';
 import { xRenewal } from './oauth.ts';
 import { freshProgress, noteExpiry, readProgress, type XProgress } from './progress.ts';
@@ -202,15 +203,7 @@ export function createTwitterPublisher(
     }
   }
 
-  return {
-    platform: 'twitter',
-    validate: validateTwitter,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
-    resume: (request) =>
-      runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
-      ),
-  };
+  return progressPublisher({ platform: 'twitter', validate: validateTwitter, readProgress, run });
 }
 
 const processingFailed = (mediaId: string, status: MediaProcessing) =>
