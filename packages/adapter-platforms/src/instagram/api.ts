@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bareGraphFailure, graphClient, graphErrorOf } from '../shared/graph-api.ts';
-import { asString, excerpt } from '../shared/http.ts';
+import { asString } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { InstagramSettings } from './settings.ts';
