@@ -2,7 +2,12 @@
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { bareGraphFailure, graphClient, graphErrorOf } from '../shared/graph-api.ts';
+import {
+  bareGraphFailure,
+  type GraphFailure,
+  graphClient,
+  graphErrorOf,
+} from '../shared/graph-api.ts';
 import { asString, header, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -111,12 +116,7 @@ export function createFacebookApi(
  * 200-299: permissions, 368: blocked for policy, 506: duplicate post: permanent. Throttling
  * waits for Meta's estimated_time_to_regain_access (minutes) from the usage headers.
  */
-export function facebookFailure(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  text: string,
-  headers: IncomingHttpHeaders = {},
-): Error {
+export const facebookFailure: GraphFailure = (status, body, text, headers = {}) => {
   const error = graphErrorOf(body);
   if (!error) return bareGraphFailure('Facebook', status, text, () => waitUntil(headers));
   const code = error.code;
@@ -136,7 +136,7 @@ export function facebookFailure(
   }
   const retryable = RETRYABLE_CODES.has(code) || error.transient || status >= 500;
   return fail(Number.isFinite(code) ? String(code) : `http_${status}`, message, retryable);
-}
+};
 
 /**
  * When Meta lets the Page or app call again: the largest estimated_time_to_regain_access

@@ -1,8 +1,12 @@
 // Instagram Graph API content publishing wire calls (docs/platforms.md#instagram; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
-import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { bareGraphFailure, graphClient, graphErrorOf } from '../shared/graph-api.ts';
+import {
+  bareGraphFailure,
+  type GraphFailure,
+  graphClient,
+  graphErrorOf,
+} from '../shared/graph-api.ts';
 import { asString } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -101,12 +105,7 @@ export function createInstagramApi(
  * Graph's own. 190 is an invalid/expired token: Instagram tokens are not refreshed here, so it
  * ends as connection_expired.
  */
-export function graphFailure(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  text: string,
-  headers: IncomingHttpHeaders = {},
-): Error {
+export const graphFailure: GraphFailure = (status, body, text, headers = {}) => {
   const error = graphErrorOf(body);
   if (!error) {
     return bareGraphFailure('Instagram', status, text, () =>
@@ -134,4 +133,4 @@ export function graphFailure(
       ? String(code)
       : `http_${status}`;
   return fail(outcomeCode, message, retryable);
-}
+};

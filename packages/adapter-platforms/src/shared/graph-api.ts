@@ -70,7 +70,7 @@ export type GraphFailure = (
   status: number,
   body: Record<string, unknown> | undefined,
   text: string,
-  headers: IncomingHttpHeaders,
+  headers?: IncomingHttpHeaders,
 ) => Error;
 
 /**
