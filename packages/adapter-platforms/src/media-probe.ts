@@ -4,9 +4,10 @@
  * the media; a refusal keeps the reason the publisher would have given at publish time.
  */
 import type { MediaProbe, MediaProbeResult } from '@social-publisher/domain';
-import { type Dispatcher, interceptors } from 'undici';
+import type { Dispatcher } from 'undici';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import type { PublisherRuntime } from './publisher-runtime.ts';
+import { followingRedirects } from './shared/media-dispatcher.ts';
 import { createMediaFetcher } from './shared/media-fetch.ts';
 import { PublishFailure } from './shared/outcome.ts';
 
@@ -16,7 +17,7 @@ export function createMediaProbe(
 ): MediaProbe {
   const runtime: PublisherRuntime = {
     apiDispatcher: mediaDispatcher,
-    mediaDispatcher: mediaDispatcher.compose(interceptors.redirect({ maxRedirections: 5 })),
+    mediaDispatcher: followingRedirects(mediaDispatcher),
     pollIntervalMs: 0,
     pollTimeoutMs: 0,
     requestTimeoutMs,

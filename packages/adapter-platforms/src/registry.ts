@@ -31,16 +31,19 @@ export function publisherRuntime(config: PlatformsConfig): PublisherRuntime {
 }
 
 /**
- * A platform's settings, each missing (or empty) one taken from its declared default: the one
- * place defaults are filled, so publishers can rely on them whoever built the settings.
+ * A platform's settings as its publisher and connector may rely on them, whoever built them
+ * (config, tests, tools): each missing (or empty) one taken from its declared default, and every
+ * `url` without trailing slashes, so that `${base}/path` is always one slash. The one place both
+ * are done: no platform trims or falls back on its own.
  */
-function withDefaults(
+function completeSettings(
   descriptor: PlatformDescriptor,
   given: Readonly<Record<string, string | undefined>>,
 ): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = { ...given };
   for (const [key, spec] of Object.entries(descriptor.settings)) {
     if (values[key] === undefined || values[key] === '') values[key] = spec.default;
+    if (spec.kind === 'url') values[key] = values[key]?.replace(/\/+$/, '');
   }
   return values;
 }
@@ -59,7 +62,7 @@ export function createPlatformRegistry(
   const oauth = new Map<Platform, PlatformOAuth>();
   for (const descriptor of descriptors) {
     rules.set(descriptor.name, descriptor.rules);
-    const settings = withDefaults(descriptor, config.settings[descriptor.name] ?? {});
+    const settings = completeSettings(descriptor, config.settings[descriptor.name] ?? {});
     publishers.set(descriptor.name, descriptor.createPublisher(settings, runtime));
     const connector = descriptor.createOAuth?.(settings, runtime);
     if (connector) oauth.set(descriptor.name, connector);

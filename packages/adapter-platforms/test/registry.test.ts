@@ -1,6 +1,6 @@
 import { type Platform, type PostDraft, validateCreatePost } from '@social-publisher/domain';
 import { describe, expect, it } from 'vitest';
-import { createPlatformRegistry, PLATFORM_DESCRIPTORS } from '../src/index.ts';
+import { createPlatformRegistry, definePlatform, PLATFORM_DESCRIPTORS } from '../src/index.ts';
 import { testConfig } from './helpers.ts';
 
 describe('registry', () => {
@@ -18,6 +18,82 @@ describe('registry', () => {
   it('creates a guarded media dispatcher when none is given', () => {
     const { mediaDispatcher: _ignored, ...config } = testConfig();
     expect(createPlatformRegistry(config).get('youtube')).toBeDefined();
+  });
+
+  it('hands a platform its settings with defaults filled and URL settings without trailing slash', () => {
+    const seen: Record<string, string | undefined>[] = [];
+    const acme = definePlatform({
+      name: 'acme',
+      label: 'Acme',
+      media: {},
+      settings: {
+        apiBaseUrl: {
+          env: 'ACME_API',
+          kind: 'url',
+          default: 'https://api.acme',
+          description: 'API',
+        },
+        authBaseUrl: {
+          env: 'ACME_AUTH',
+          kind: 'url',
+          default: 'https://auth.acme',
+          description: 'Auth',
+        },
+        tokenBaseUrl: { env: 'ACME_TOKEN', kind: 'url', description: 'Token' },
+        note: { env: 'ACME_NOTE', kind: 'string', description: 'Kept as given' },
+      },
+      createPublisher: (settings) => {
+        seen.push({ ...settings });
+        return {
+          platform: 'acme',
+          validate: () => [],
+          publish: async () => ({ kind: 'published', platformPostId: '1', platformUrl: null }),
+          resume: async () => ({ kind: 'published', platformPostId: '1', platformUrl: null }),
+        };
+      },
+    });
+    const config = testConfig();
+    createPlatformRegistry(
+      {
+        ...config,
+        settings: {
+          acme: { apiBaseUrl: 'http://127.0.0.1:9/api//', authBaseUrl: '', note: 'ends/' },
+        },
+      },
+      [acme],
+    );
+    expect(seen).toEqual([
+      {
+        apiBaseUrl: 'http://127.0.0.1:9/api',
+        authBaseUrl: 'https://auth.acme',
+        tokenBaseUrl: undefined,
+        note: 'ends/',
+      },
+    ]);
+  });
+
+  it('builds every consent URL with one slash after a base URL given with a trailing slash', () => {
+    const config = testConfig();
+    const settings = Object.fromEntries(
+      PLATFORM_DESCRIPTORS.map((descriptor) => [
+        descriptor.name,
+        {
+          ...config.settings[descriptor.name],
+          authBaseUrl: 'https://consent.example/',
+          clientId: 'id',
+          clientSecret: 'secret',
+        },
+      ]),
+    );
+    const registry = createPlatformRegistry({ ...config, settings });
+    for (const platform of registry.names) {
+      const consent = registry.oauth(platform)?.authorizationUrl({
+        state: 'state',
+        redirectUri: 'https://app.example/cb',
+        codeChallenge: 'challenge',
+      });
+      expect(consent, platform).toMatch(/^https:\/\/consent\.example\/[^/]/);
+    }
   });
 });
 

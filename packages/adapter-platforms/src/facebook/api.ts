@@ -3,14 +3,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
-  asString,
-  excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
-  header,
-  httpCall,
-  isRecord,
-} from '../shared/http.ts';
+  bareGraphFailure,
+  type GraphFailure,
+  graphClient,
+  graphErrorOf,
+} from '../shared/graph-api.ts';
+import { asString, header, isRecord } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { FacebookSettings } from './settings.ts';
@@ -39,38 +37,22 @@ export function createFacebookApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const version = config.graphVersion.startsWith('v')
-    ? config.graphVersion
-    : `v${config.graphVersion}`;
-  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
+  const graph = graphClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    version: config.graphVersion,
+    label: 'Facebook',
+    failure: facebookFailure,
+  });
 
-  async function call(
+  /** GET: parameters and token in the query; POST: both in the form. */
+  function call(
     method: 'GET' | 'POST',
     path: string,
     token: string,
     params: Record<string, string> = {},
-  ): Promise<Record<string, unknown>> {
-    const url = new URL(`${graph}${path}`);
-    if (method === 'GET')
-      for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    const form = method === 'POST' ? { ...params, access_token: token } : null;
-    if (method === 'GET') url.searchParams.set('access_token', token);
-    const response = await httpCall(
-      {
-        url,
-        method,
-        headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
-        body: form ? formBody(form) : null,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `Facebook ${method} ${path}`,
-    );
-    const body = isRecord(response.json) ? response.json : undefined;
-    if (response.status >= 200 && response.status < 300 && body && !isRecord(body.error))
-      return body;
-    throw facebookFailure(response.status, body, response.text, response.headers);
+  ) {
+    const withToken: Record<string, string> = { ...params, access_token: token };
+    return graph(method, path, method === 'GET' ? { query: withToken } : { form: withToken });
   }
 
   const idOf = (body: Record<string, unknown>, what: string, key = 'id'): string => {
@@ -134,20 +116,11 @@ export function createFacebookApi(
  * 200-299: permissions, 368: blocked for policy, 506: duplicate post: permanent. Throttling
  * waits for Meta's estimated_time_to_regain_access (minutes) from the usage headers.
  */
-export function facebookFailure(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  text: string,
-  headers: IncomingHttpHeaders = {},
-): Error {
-  const error = body && isRecord(body.error) ? body.error : undefined;
-  if (!error) {
-    const message = `Facebook HTTP ${status}: ${excerpt(text)}`;
-    if (status === 429) return throttled('http_429', message, waitUntil(headers));
-    return fail(`http_${status}`, message, status >= 500);
-  }
-  const code = Number(error.code);
-  const graphMessage = asString(error.message) ?? `error ${code}`;
+export const facebookFailure: GraphFailure = (status, body, text, headers = {}) => {
+  const error = graphErrorOf(body);
+  if (!error) return bareGraphFailure('Facebook', status, text, () => waitUntil(headers));
+  const code = error.code;
+  const graphMessage = error.message ?? `error ${code}`;
   // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.
   if (code === 190) {
     return new TokenRejected(
@@ -161,9 +134,9 @@ export function facebookFailure(
   if (code === 10 || (code >= 200 && code <= 299) || code === 368) {
     return fail(String(code), message, false);
   }
-  const retryable = RETRYABLE_CODES.has(code) || error.is_transient === true || status >= 500;
+  const retryable = RETRYABLE_CODES.has(code) || error.transient || status >= 500;
   return fail(Number.isFinite(code) ? String(code) : `http_${status}`, message, retryable);
-}
+};
 
 /**
  * When Meta lets the Page or app call again: the largest estimated_time_to_regain_access

@@ -13,12 +13,12 @@ import type {
   PlatformOAuth,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { graphOAuthGet, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,
   missingClientSettings,
   OAuthStepError,
-  oauthGet,
   runConnect,
 } from '../shared/oauth.ts';
 import { FACEBOOK_SETTINGS, type FacebookSettings } from './settings.ts';
@@ -37,30 +37,17 @@ export function createFacebookOAuth(
   settings: FacebookSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
-  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'graphVersion'>(
-    key: K,
-  ) => (settings[key] as string | undefined) ?? FACEBOOK_SETTINGS[key].default;
-  const graphVersion = setting('graphVersion');
-  const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
-  const tokenBase = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/${version}`;
-  const apiBase = `${setting('apiBaseUrl').replace(/\/+$/, '')}/${version}`;
+  // The dialog, the token exchanges and the API all sit under the Graph version.
+  const tokenBase = versionedGraphBase(settings.tokenBaseUrl, settings.graphVersion);
+  const apiBase = versionedGraphBase(settings.apiBaseUrl, settings.graphVersion);
+  const dialogBase = versionedGraphBase(settings.authBaseUrl, settings.graphVersion);
   const clientId = settings.clientId ?? '';
   const clientSecret = settings.clientSecret ?? '';
-
-  /** GET a Graph URL; returns the JSON object or throws the Graph error. */
-  async function graphGet(url: URL, signal: AbortSignal, what: string) {
-    const response = await oauthGet(runtime, url, signal, what);
-    const body = isRecord(response.json) ? response.json : undefined;
-    if (response.status >= 200 && response.status < 300 && body && !isRecord(body.error)) {
-      return body;
-    }
-    throw graphError(response.status, body, what);
-  }
+  const graphGet = (url: URL, signal: AbortSignal, what: string) =>
+    graphOAuthGet(runtime, url, signal, what);
 
   async function tokenGet(params: Record<string, string>, signal: AbortSignal, what: string) {
-    const url = new URL(`${tokenBase}/oauth/access_token`);
-    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+    const url = graphUrl(tokenBase, '/oauth/access_token', params);
     const body = await graphGet(url, signal, what);
     const accessToken = asString(body.access_token);
     if (!accessToken) {
@@ -74,10 +61,11 @@ export function createFacebookOAuth(
     const found: { id: string; name: string | null; accessToken: string }[] = [];
     let after: string | undefined;
     for (let page = 0; page < MAX_ACCOUNT_PAGES; page += 1) {
-      const url = new URL(`${apiBase}/me/accounts`);
-      url.searchParams.set('fields', 'id,name,access_token');
-      url.searchParams.set('access_token', userToken);
-      if (after) url.searchParams.set('after', after);
+      const url = graphUrl(apiBase, '/me/accounts', {
+        fields: 'id,name,access_token',
+        access_token: userToken,
+        ...(after ? { after } : {}),
+      });
       const body = await graphGet(url, signal, `${LABEL} Pages (/me/accounts)`);
       const data = Array.isArray(body.data) ? body.data : [];
       for (const item of data) {
@@ -97,8 +85,7 @@ export function createFacebookOAuth(
 
   /** GET /me/permissions: the permissions the user granted (some may have been declined). */
   async function grantedScopes(userToken: string, signal: AbortSignal) {
-    const url = new URL(`${apiBase}/me/permissions`);
-    url.searchParams.set('access_token', userToken);
+    const url = graphUrl(apiBase, '/me/permissions', { access_token: userToken });
     const body = await graphGet(url, signal, `${LABEL} permissions`);
     const data = Array.isArray(body.data) ? body.data : [];
     return data
@@ -112,8 +99,7 @@ export function createFacebookOAuth(
     missingSettings: missingClientSettings(FACEBOOK_SETTINGS, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      const base = setting('authBaseUrl').replace(/\/+$/, '');
-      return authorizationUrl(`${base}/${version}/dialog/oauth`, {
+      return authorizationUrl(`${dialogBase}/dialog/oauth`, {
         client_id: clientId,
         redirect_uri: request.redirectUri,
         state: request.state,
@@ -175,29 +161,4 @@ export function createFacebookOAuth(
       });
     },
   };
-}
-
-/** Graph's `{ error: { message, type, code, error_subcode, fbtrace_id } }`; 190 = refused. */
-function graphError(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  what: string,
-): OAuthStepError {
-  const transient = status >= 500 || status === 429;
-  const error = body && isRecord(body.error) ? body.error : undefined;
-  if (!error) {
-    return new OAuthStepError(
-      `http_${status}`,
-      `${what}: unexpected answer (HTTP ${status})`,
-      transient ? 'failed' : 'error',
-    );
-  }
-  const code = asString(error.code) ?? `http_${status}`;
-  const subcode = asString(error.error_subcode);
-  const message = asString(error.message) ?? `error ${code}`;
-  return new OAuthStepError(
-    code,
-    `${what}: ${message}${subcode ? ` (subcode ${subcode})` : ''}`,
-    code === '190' ? 'refused' : transient || error.is_transient === true ? 'failed' : 'error',
-  );
 }

@@ -9,8 +9,9 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
-import { fail, runPublish } from '../shared/outcome.ts';
+import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
+import { progressPublisher } from '../shared/progress-publisher.ts';
 import { createFacebookApi } from './api.ts';
 import { findSent } from './lookup.ts';
 import { assertMediaAllowed } from './media-guard.ts';
@@ -126,15 +127,7 @@ export function createFacebookPublisher(
     }
   }
 
-  return {
-    platform: 'facebook',
-    validate: validateFacebook,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
-    resume: (request) =>
-      runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
-      ),
-  };
+  return progressPublisher({ platform: 'facebook', validate: validateFacebook, readProgress, run });
 }
 
 const publishedAs = (id: string) =>

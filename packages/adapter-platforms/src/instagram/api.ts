@@ -1,15 +1,13 @@
 // Instagram Graph API content publishing wire calls (docs/platforms.md#instagram; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
-import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
-  asString,
-  excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
-  httpCall,
-  isRecord,
-} from '../shared/http.ts';
+  bareGraphFailure,
+  type GraphFailure,
+  graphClient,
+  graphErrorOf,
+} from '../shared/graph-api.ts';
+import { asString } from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { InstagramSettings } from './settings.ts';
@@ -45,38 +43,21 @@ export function createInstagramApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const version = config.graphVersion.startsWith('v')
-    ? config.graphVersion
-    : `v${config.graphVersion}`;
-  const graph = `${config.apiBaseUrl.replace(/\/+$/, '')}/${version}`;
+  const graph = graphClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    version: config.graphVersion,
+    label: 'Instagram',
+    failure: graphFailure,
+  });
 
-  async function call(
+  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
+  const call = (
     method: 'GET' | 'POST',
     path: string,
     token: string,
     query: Record<string, string>,
     form?: Record<string, string>,
-  ): Promise<Record<string, unknown>> {
-    const url = new URL(`${graph}${path}`);
-    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-    url.searchParams.set('access_token', token);
-    const response = await httpCall(
-      {
-        url,
-        method,
-        headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
-        body: form ? formBody(form) : null,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `Instagram ${method} ${path}`,
-    );
-    const body = isRecord(response.json) ? response.json : undefined;
-    const ok = response.status >= 200 && response.status < 300;
-    if (ok && body && !isRecord(body.error)) return body;
-    throw graphFailure(response.status, body, response.text, response.headers);
-  }
+  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
 
   return {
     /** POST /{ig-user-id}/media -> container id. */
@@ -124,23 +105,15 @@ export function createInstagramApi(
  * Graph's own. 190 is an invalid/expired token: Instagram tokens are not refreshed here, so it
  * ends as connection_expired.
  */
-export function graphFailure(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  text: string,
-  headers: IncomingHttpHeaders = {},
-): Error {
-  const error = body && isRecord(body.error) ? body.error : undefined;
+export const graphFailure: GraphFailure = (status, body, text, headers = {}) => {
+  const error = graphErrorOf(body);
   if (!error) {
-    const message = `Instagram HTTP ${status}: ${excerpt(text)}`;
-    if (status === 429)
-      return throttled('http_429', message, retryAtFrom(headers, THROTTLE_WAIT_MS));
-    return fail(`http_${status}`, message, status >= 500);
+    return bareGraphFailure('Instagram', status, text, () =>
+      retryAtFrom(headers, THROTTLE_WAIT_MS),
+    );
   }
-  const code = typeof error.code === 'number' ? error.code : Number(error.code);
-  const subcode =
-    typeof error.error_subcode === 'number' ? error.error_subcode : Number(error.error_subcode);
-  const message = asString(error.message) ?? `Instagram error ${code}`;
+  const { code, subcode } = error;
+  const message = error.message ?? `Instagram error ${code}`;
   if (code === 190) return new TokenRejected('190', message);
   const hasSubcode = Number.isFinite(subcode);
   if (subcode === QUOTA_SUBCODE) {
@@ -152,7 +125,7 @@ export function graphFailure(
   }
   const retryable =
     (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
-    error.is_transient === true ||
+    error.transient ||
     status >= 500;
   const outcomeCode = hasSubcode
     ? String(subcode)
@@ -160,4 +133,4 @@ export function graphFailure(
       ? String(code)
       : `http_${status}`;
   return fail(outcomeCode, message, retryable);
-}
+};

@@ -14,18 +14,20 @@ import type {
   RefreshOutcome,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { graphStepError, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,
   expiresAt,
   missingClientSettings,
-  OAuthStepError,
+  type OAuthStepError,
   oauthGet,
   oauthPostForm,
   parseScopes,
   runConnect,
   runRefresh,
 } from '../shared/oauth.ts';
+import { identityError } from '../shared/oauth-identity.ts';
 import { INSTAGRAM_SETTINGS, type InstagramSettings } from './settings.ts';
 
 export const INSTAGRAM_SCOPES = [
@@ -39,14 +41,10 @@ export function createInstagramOAuth(
   settings: InstagramSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
-  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'graphVersion'>(
-    key: K,
-  ) => (settings[key] as string | undefined) ?? INSTAGRAM_SETTINGS[key].default;
-  const graphVersion = setting('graphVersion');
-  const version = graphVersion.startsWith('v') ? graphVersion : `v${graphVersion}`;
-  const tokenBase = setting('tokenBaseUrl').replace(/\/+$/, '');
-  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
+  const tokenBase = settings.tokenBaseUrl;
+  // The token endpoints of graph.instagram.com are not versioned; /me is.
+  const apiBase = settings.apiBaseUrl;
+  const versionedApi = versionedGraphBase(apiBase, settings.graphVersion);
   const clientId = settings.clientId ?? '';
   const clientSecret = settings.clientSecret ?? '';
 
@@ -78,10 +76,11 @@ export function createInstagramOAuth(
 
   /** GET graph.instagram.com/access_token?grant_type=ig_exchange_token: the 60-day token. */
   async function longLived(shortLived: string, signal: AbortSignal) {
-    const url = new URL(`${apiBase}/access_token`);
-    url.searchParams.set('grant_type', 'ig_exchange_token');
-    url.searchParams.set('client_secret', clientSecret);
-    url.searchParams.set('access_token', shortLived);
+    const url = graphUrl(apiBase, '/access_token', {
+      grant_type: 'ig_exchange_token',
+      client_secret: clientSecret,
+      access_token: shortLived,
+    });
     return tokenAnswer(await oauthGet(runtime, url, signal, `${LABEL} long-lived exchange`));
   }
 
@@ -101,9 +100,10 @@ export function createInstagramOAuth(
 
   /** GET /{version}/me?fields=user_id,username: the professional account. */
   async function me(accessToken: string, signal: AbortSignal) {
-    const url = new URL(`${apiBase}/${version}/me`);
-    url.searchParams.set('fields', 'user_id,username');
-    url.searchParams.set('access_token', accessToken);
+    const url = graphUrl(versionedApi, '/me', {
+      fields: 'user_id,username',
+      access_token: accessToken,
+    });
     const response = await oauthGet(runtime, url, signal, `${LABEL} identity`);
     const body = isRecord(response.json) ? response.json : undefined;
     // user_id is an int64: read its digits from the text (a JSON number would lose them).
@@ -119,7 +119,7 @@ export function createInstagramOAuth(
     missingSettings: missingClientSettings(INSTAGRAM_SETTINGS, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      return authorizationUrl(`${setting('authBaseUrl').replace(/\/+$/, '')}/oauth/authorize`, {
+      return authorizationUrl(`${settings.authBaseUrl}/oauth/authorize`, {
         client_id: clientId,
         redirect_uri: request.redirectUri,
         response_type: 'code',
@@ -155,9 +155,10 @@ export function createInstagramOAuth(
     /** GET /refresh_access_token?grant_type=ig_refresh_token: a new 60-day token. */
     refresh(input: RefreshInput, signal?: AbortSignal): Promise<RefreshOutcome> {
       return runRefresh(LABEL, [input.accessToken], signal, async (active, secrets) => {
-        const url = new URL(`${apiBase}/refresh_access_token`);
-        url.searchParams.set('grant_type', 'ig_refresh_token');
-        url.searchParams.set('access_token', input.accessToken);
+        const url = graphUrl(apiBase, '/refresh_access_token', {
+          grant_type: 'ig_refresh_token',
+          access_token: input.accessToken,
+        });
         const fresh = tokenAnswer(await oauthGet(runtime, url, active, `${LABEL} token refresh`));
         secrets.push(fresh.accessToken);
         return {
@@ -179,37 +180,17 @@ function rawId(text: string, field: string): string | undefined {
 
 /**
  * Instagram's two error shapes: api.instagram.com's `{ error_type, code, error_message }` and
- * Graph's `{ error: { message, type, code, error_subcode, fbtrace_id } }`. Graph code 190 (invalid
- * or expired token) is a refusal; 5xx and 429 are transient.
+ * Graph's `{ error: {...} }` (read as every Graph refusal is: 190 refused, 5xx/429 transient).
  */
 function instagramError(
   status: number,
   body: Record<string, unknown> | undefined,
   what: string,
 ): OAuthStepError {
-  const transient = status >= 500 || status === 429;
-  if (body && isRecord(body.error)) {
-    const error = body.error;
-    const code = asString(error.code) ?? `http_${status}`;
-    const subcode = asString(error.error_subcode);
-    const message = asString(error.message) ?? `error ${code}`;
-    return new OAuthStepError(
-      code,
-      `${what}: ${message}${subcode ? ` (subcode ${subcode})` : ''}`,
-      code === '190' ? 'refused' : transient || error.is_transient === true ? 'failed' : 'error',
-    );
+  const errorType = body ? asString(body.error_type) : undefined;
+  const errorMessage = body ? asString(body.error_message) : undefined;
+  if (body && !isRecord(body.error) && (errorType || errorMessage)) {
+    return identityError(what, status, { code: errorType, message: errorMessage });
   }
-  if (body && (asString(body.error_type) || asString(body.error_message))) {
-    const code = asString(body.error_type) ?? `http_${status}`;
-    return new OAuthStepError(
-      code,
-      `${what}: ${asString(body.error_message) ?? code}`,
-      transient ? 'failed' : 'error',
-    );
-  }
-  return new OAuthStepError(
-    `http_${status}`,
-    `${what}: unexpected answer (HTTP ${status})`,
-    transient ? 'failed' : 'error',
-  );
+  return graphStepError(status, body, what);
 }

@@ -1,12 +1,21 @@
 // LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import {
+  asString,
+  excerpt,
+  type HttpResult,
+  header,
+  httpCall,
+  isRecord,
+  uploadTimeoutMs,
+} from '../shared/http.ts';
 import type { MediaBody } from '../shared/media-fetch.ts';
 import {
+  clientTokenEndpoint,
   publisherRefresher,
   type RefusalRule,
-  standardTokenRequest,
+  refreshGrant,
   type TokenRenewal,
 } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
@@ -36,11 +45,6 @@ export function createLinkedinApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
-  // The byte transfer keeps undici's inactivity timers fresh; the answer after the last byte
-  // may take a while.
-  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
-
   const headers = (token: string): Record<string, string> => ({
     authorization: `Bearer ${token}`,
     'linkedin-version': config.apiVersion,
@@ -57,7 +61,7 @@ export function createLinkedinApi(
   ): Promise<HttpResult> {
     const response = await httpCall(
       {
-        url: `${base}${path}`,
+        url: `${config.apiBaseUrl}${path}`,
         method,
         headers: {
           ...headers(token),
@@ -100,7 +104,7 @@ export function createLinkedinApi(
         body: media.body,
         dispatcher: runtime.apiDispatcher,
         signal,
-        timeoutMs: uploadTimeoutMs,
+        timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
       },
       `LinkedIn ${what}`,
     );
@@ -312,31 +316,31 @@ const linkedinRefused: RefusalRule = (error, description) =>
     !/missing/i.test(description ?? ''));
 
 /**
- * grant_type=refresh_token on /oauth/v2/accessToken (programmatic refresh tokens exist only for
- * approved apps). Null when the client id or secret is not set.
+ * POST /oauth/v2/accessToken (form, client_id + client_secret): the code exchange and the
+ * refresh share it. Null when the client id or secret is not set.
+ */
+export function linkedinTokenEndpoint(config: LinkedinSettings, runtime: PublisherRuntime) {
+  const { clientId, clientSecret } = config;
+  return clientTokenEndpoint(
+    runtime,
+    `${config.tokenBaseUrl}/oauth/v2/accessToken`,
+    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
+    { configured: Boolean(clientId && clientSecret), refused: linkedinRefused },
+  );
+}
+
+/**
+ * grant_type=refresh_token (programmatic refresh tokens exist only for approved apps). Null when
+ * the client id or secret is not set.
  */
 export function linkedinRenewal(
   config: LinkedinSettings,
   runtime: PublisherRuntime,
 ): TokenRenewal | null {
-  const { clientId, clientSecret } = config;
-  if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/oauth/v2/accessToken`;
+  const renew = refreshGrant(linkedinTokenEndpoint(config, runtime), 'LinkedIn');
+  if (!renew) return null;
   return async (refreshToken, signal) => {
-    const { tokens } = await standardTokenRequest(
-      runtime,
-      url,
-      {
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: clientId,
-        client_secret: clientSecret,
-      },
-      signal,
-      'LinkedIn token refresh',
-      {},
-      linkedinRefused,
-    );
+    const tokens = await renew(refreshToken, signal);
     // LinkedIn repeats the refresh token (or sends none: the stored one stays valid).
     return { ...tokens, refreshToken: tokens.refreshToken || null };
   };

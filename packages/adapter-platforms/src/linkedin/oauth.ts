@@ -12,20 +12,19 @@ import type {
   ConnectOutcome,
   GrantedTokens,
   PlatformOAuth,
-  RefreshInput,
-  RefreshOutcome,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,
   missingClientSettings,
+  notConfigured,
   OAuthStepError,
-  oauthGet,
+  oauthRefresh,
   runConnect,
-  runRefresh,
-  standardTokenRequest,
 } from '../shared/oauth.ts';
+import { identityError, identityGet } from '../shared/oauth-identity.ts';
+import { linkedinRenewal, linkedinTokenEndpoint } from './api.ts';
 import { LINKEDIN_SETTINGS, type LinkedinSettings } from './settings.ts';
 
 export const LINKEDIN_MEMBER_SCOPES: readonly string[] = ['openid', 'profile', 'w_member_social'];
@@ -44,14 +43,9 @@ export function createLinkedinOAuth(
   settings: LinkedinSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  // Registries are also built from partial settings (tests, tools): fall back to the defaults.
-  const setting = <K extends 'authBaseUrl' | 'tokenBaseUrl' | 'apiBaseUrl' | 'apiVersion'>(
-    key: K,
-  ) => (settings[key] as string | undefined) ?? LINKEDIN_SETTINGS[key].default;
-  const tokenUrl = `${setting('tokenBaseUrl').replace(/\/+$/, '')}/oauth/v2/accessToken`;
-  const apiBase = setting('apiBaseUrl').replace(/\/+$/, '');
-  const clientId = settings.clientId ?? '';
-  const clientSecret = settings.clientSecret ?? '';
+  const missing = missingClientSettings(LINKEDIN_SETTINGS, settings);
+  const tokenEndpoint = linkedinTokenEndpoint(settings, runtime);
+  const renewal = linkedinRenewal(settings, runtime);
   // An app without the Community Management API is refused any consent asking for its scopes
   // (unauthorized_scope_error): LINKEDIN_ORGANIZATIONS=false asks for the member scopes only.
   const scopes =
@@ -59,37 +53,20 @@ export function createLinkedinOAuth(
       ? [...LINKEDIN_MEMBER_SCOPES]
       : [...LINKEDIN_MEMBER_SCOPES, ...LINKEDIN_ORGANIZATION_SCOPES];
 
-  /** POST /oauth/v2/accessToken (form): `{ access_token, expires_in, refresh_token?, scope }`. */
-  async function token(
-    fields: Record<string, string>,
-    signal: AbortSignal,
-    what: string,
-  ): Promise<GrantedTokens> {
-    try {
-      const answer = await standardTokenRequest(
-        runtime,
-        tokenUrl,
-        { ...fields, client_id: clientId, client_secret: clientSecret },
-        signal,
-        what,
-      );
-      return { ...answer.tokens, refreshToken: answer.tokens.refreshToken || null };
-    } catch (error) {
-      throw refusalOf(error);
-    }
-  }
-
   /** GET on api.linkedin.com with the member's token (versioned headers for /rest). */
   async function apiGet(path: string, accessToken: string, signal: AbortSignal, what: string) {
-    const headers: Record<string, string> = { authorization: `Bearer ${accessToken}` };
-    if (path.startsWith('/rest/')) {
-      headers['linkedin-version'] = setting('apiVersion');
-      headers['x-restli-protocol-version'] = '2.0.0';
-    }
-    const response = await oauthGet(runtime, new URL(`${apiBase}${path}`), signal, what, headers);
-    const body = isRecord(response.json) ? response.json : undefined;
-    if (response.status >= 200 && response.status < 300 && body) return body;
-    throw apiError(response.status, body, what);
+    const versioned: Record<string, string> = path.startsWith('/rest/')
+      ? { 'linkedin-version': settings.apiVersion, 'x-restli-protocol-version': '2.0.0' }
+      : {};
+    const url = `${settings.apiBaseUrl}${path}`;
+    const answer = await identityGet(runtime, url, accessToken, signal, what, versioned);
+    if (answer.ok && answer.isObject) return answer.body;
+    // API errors `{ status, serviceErrorCode, code, message }`; 401 is a rejected token.
+    throw identityError(what, answer.status, {
+      code: asString(answer.body.code),
+      message: asString(answer.body.message),
+      refused: answer.status === 401,
+    });
   }
 
   /** The organizations the member administers (approved ADMINISTRATOR role). */
@@ -136,15 +113,14 @@ export function createLinkedinOAuth(
 
   return {
     platform: 'linkedin',
-    missingSettings: missingClientSettings(LINKEDIN_SETTINGS, settings),
+    missingSettings: missing,
 
     authorizationUrl(request: AuthorizationRequest): string {
       // No PKCE for LinkedIn web apps (see above): the challenge is not sent. Scopes are
       // space-separated.
-      const base = setting('authBaseUrl').replace(/\/+$/, '');
-      const url = authorizationUrl(`${base}/oauth/v2/authorization`, {
+      const url = authorizationUrl(`${settings.authBaseUrl}/oauth/v2/authorization`, {
         response_type: 'code',
-        client_id: clientId,
+        client_id: settings.clientId ?? '',
         redirect_uri: request.redirectUri,
         state: request.state,
         scope: scopes.join(' '),
@@ -154,8 +130,9 @@ export function createLinkedinOAuth(
     },
 
     connect(exchange: CodeExchange, signal?: AbortSignal): Promise<ConnectOutcome> {
+      if (!tokenEndpoint) return Promise.resolve(notConfigured(LABEL, missing));
       return runConnect(LABEL, [exchange.code], signal, async (active, secrets) => {
-        const granted = await token(
+        const { tokens: granted } = await tokenEndpoint(
           {
             grant_type: 'authorization_code',
             code: exchange.code,
@@ -165,9 +142,11 @@ export function createLinkedinOAuth(
           `${LABEL} code exchange`,
         );
         secrets.push(granted.accessToken, granted.refreshToken ?? '');
-        // LinkedIn may omit `scope`: then it granted what was asked.
+        // LinkedIn may omit `scope`: then it granted what was asked. A refresh token is only
+        // for approved apps (none, or an empty one, is null).
         const tokens: GrantedTokens = {
           ...granted,
+          refreshToken: granted.refreshToken || null,
           scopes: granted.scopes.length > 0 ? granted.scopes : scopes,
         };
         const member = await apiGet(
@@ -199,34 +178,19 @@ export function createLinkedinOAuth(
       });
     },
 
-    refresh(input: RefreshInput, signal?: AbortSignal): Promise<RefreshOutcome> {
-      const refreshToken = input.refreshToken;
-      if (refreshToken === null || refreshToken === '') {
-        return Promise.resolve({
-          kind: 'refused',
-          reason: 'LinkedIn gave no refresh token: reconnect the account',
-        });
-      }
-      return runRefresh(
-        LABEL,
-        [input.accessToken, refreshToken],
-        signal,
-        async (active, secrets) => {
-          const fresh = await token(
-            { grant_type: 'refresh_token', refresh_token: refreshToken },
-            active,
-            `${LABEL} token refresh`,
-          );
-          secrets.push(fresh.accessToken, fresh.refreshToken ?? '');
+    refresh: oauthRefresh(
+      LABEL,
+      renewal &&
+        (async (refreshToken, signal) => {
+          const fresh = await renewal(refreshToken, signal);
           return {
             ...fresh,
             // The refresh token stays valid until its own expiry when none is returned.
             refreshToken: fresh.refreshToken ?? refreshToken,
             scopes: fresh.scopes.length > 0 ? fresh.scopes : scopes,
           };
-        },
-      );
-    },
+        }),
+    ),
   };
 }
 
@@ -235,37 +199,4 @@ function memberName(member: Record<string, unknown>): string | null {
   if (name) return name;
   const parts = [asString(member.given_name), asString(member.family_name)].filter(Boolean);
   return parts.length > 0 ? parts.join(' ') : null;
-}
-
-/**
- * invalid_grant is a refusal (shared mapping); so is an invalid_request about the refresh token
- * being invalid, expired or revoked, which LinkedIn has been reported to answer (unconfirmed).
- */
-function refusalOf(error: unknown): unknown {
-  if (
-    error instanceof OAuthStepError &&
-    error.kind === 'error' &&
-    error.code === 'invalid_request' &&
-    /refresh.token/i.test(error.message) &&
-    !/missing/i.test(error.message)
-  ) {
-    return new OAuthStepError(error.code, error.message, 'refused');
-  }
-  return error;
-}
-
-/** API errors `{ status, serviceErrorCode, code, message }`; 401 is a rejected token. */
-function apiError(
-  status: number,
-  body: Record<string, unknown> | undefined,
-  what: string,
-): OAuthStepError {
-  const transient = status >= 500 || status === 429;
-  const code = (body && asString(body.code)) ?? `http_${status}`;
-  const message = (body && asString(body.message)) ?? `unexpected answer (HTTP ${status})`;
-  return new OAuthStepError(
-    code,
-    `${what}: ${message}`,
-    status === 401 ? 'refused' : transient ? 'failed' : 'error',
-  );
 }

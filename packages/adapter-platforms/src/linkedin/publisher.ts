@@ -5,14 +5,15 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
-import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { fail, PublishFailure } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
+import { progressPublisher } from '../shared/progress-publisher.ts';
 import {
   createLinkedinApi,
   duplicateOf,
@@ -56,13 +57,7 @@ export function createLinkedinPublisher(
   config: LinkedinSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
-  const runtime: PublisherRuntime = {
-    ...baseRuntime,
-    mediaDispatcher: baseRuntime.mediaDispatcher.compose(
-      interceptors.redirect({ maxRedirections: 5 }),
-    ),
-  };
+  const runtime = withRedirectingMedia(baseRuntime);
   const refresher = linkedinRefresher(config, runtime);
 
   async function run(request: PublishRequest, stored: LinkedinProgress | null) {
@@ -237,15 +232,7 @@ export function createLinkedinPublisher(
     }
   }
 
-  return {
-    platform: 'linkedin',
-    validate: validateLinkedin,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
-    resume: (request) =>
-      runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
-      ),
-  };
+  return progressPublisher({ platform: 'linkedin', validate: validateLinkedin, readProgress, run });
 }
 
 /**

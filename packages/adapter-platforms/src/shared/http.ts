@@ -95,6 +95,16 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Inactivity bound of a request carrying media bytes: the transfer keeps undici's timers fresh,
+ * but after the last byte the platform may take a while to answer (at least 2 minutes).
+ */
+export const uploadTimeoutMs = (requestTimeoutMs: number): number =>
+  Math.max(requestTimeoutMs, 120_000);
+
+/** 5xx and 429: the server may answer later (a connect fails, a refresh is tried again). */
+export const isTransientStatus = (status: number): boolean => status >= 500 || status === 429;
+
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

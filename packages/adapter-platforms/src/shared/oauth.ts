@@ -25,6 +25,7 @@ import {
   type HttpResult,
   httpCall,
   isRecord,
+  isTransientStatus,
 } from './http.ts';
 import { connectionExpired, fail, PublishFailure } from './outcome.ts';
 
@@ -49,6 +50,33 @@ export class OAuthStepError extends Error {
 /** A whole connect or refresh gives up past this, whatever the per-request timeouts. */
 const STEP_DEADLINE_MS = 60_000;
 
+/** One request of a connect or refresh, its JSON answer read. */
+function oauthCall(
+  runtime: PublisherRuntime,
+  url: string | URL,
+  signal: AbortSignal,
+  what: string,
+  headers: Record<string, string>,
+  form?: Record<string, string>,
+): Promise<HttpResult> {
+  return httpCall(
+    {
+      url,
+      method: form ? 'POST' : 'GET',
+      headers: {
+        ...(form ? { 'content-type': FORM_CONTENT_TYPE } : {}),
+        accept: 'application/json',
+        ...headers,
+      },
+      ...(form ? { body: formBody(form) } : {}),
+      dispatcher: runtime.apiDispatcher,
+      signal,
+      timeoutMs: runtime.requestTimeoutMs,
+    },
+    what,
+  );
+}
+
 /** POST a form to a token endpoint (code exchange, refresh). */
 export function oauthPostForm(
   runtime: PublisherRuntime,
@@ -58,18 +86,7 @@ export function oauthPostForm(
   what: string,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
-  return httpCall(
-    {
-      url,
-      method: 'POST',
-      headers: { 'content-type': FORM_CONTENT_TYPE, accept: 'application/json', ...headers },
-      body: formBody(fields),
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
-    },
-    what,
-  );
+  return oauthCall(runtime, url, signal, what, headers, fields);
 }
 
 /** GET with the JSON answer read (identity, long-lived exchange, Graph token endpoints). */
@@ -80,17 +97,7 @@ export function oauthGet(
   what: string,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
-  return httpCall(
-    {
-      url,
-      method: 'GET',
-      headers: { accept: 'application/json', ...headers },
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
-    },
-    what,
-  );
+  return oauthCall(runtime, url, signal, what, headers);
 }
 
 /** The consent page URL: `base` (host + the platform's path) with these query parameters. */
@@ -256,12 +263,46 @@ export async function standardTokenRequest(
   }
   const code = error ?? `http_${response.status}`;
   const description = asString(body.error_description) ?? excerpt(response.text);
-  const transient = response.status >= 500 || response.status === 429;
+  const transient = isTransientStatus(response.status);
   throw new OAuthStepError(
     code,
     `${what}: ${code}${description ? `: ${description}` : ''}`,
     refused(code, description, response.status) ? 'refused' : transient ? 'failed' : 'error',
   );
+}
+
+/**
+ * A platform's token endpoint with its client credentials applied: the code exchange and the
+ * refresh are the same request with other `fields` (`grant_type` among them).
+ */
+export type TokenEndpoint = (
+  fields: Record<string, string>,
+  signal: AbortSignal,
+  what: string,
+) => Promise<StandardTokenAnswer>;
+
+/**
+ * The token endpoint at `url`: `credentials` (client_id, client_secret... as the platform names
+ * them) join every request's fields; `headers` (e.g. HTTP Basic) and `refused` as the platform
+ * needs. Null when the app's client id or secret is not set (`configured` false).
+ */
+export function clientTokenEndpoint(
+  runtime: PublisherRuntime,
+  url: string,
+  credentials: Record<string, string>,
+  options: { configured: boolean; headers?: Record<string, string>; refused?: RefusalRule },
+): TokenEndpoint | null {
+  if (!options.configured) return null;
+  return (fields, signal, what) =>
+    standardTokenRequest(
+      runtime,
+      url,
+      { ...fields, ...credentials },
+      signal,
+      what,
+      options.headers,
+      options.refused,
+    );
 }
 
 /** HTTP Basic credentials of a confidential client (X's token endpoint). */
@@ -274,6 +315,19 @@ export const basicAuth = (clientId: string, clientSecret: string): string =>
  * is null in the answer when the platform sent none (Google): the old one stays valid.
  */
 export type TokenRenewal = (refreshToken: string, signal: AbortSignal) => Promise<GrantedTokens>;
+
+/** `grant_type=refresh_token` on the platform's token endpoint; null when it is (unconfigured). */
+export function refreshGrant(endpoint: TokenEndpoint | null, label: string): TokenRenewal | null {
+  if (!endpoint) return null;
+  return async (refreshToken, signal) => {
+    const { tokens } = await endpoint(
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      signal,
+      `${label} token refresh`,
+    );
+    return tokens;
+  };
+}
 
 /**
  * A connector's `refresh` on a renewal (null: the client id/secret are not configured). A

@@ -2,10 +2,10 @@
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
 import {
+  clientTokenEndpoint,
   publisherRefresher,
   type RefusalRule,
-  standardTokenRequest,
-  type TokenRenewal,
+  refreshGrant,
 } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
@@ -36,13 +36,11 @@ export function createTiktokApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
-
   /** POST with the `{ data, error }` envelope; returns `data` or throws the mapped failure. */
   async function post(path: string, token: string, body?: unknown) {
     const response = await httpCall(
       {
-        url: `${base}${path}`,
+        url: `${config.apiBaseUrl}${path}`,
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -157,37 +155,21 @@ const tiktokRefused: RefusalRule = (error, _description, status) =>
  */
 export function tiktokTokenEndpoint(config: TiktokSettings, runtime: PublisherRuntime) {
   const { clientId: clientKey, clientSecret } = config;
-  if (!clientKey || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/v2/oauth/token/`;
-  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
-    standardTokenRequest(
-      runtime,
-      url,
-      { client_key: clientKey, client_secret: clientSecret, ...fields },
-      signal,
-      what,
-      { 'cache-control': 'no-cache' },
-      tiktokRefused,
-    );
+  return clientTokenEndpoint(
+    runtime,
+    `${config.tokenBaseUrl}/v2/oauth/token/`,
+    { client_key: clientKey ?? '', client_secret: clientSecret ?? '' },
+    {
+      configured: Boolean(clientKey && clientSecret),
+      headers: { 'cache-control': 'no-cache' },
+      refused: tiktokRefused,
+    },
+  );
 }
 
-/** grant_type=refresh_token; TikTok rotates the refresh token (store the new one). */
-export function tiktokRenewal(
-  config: TiktokSettings,
-  runtime: PublisherRuntime,
-): TokenRenewal | null {
-  const endpoint = tiktokTokenEndpoint(config, runtime);
-  if (!endpoint) return null;
-  return async (refreshToken, signal) => {
-    const { tokens } = await endpoint(
-      { grant_type: 'refresh_token', refresh_token: refreshToken },
-      signal,
-      'TikTok token refresh',
-    );
-    return tokens;
-  };
-}
-
-/** The publisher's renewal on access_token_invalid: the same request as the proactive one. */
+/**
+ * The publisher's renewal on access_token_invalid: the same refresh_token request as the
+ * connector's. TikTok rotates the refresh token (the new one is stored).
+ */
 export const tiktokRefresher = (config: TiktokSettings, runtime: PublisherRuntime) =>
-  publisherRefresher(tiktokRenewal(config, runtime));
+  publisherRefresher(refreshGrant(tiktokTokenEndpoint(config, runtime), 'TikTok'));

@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
+import {
+  asString,
+  excerpt,
+  type HttpResult,
+  httpCall,
+  isRecord,
+  uploadTimeoutMs,
+} from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { TwitterSettings } from './settings.ts';
@@ -77,9 +84,8 @@ export function createXApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
   // A media segment is a few MiB: its upload may take longer than an ordinary call.
-  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
+  const uploadTimeout = uploadTimeoutMs(runtime.requestTimeoutMs);
 
   async function call(
     method: 'GET' | 'POST',
@@ -100,7 +106,7 @@ export function createXApi(
             };
     const response = await httpCall(
       {
-        url: `${base}${path}`,
+        url: `${config.apiBaseUrl}${path}`,
         method,
         headers: { authorization: `Bearer ${token}`, ...contentType },
         body: body === null || typeof body === 'string' ? body : body.body,
@@ -168,7 +174,7 @@ export function createXApi(
         token,
         'image upload',
         form,
-        uploadTimeoutMs,
+        uploadTimeout,
       );
       return uploadedMedia(dataOf(response, 'image upload'), 'image upload');
     },
@@ -203,7 +209,7 @@ export function createXApi(
     ): Promise<void> {
       const form = multipart(segment, { segment_index: String(index) });
       const path = `/2/media/upload/${encodeURIComponent(mediaId)}/append`;
-      await call('POST', path, token, `video segment ${index}`, form, uploadTimeoutMs);
+      await call('POST', path, token, `video segment ${index}`, form, uploadTimeout);
     },
 
     /** POST /2/media/upload/:id/finalize -> whether (and how) processing goes on. */

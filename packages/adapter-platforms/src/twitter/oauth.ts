@@ -5,19 +5,16 @@ import type { PlatformOAuth } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
-  authorizationUrl,
   basicAuth,
+  clientTokenEndpoint,
   invalidGrant,
   missingClientSettings,
-  notConfigured,
-  OAuthStepError,
-  oauthGet,
-  oauthRefresh,
   type RefusalRule,
-  runConnect,
-  standardTokenRequest,
+  refreshGrant,
   type TokenRenewal,
 } from '../shared/oauth.ts';
+import { createOAuthConnector } from '../shared/oauth-connector.ts';
+import { identityError, identityGet } from '../shared/oauth-identity.ts';
 import { TWITTER_SETTINGS, type TwitterSettings } from './settings.ts';
 
 export const X_SCOPES = [
@@ -44,110 +41,61 @@ const xRefused: RefusalRule = (error, description, status) =>
  */
 export function xTokenEndpoint(settings: TwitterSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = settings;
-  if (!clientId || !clientSecret) return null;
-  const url = `${settings.tokenBaseUrl.replace(/\/+$/, '')}/2/oauth2/token`;
-  const headers = { authorization: basicAuth(clientId, clientSecret) };
-  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
-    standardTokenRequest(
-      runtime,
-      url,
-      { ...fields, client_id: clientId },
-      signal,
-      what,
-      headers,
-      xRefused,
-    );
+  const configured = Boolean(clientId && clientSecret);
+  return clientTokenEndpoint(
+    runtime,
+    `${settings.tokenBaseUrl}/2/oauth2/token`,
+    { client_id: clientId ?? '' },
+    {
+      configured,
+      headers: configured ? { authorization: basicAuth(clientId ?? '', clientSecret ?? '') } : {},
+      refused: xRefused,
+    },
+  );
 }
 
 /**
  * grant_type=refresh_token (needs offline.access). X rotates refresh tokens: the answer's one
- * replaces the stored one, the old one is spent. The publisher's renewal will use it too.
+ * replaces the stored one, the old one is spent. The connector's refresh is this same request.
  */
-export function xRenewal(
+export const xRenewal = (
   settings: TwitterSettings,
   runtime: PublisherRuntime,
-): TokenRenewal | null {
-  const endpoint = xTokenEndpoint(settings, runtime);
-  if (!endpoint) return null;
-  return async (refreshToken, signal) => {
-    const { tokens } = await endpoint(
-      { grant_type: 'refresh_token', refresh_token: refreshToken },
-      signal,
-      `${LABEL} token refresh`,
-    );
-    return tokens;
-  };
-}
+): TokenRenewal | null => refreshGrant(xTokenEndpoint(settings, runtime), LABEL);
 
 export function createTwitterOAuth(
   settings: TwitterSettings,
   runtime: PublisherRuntime,
 ): PlatformOAuth {
-  const base = (url: string) => url.replace(/\/+$/, '');
-  const missing = missingClientSettings(TWITTER_SETTINGS, settings);
-  const tokenEndpoint = xTokenEndpoint(settings, runtime);
-
   /** GET /2/users/me: who consented. */
   async function me(accessToken: string, signal: AbortSignal) {
-    const response = await oauthGet(
-      runtime,
-      `${base(settings.apiBaseUrl)}/2/users/me`,
-      signal,
-      `${LABEL} identity`,
-      {
-        authorization: `Bearer ${accessToken}`,
-      },
-    );
-    const body = isRecord(response.json) ? response.json : {};
+    const what = `${LABEL} identity`;
+    const url = `${settings.apiBaseUrl}/2/users/me`;
+    const { ok, status, body } = await identityGet(runtime, url, accessToken, signal, what);
     const data = isRecord(body.data) ? body.data : undefined;
     const id = data ? asString(data.id) : undefined;
-    if (response.status >= 200 && response.status < 300 && data && id) {
+    if (ok && data && id) {
       const username = asString(data.username);
       return { id, displayName: username ? `@${username}` : (asString(data.name) ?? null) };
     }
-    const code = asString(body.title) ?? `http_${response.status}`;
-    throw new OAuthStepError(
-      code,
-      `${LABEL} identity: ${asString(body.detail) ?? code}`,
-      response.status >= 500 || response.status === 429 ? 'failed' : 'error',
-    );
+    throw identityError(what, status, {
+      code: asString(body.title),
+      message: asString(body.detail),
+    });
   }
 
-  return {
+  return createOAuthConnector({
     platform: 'twitter',
-    missingSettings: missing,
-
-    authorizationUrl(request) {
-      return authorizationUrl(`${base(settings.authBaseUrl)}/i/oauth2/authorize`, {
-        response_type: 'code',
-        client_id: settings.clientId ?? '',
-        redirect_uri: request.redirectUri,
-        scope: X_SCOPES.join(' '),
-        state: request.state,
-        code_challenge: request.codeChallenge,
-        code_challenge_method: 'S256',
-      });
+    label: LABEL,
+    missingSettings: missingClientSettings(TWITTER_SETTINGS, settings),
+    tokenEndpoint: xTokenEndpoint(settings, runtime),
+    consent: {
+      url: `${settings.authBaseUrl}/i/oauth2/authorize`,
+      params: { client_id: settings.clientId ?? '', scope: X_SCOPES.join(' ') },
     },
-
-    connect(exchange, signal) {
-      if (!tokenEndpoint) return Promise.resolve(notConfigured(LABEL, missing));
-      return runConnect(LABEL, [exchange.code], signal, async (active, secrets) => {
-        const { tokens } = await tokenEndpoint(
-          {
-            grant_type: 'authorization_code',
-            code: exchange.code,
-            redirect_uri: exchange.redirectUri,
-            code_verifier: exchange.codeVerifier,
-          },
-          active,
-          `${LABEL} code exchange`,
-        );
-        secrets.push(tokens.accessToken, tokens.refreshToken ?? '');
-        const user = await me(tokens.accessToken, active);
-        return [{ externalId: user.id, displayName: user.displayName, tokens }];
-      });
+    async identify({ tokens }, signal) {
+      const user = await me(tokens.accessToken, signal);
+      return [{ externalId: user.id, displayName: user.displayName, tokens }];
     },
-
-    refresh: oauthRefresh(LABEL, xRenewal(settings, runtime)),
-  };
+  });
 }

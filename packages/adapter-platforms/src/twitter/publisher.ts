@@ -1,15 +1,16 @@
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
-import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
+import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { publisherRefresher } from '../shared/oauth.ts';
-import { fail, PublishFailure, runPublish } from '../shared/outcome.ts';
+import { fail, PublishFailure } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
+import { progressPublisher } from '../shared/progress-publisher.ts';
 import { createXApi, type MediaProcessing, type RecentTweet } from './api.ts';
 import { xRenewal } from './oauth.ts';
 import { freshProgress, noteExpiry, readProgress, type XProgress } from './progress.ts';
@@ -31,13 +32,7 @@ export function createTwitterPublisher(
   config: TwitterSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  // Media URLs often redirect (CDNs, signed links); every hop still goes through the guard.
-  const runtime: PublisherRuntime = {
-    ...baseRuntime,
-    mediaDispatcher: baseRuntime.mediaDispatcher.compose(
-      interceptors.redirect({ maxRedirections: 5 }),
-    ),
-  };
+  const runtime = withRedirectingMedia(baseRuntime);
   const refresher = publisherRefresher(xRenewal(config, runtime));
 
   async function run(request: PublishRequest, stored: XProgress | null): Promise<PublishOutcome> {
@@ -208,15 +203,7 @@ export function createTwitterPublisher(
     }
   }
 
-  return {
-    platform: 'twitter',
-    validate: validateTwitter,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
-    resume: (request) =>
-      runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
-      ),
-  };
+  return progressPublisher({ platform: 'twitter', validate: validateTwitter, readProgress, run });
 }
 
 const processingFailed = (mediaId: string, status: MediaProcessing) =>

@@ -1,9 +1,17 @@
 // YouTube Data API v3 resumable upload wire calls (docs/platforms.md#youtube; developers.google.com
 // "YouTube Data API - Resumable Uploads").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import {
+  asString,
+  excerpt,
+  type HttpResult,
+  header,
+  httpCall,
+  isRecord,
+  uploadTimeoutMs,
+} from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
-import { publisherRefresher, standardTokenRequest, type TokenRenewal } from '../shared/oauth.ts';
+import { clientTokenEndpoint, publisherRefresher, refreshGrant } from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { YoutubeSettings } from './settings.ts';
@@ -33,10 +41,6 @@ export function createYoutubeApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const base = config.apiBaseUrl.replace(/\/+$/, '');
-  // The byte transfer refreshes undici's inactivity timers while data flows; after the last byte
-  // YouTube may take a while to answer with the video resource.
-  const uploadTimeoutMs = Math.max(runtime.requestTimeoutMs, 120_000);
   const mediaFetcher = createMediaFetcher(runtime, signal);
 
   /** 200/201 with the video resource, 308 incomplete (Range: bytes=0-N, none = 0 bytes). */
@@ -71,7 +75,7 @@ export function createYoutubeApi(
     async startSession(token: string, media: MediaInfo, metadata: unknown): Promise<string> {
       const response = await httpCall(
         {
-          url: `${base}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`,
+          url: `${config.apiBaseUrl}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`,
           method: 'POST',
           headers: {
             authorization: `Bearer ${token}`,
@@ -88,7 +92,7 @@ export function createYoutubeApi(
       );
       const location = header(response.headers, 'location');
       if (response.status >= 200 && response.status < 300 && location) {
-        return new URL(location, `${base}/`).toString();
+        return new URL(location, `${config.apiBaseUrl}/`).toString();
       }
       throw youtubeFailure(response);
     },
@@ -152,7 +156,7 @@ export function createYoutubeApi(
             body: source,
             dispatcher: runtime.apiDispatcher,
             signal,
-            timeoutMs: uploadTimeoutMs,
+            timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
           },
           'YouTube upload',
         );
@@ -194,38 +198,18 @@ export function youtubeFailure(response: HttpResult): Error {
  */
 export function googleTokenEndpoint(config: YoutubeSettings, runtime: PublisherRuntime) {
   const { clientId, clientSecret } = config;
-  if (!clientId || !clientSecret) return null;
-  const url = `${config.tokenBaseUrl.replace(/\/+$/, '')}/token`;
-  return (fields: Record<string, string>, signal: AbortSignal, what: string) =>
-    standardTokenRequest(
-      runtime,
-      url,
-      { client_id: clientId, client_secret: clientSecret, ...fields },
-      signal,
-      what,
-    );
+  return clientTokenEndpoint(
+    runtime,
+    `${config.tokenBaseUrl}/token`,
+    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
+    { configured: Boolean(clientId && clientSecret) },
+  );
 }
 
 /**
- * grant_type=refresh_token. Google answers no new refresh token (null: the stored one stays);
- * invalid_grant (revoked, expired, password changed) means the user must re-authorise.
+ * The publisher's renewal on a 401: the same refresh_token request as the connector's. Google
+ * answers no new refresh token (null: the stored one stays); invalid_grant (revoked, expired,
+ * password changed) means the user must re-authorise.
  */
-export function youtubeRenewal(
-  config: YoutubeSettings,
-  runtime: PublisherRuntime,
-): TokenRenewal | null {
-  const endpoint = googleTokenEndpoint(config, runtime);
-  if (!endpoint) return null;
-  return async (refreshToken, signal) => {
-    const { tokens } = await endpoint(
-      { refresh_token: refreshToken, grant_type: 'refresh_token' },
-      signal,
-      'YouTube token refresh',
-    );
-    return tokens;
-  };
-}
-
-/** The publisher's renewal on a 401: the same request as the proactive one. */
 export const youtubeRefresher = (config: YoutubeSettings, runtime: PublisherRuntime) =>
-  publisherRefresher(youtubeRenewal(config, runtime));
+  publisherRefresher(refreshGrant(googleTokenEndpoint(config, runtime), 'YouTube'));

@@ -5,10 +5,10 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import { interceptors } from 'undici';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { firstLine, mediaKindOf, truncateCodePoints } from '../shared/media.ts';
+import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { createYoutubeApi, type MediaInfo, type SessionState, youtubeRefresher } from './api.ts';
@@ -31,14 +31,7 @@ export function createYoutubePublisher(
   config: YoutubeSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
-  // Media URLs often redirect (CDNs, signed storage links); every hop still goes through the
-  // media dispatcher, so the SSRF guard checks each destination at connect time.
-  const runtime: PublisherRuntime = {
-    ...baseRuntime,
-    mediaDispatcher: baseRuntime.mediaDispatcher.compose(
-      interceptors.redirect({ maxRedirections: 5 }),
-    ),
-  };
+  const runtime = withRedirectingMedia(baseRuntime);
   const refresher = youtubeRefresher(config, runtime);
 
   /** Creates a resumable session, stores it, then streams the whole media into it. */

@@ -25,7 +25,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
-import { FakeOAuthProvider } from './oauth.ts';
+import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 
 export type { FacebookError, FacebookPhoto, FacebookPost, FacebookVideo };
 
@@ -343,14 +343,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     if ((q.get('response_type') ?? 'code') !== 'code') {
       return invalid(response, 'response_type must be code for the server-side flow');
     }
-    const answer = oauth.authorize({
-      clientId: q.get('client_id') ?? undefined,
-      redirectUri: q.get('redirect_uri') ?? undefined,
-      state: q.get('state') ?? undefined,
-      scope: q.get('scope') ?? '',
-      codeChallenge: q.get('code_challenge') ?? undefined,
-      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
-    });
+    const answer = oauth.authorize(consentQueryOf(q));
     if (!('redirect' in answer)) {
       return graphError(response, {
         ...FACEBOOK_ERRORS.badAppId,

@@ -18,7 +18,7 @@ import {
   sendJson,
   sendRawJson,
 } from './http.ts';
-import { FakeOAuthProvider } from './oauth.ts';
+import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 
 export interface InstagramError {
   code: number;
@@ -367,14 +367,7 @@ export async function startFakeInstagram(
         400,
       );
     }
-    const answer = oauth.authorize({
-      clientId: q.get('client_id') ?? undefined,
-      redirectUri: q.get('redirect_uri') ?? undefined,
-      state: q.get('state') ?? undefined,
-      scope,
-      codeChallenge: q.get('code_challenge') ?? undefined,
-      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
-    });
+    const answer = oauth.authorize(consentQueryOf(q));
     if (!('redirect' in answer)) {
       return codeError(response, `Invalid request: ${answer.error}`, answer.status);
     }

@@ -6,6 +6,8 @@
  * be scripted to deny consent, refuse an exchange, or revoke refresh tokens.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { sendJson } from './http.ts';
 
 export interface FakeOAuthOptions {
   clientId: string;
@@ -27,6 +29,38 @@ export interface ConsentQuery {
   scope: string;
   codeChallenge?: string | undefined;
   codeChallengeMethod?: string | undefined;
+}
+
+/** The consent page's query as platforms send it (TikTok names the client id `client_key`). */
+export function consentQueryOf(query: URLSearchParams, clientIdParam = 'client_id'): ConsentQuery {
+  return {
+    clientId: query.get(clientIdParam) ?? undefined,
+    redirectUri: query.get('redirect_uri') ?? undefined,
+    state: query.get('state') ?? undefined,
+    scope: query.get('scope') ?? '',
+    codeChallenge: query.get('code_challenge') ?? undefined,
+    codeChallengeMethod: query.get('code_challenge_method') ?? undefined,
+  };
+}
+
+/**
+ * The browser sent back to the redirect URI (302), or the consent page's refusal as an OAuth
+ * error `{ error, error_description }` with the platform's `extra` fields.
+ */
+export function answerConsent(
+  response: ServerResponse,
+  answer: ReturnType<FakeOAuthProvider['authorize']>,
+  extra: Record<string, unknown> = {},
+): void {
+  if ('redirect' in answer) {
+    response.writeHead(302, { location: answer.redirect }).end();
+    return;
+  }
+  sendJson(response, answer.status, {
+    error: answer.error,
+    error_description: answer.description,
+    ...extra,
+  });
 }
 
 export interface IssuedTokens {

@@ -15,7 +15,7 @@ import {
   sendJson,
   sendRawJson,
 } from './http.ts';
-import { FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
 
 /**
  * Documented error codes with their HTTP status. The first six are TikTok's documented v2 error
@@ -205,24 +205,8 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
 
     if (url.pathname === TOKEN_PATH) return token(response, body, recorded);
     if (url.pathname === '/v2/auth/authorize/') {
-      const q = url.searchParams;
-      const answer = oauth.authorize({
-        clientId: q.get('client_key') ?? undefined,
-        redirectUri: q.get('redirect_uri') ?? undefined,
-        state: q.get('state') ?? undefined,
-        scope: q.get('scope') ?? '',
-        codeChallenge: q.get('code_challenge') ?? undefined,
-        codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
-      });
-      if ('redirect' in answer) {
-        response.writeHead(302, { location: answer.redirect }).end();
-        return;
-      }
-      return sendJson(response, answer.status, {
-        error: answer.error,
-        error_description: answer.description,
-        log_id: logId(),
-      });
+      const answer = oauth.authorize(consentQueryOf(url.searchParams, 'client_key'));
+      return answerConsent(response, answer, { log_id: logId() });
     }
 
     const scripted = scripts.take(recorded, (a) => 'error' in a || 'drop' in a);

@@ -16,7 +16,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
-import { FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
 import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
 
 export type { XMedia, XTweet };
@@ -141,23 +141,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
         error_description: 'response_type must be code',
       });
     }
-    const answer = oauth.authorize({
-      clientId: q.get('client_id') ?? undefined,
-      redirectUri: q.get('redirect_uri') ?? undefined,
-      state: q.get('state') ?? undefined,
-      scope: q.get('scope') ?? '',
-      codeChallenge: q.get('code_challenge') ?? undefined,
-      codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
-    });
-    if ('redirect' in answer) {
-      response.writeHead(302, { location: answer.redirect }).end();
-      return;
-    }
-    // X shows an error page here; its wording is not part of any contract.
-    sendJson(response, answer.status, {
-      error: answer.error,
-      error_description: answer.description,
-    });
+    // X shows an error page on a refusal; its wording is not part of any contract.
+    answerConsent(response, oauth.authorize(consentQueryOf(q)));
   }
 
   function token(request: IncomingMessage, response: ServerResponse, form: Record<string, string>) {

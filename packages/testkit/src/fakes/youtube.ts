@@ -17,7 +17,7 @@ import {
   sendJson,
 } from './http.ts';
 import { matchesPattern } from './media-server.ts';
-import { FakeOAuthProvider } from './oauth.ts';
+import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 
 export interface YoutubeError {
   status: number;
@@ -158,23 +158,7 @@ export async function startFakeYoutube(
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     if (url.pathname === '/token') return token(request, response, url);
     if (url.pathname === '/o/oauth2/v2/auth') {
-      const q = url.searchParams;
-      const answer = oauth.authorize({
-        clientId: q.get('client_id') ?? undefined,
-        redirectUri: q.get('redirect_uri') ?? undefined,
-        state: q.get('state') ?? undefined,
-        scope: q.get('scope') ?? '',
-        codeChallenge: q.get('code_challenge') ?? undefined,
-        codeChallengeMethod: q.get('code_challenge_method') ?? undefined,
-      });
-      if ('redirect' in answer) {
-        response.writeHead(302, { location: answer.redirect }).end();
-        return;
-      }
-      return sendJson(response, answer.status, {
-        error: answer.error,
-        error_description: answer.description,
-      });
+      return answerConsent(response, oauth.authorize(consentQueryOf(url.searchParams)));
     }
     const call = callOf(request, url);
     if (call === 'upload') return upload(request, response, url);

@@ -1,0 +1,35 @@
+import type {
+  PlatformPublisher,
+  PostDraft,
+  Problem,
+  PublishOutcome,
+  PublishRequest,
+} from '@social-publisher/domain';
+import { runPublish } from './outcome.ts';
+
+/** What a publisher whose publish and resume are one run declares. */
+export interface ProgressPublisherSpec<P> {
+  platform: string;
+  validate(draft: PostDraft): Problem[];
+  /** The progress a run stored (saveProgress), read back; null when there is none to use. */
+  readProgress(state: Record<string, unknown> | null, mediaCount: number): P | null;
+  /** One run: from scratch (`stored` null) or from what an earlier run stored. */
+  run(request: PublishRequest, stored: P | null): Promise<PublishOutcome>;
+}
+
+/**
+ * A publisher whose resume is its publish continued from the stored progress, both ending in an
+ * outcome (runPublish: failures become outcomes, an abort is rethrown).
+ */
+export function progressPublisher<P>(spec: ProgressPublisherSpec<P>): PlatformPublisher {
+  const { platform, validate, readProgress, run } = spec;
+  return {
+    platform,
+    validate,
+    publish: (request) => runPublish(request.signal, () => run(request, null)),
+    resume: (request) =>
+      runPublish(request.signal, () =>
+        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
+      ),
+  };
+}
