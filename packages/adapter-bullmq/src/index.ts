@@ -8,3 +8,4 @@ export {
   type PublishJobData,
   type RedisConnectionInput,
 } from './shared.ts';
+export { createRedisPacer, PACE_SCRIPT, type PacerRedisClient } from './pacer.ts';

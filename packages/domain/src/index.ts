@@ -9,3 +9,4 @@ export type * from './ports/index.ts';
 export * from './result.ts';
 export * from './rules/index.ts';
 export * from './use-cases/index.ts';
+export * from './pacing/memory-pacer.ts';

@@ -16,3 +16,5 @@ export * from './users.ts';
 export * from './validate-post.ts';
 export * from './webhooks.ts';
 export * from './workspaces.ts';
+export * from './pace-target.ts';
+export * from './social-account-detail.ts';
