@@ -1,4 +1,5 @@
 export { type BullmqConsumerOptions, createBullmqConsumer } from './consumer.ts';
+export { createRedisPacer, PACE_SCRIPT, type PacerRedisClient } from './pacer.ts';
 export { type BullmqQueue, type BullmqQueueOptions, createBullmqQueue } from './queue.ts';
 export {
   DEFAULT_PREFIX,
@@ -8,4 +9,3 @@ export {
   type PublishJobData,
   type RedisConnectionInput,
 } from './shared.ts';
-export { createRedisPacer, PACE_SCRIPT, type PacerRedisClient } from './pacer.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   type ConnectionPacer,
-  paceMarginMs,
   type PaceState,
+  paceMarginMs,
   stateOf,
 } from '@social-publisher/domain';
 

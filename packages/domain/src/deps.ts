@@ -1,5 +1,6 @@
 import type {
   Clock,
+  ConnectionPacer,
   IdGenerator,
   Logger,
   MediaProbe,
@@ -7,7 +8,6 @@ import type {
   PlatformRegistry,
   PublishQueue,
   RateLimit,
-  ConnectionPacer,
   Repositories,
   TokenCipher,
   UnitOfWork,

@@ -1,5 +1,5 @@
-import { describePacerContract } from '../src/testing/contracts/pacer.ts';
 import { createMemoryPacer } from '../src/index.ts';
+import { describePacerContract } from '../src/testing/contracts/pacer.ts';
 
 describePacerContract('memory', async () => {
   const pacer = createMemoryPacer();
