@@ -13,7 +13,7 @@ import { jobCtx, unwrap } from './support.ts';
 const VIDEO = 'https://cdn.example.com/clip.mp4';
 const TWO_PER_MINUTE = { count: 2, windowMs: 60_000 };
 /** paceMarginMs of that limit. */
-const MARGIN = 1_000;
+const MARGIN = 2_000;
 
 async function setup(pacer: ConnectionPacer = createMemoryPacer()) {
   const deps = createTestDeps();

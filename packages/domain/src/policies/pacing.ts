@@ -23,11 +23,12 @@ export function parseRateLimit(text: string): RateLimit | null | undefined {
 }
 
 /**
- * Kept between a call leaving the window and the next one: the platform counts a call when it
- * arrives, which may be a little later than when we counted it.
+ * Kept between a call leaving the window and the next one (5 % of the window, at most 2 s): we
+ * count a call when its publish run starts, the platform when the call arrives, a few requests
+ * later (TikTok's creator info query comes first); a busy worker stretches that gap.
  */
 export const paceMarginMs = (limit: RateLimit): number =>
-  Math.min(1_000, Math.ceil(limit.windowMs / 50));
+  Math.min(2_000, Math.ceil(limit.windowMs / 20));
 
 /**
  * When a new call may be made, given the times of the calls counted and the slots already

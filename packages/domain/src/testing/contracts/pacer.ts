@@ -16,8 +16,8 @@ export interface PacerContractSubject {
 }
 
 const SIX_PER_10S: RateLimit = { count: 6, windowMs: 10_000 };
-/** paceMarginMs of that limit: 2 % of the window. */
-const MARGIN = 200;
+/** paceMarginMs of that limit: 5 % of the window. */
+const MARGIN = 500;
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
 
