@@ -5,6 +5,7 @@
 import { createBench } from './benches/create.ts';
 import { importBench } from './benches/import.ts';
 import { listBench } from './benches/list.ts';
+import { pacingBench } from './benches/pacing.ts';
 import { pipelineBench } from './benches/pipeline.ts';
 import { scheduleBench } from './benches/schedule.ts';
 import { uploadBench } from './benches/upload.ts';
@@ -23,6 +24,7 @@ export const BENCHES: Record<string, Bench> = {
   list: listBench,
   upload: uploadBench,
   import: importBench,
+  pacing: pacingBench,
 };
 
 export interface RunOptions extends BenchOptions {

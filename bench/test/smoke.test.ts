@@ -38,6 +38,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   schedule: [/single post lateness p99/, /due at once, all started after/, /bulk floor/],
   list: [/GET \/posts/, /floor \(raw SQL/, /ratio API \/ floor/],
   upload: [/peak RSS growth/, /throughput/],
+  pacing: [/refused calls/, /other connections' posts started/, /hot connection's last call/],
 };
 
 describe.skipIf(!servers)(

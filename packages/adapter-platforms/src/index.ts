@@ -16,5 +16,6 @@ export {
 export { createMediaProbe } from './media-probe.ts';
 export { PLATFORM_DESCRIPTORS } from './platforms.ts';
 export type { PublisherRuntime } from './publisher-runtime.ts';
+export { platformRateLimits } from './rate-limits.ts';
 export { createPlatformRegistry, publisherRuntime } from './registry.ts';
 export { type GeneratedBlock, settingsDocBlocks, withBlock } from './settings-docs.ts';

@@ -223,7 +223,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Get a connection and its rate-limit state
+     * @description rate_limit: the connection's budget on its platform as this service paces it (null for sandbox connections and platforms not paced)
+     */
+    get: operations['getSocialAccount'];
     put?: never;
     post?: never;
     /**
@@ -3703,6 +3707,201 @@ export interface operations {
       };
       /** @description unsupported_media_type: the body must be JSON */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getSocialAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Connection id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connection */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Use it in social_account_ids
+               */
+              id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The account's id on the platform */
+              external_id: string;
+              display_name: string | null;
+              /**
+               * @description expired: the platform refused the token or its renewal; connect it again
+               * @enum {unknown}
+               */
+              status: 'active' | 'expired' | 'revoked';
+              /** @description Scopes granted on the platform */
+              scopes: string[];
+              /** Format: date-time */
+              token_expires_at: string | null;
+              /** @description A sandbox connection never calls its platform */
+              sandbox: boolean;
+              /** Format: date-time */
+              created_at: string;
+              rate_limit: {
+                /** @description Calls the platform allows per window (our setting) */
+                limit: number;
+                /** @description The length of that window */
+                window_seconds: number;
+                /** @description Posts that could be sent to the platform right now */
+                remaining: number;
+                /**
+                 * Format: date-time
+                 * @description When the next post may go if none remains, else when the oldest counted one leaves the window
+                 */
+                resets_at: string | null;
+                /** @description Posts waiting for a slot of this connection */
+                waiting: number;
+                /**
+                 * Format: date-time
+                 * @description Until when the platform itself refused calls (its last rate-limit answer)
+                 */
+                blocked_until: string | null;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
         headers: {
           [name: string]: unknown;
         };

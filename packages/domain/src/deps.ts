@@ -1,11 +1,13 @@
 import type {
   Clock,
+  ConnectionPacer,
   IdGenerator,
   Logger,
   MediaProbe,
   Metrics,
   PlatformRegistry,
   PublishQueue,
+  RateLimit,
   Repositories,
   TokenCipher,
   UnitOfWork,
@@ -66,6 +68,15 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   webhookAllowPrivateNetworks: false,
 };
 
+/**
+ * Pacing ahead of the platforms' limits: the shared pacer and each platform's limit (null: that
+ * platform is not paced, only its own refusals are honoured).
+ */
+export interface Pacing {
+  pacer: ConnectionPacer;
+  limitOf(platform: string): RateLimit | null;
+}
+
 /** Everything a use case may touch. Built once by each app's composition root. */
 export interface CoreDeps {
   uow: UnitOfWork;
@@ -81,6 +92,8 @@ export interface CoreDeps {
   settings: CoreSettings;
   /** Counters for operators; absent in most tests. */
   metrics?: Metrics;
+  /** Absent: connections are not paced ahead (the platforms' refusals still are honoured). */
+  pacing?: Pacing;
   /** Media checks of dry runs (POST /posts/validate); absent: not probed. */
   mediaProbe?: MediaProbe;
 }

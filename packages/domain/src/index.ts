@@ -4,6 +4,7 @@ export * from './deps.ts';
 export * from './errors.ts';
 export * from './model.ts';
 export * from './outcome.ts';
+export * from './pacing/memory-pacer.ts';
 export * from './policies/index.ts';
 export type * from './ports/index.ts';
 export * from './result.ts';

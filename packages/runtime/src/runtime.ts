@@ -14,6 +14,7 @@
 import {
   createBullmqConsumer,
   createBullmqQueue,
+  createRedisPacer,
   type RedisConnectionInput,
 } from '@social-publisher/adapter-bullmq';
 import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
@@ -21,6 +22,7 @@ import {
   createMediaProbe,
   createPlatformRegistry,
   PLATFORM_DESCRIPTORS,
+  platformRateLimits,
 } from '@social-publisher/adapter-platforms';
 import { createWebhookSender } from '@social-publisher/adapter-webhooks';
 import {
@@ -31,9 +33,11 @@ import {
 } from '@social-publisher/config';
 import {
   type Clock,
+  type ConnectionPacer,
   type CoreDeps,
   type CoreSettings,
   createAesGcmCipher,
+  createMemoryPacer,
   createUuidV7Generator,
   DEFAULT_SETTINGS,
   errorMessage,
@@ -252,6 +256,19 @@ export async function createRuntime(
       closers.push({ name: 'rate-limit redis', close: async () => client.disconnect() });
     }
 
+    // Pacing is shared by every process through Redis; without it, this process is the only
+    // one publishing (embedded mode), so its memory is the whole truth.
+    let pacer: ConnectionPacer;
+    if (config.redis) {
+      const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
+      pacer = createRedisPacer(client, `${config.queuePrefix}:pace:`, async () =>
+        client.disconnect(),
+      );
+    } else {
+      pacer = createMemoryPacer();
+    }
+    closers.push({ name: 'pacer', close: () => pacer.close() });
+
     const deps: CoreDeps = {
       uow: database.uow,
       repos: database.repos,
@@ -265,6 +282,10 @@ export async function createRuntime(
       settings: settingsFrom(config),
       metrics,
       mediaProbe: createMediaProbe(mediaDispatcher),
+      pacing: {
+        pacer,
+        limitOf: platformRateLimits(config.platforms.settings, PLATFORM_DESCRIPTORS),
+      },
     };
 
     let closing: Promise<void> | undefined;

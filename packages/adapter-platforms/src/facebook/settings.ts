@@ -1,5 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
+import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const FACEBOOK_SETTINGS = {
   ...oauthSettings('FACEBOOK', {
@@ -7,6 +8,11 @@ export const FACEBOOK_SETTINGS = {
     token: 'https://graph.facebook.com',
     api: 'https://graph.facebook.com',
   }),
+  rateLimit: rateLimitSetting(
+    'FACEBOOK',
+    'off',
+    "Meta scales a Page's limit with its engagement and publishes no fixed count; its throttle answers are honoured",
+  ),
   graphVersion: {
     env: 'FACEBOOK_GRAPH_VERSION',
     kind: 'string',

@@ -1,5 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
+import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const LINKEDIN_SETTINGS = {
   ...oauthSettings('LINKEDIN', {
@@ -7,6 +8,11 @@ export const LINKEDIN_SETTINGS = {
     token: 'https://www.linkedin.com',
     api: 'https://api.linkedin.com',
   }),
+  rateLimit: rateLimitSetting(
+    'LINKEDIN',
+    '150/24h',
+    'LinkedIn allows 150 member posts a day (app limits show in its developer portal)',
+  ),
   apiVersion: {
     env: 'LINKEDIN_API_VERSION',
     kind: 'string',

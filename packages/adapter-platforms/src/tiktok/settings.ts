@@ -1,5 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
+import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const TIKTOK_SETTINGS = {
   ...oauthSettings(
@@ -10,6 +11,11 @@ export const TIKTOK_SETTINGS = {
       api: 'https://open.tiktokapis.com',
     },
     { clientId: ['TIKTOK_CLIENT_KEY'] },
+  ),
+  rateLimit: rateLimitSetting(
+    'TIKTOK',
+    '6/60s',
+    'TikTok allows 6 post init calls per minute per user token',
   ),
   photoProxyUrl: {
     env: 'TIKTOK_PHOTO_PROXY_URL',

@@ -1,14 +1,22 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
+import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
 
-export const YOUTUBE_SETTINGS = oauthSettings(
-  'YOUTUBE',
-  {
-    auth: 'https://accounts.google.com',
-    token: 'https://oauth2.googleapis.com',
-    api: 'https://www.googleapis.com',
-  },
-  { tokenBaseUrl: ['YOUTUBE_OAUTH_BASE_URL'] },
-);
+export const YOUTUBE_SETTINGS = {
+  ...oauthSettings(
+    'YOUTUBE',
+    {
+      auth: 'https://accounts.google.com',
+      token: 'https://oauth2.googleapis.com',
+      api: 'https://www.googleapis.com',
+    },
+    { tokenBaseUrl: ['YOUTUBE_OAUTH_BASE_URL'] },
+  ),
+  rateLimit: rateLimitSetting(
+    'YOUTUBE',
+    'off',
+    "YouTube's quota (10,000 units a day, 1,600 per upload) is per Google Cloud project, not per channel",
+  ),
+} as const;
 
 export type YoutubeSettings = SettingsOf<typeof YOUTUBE_SETTINGS>;

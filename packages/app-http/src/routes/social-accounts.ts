@@ -1,8 +1,9 @@
-/** POST /social-accounts, GET /social-accounts, DELETE /social-accounts/:id. */
+/** POST /social-accounts, GET /social-accounts, GET and DELETE /social-accounts/:id. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   connectSocialAccount,
   deleteSocialAccount,
+  getSocialAccount,
   listSocialAccounts,
   type PlatformCatalog,
 } from '@social-publisher/domain';
@@ -20,7 +21,12 @@ import {
   WorkspaceField,
   WorkspaceQuery,
 } from '../schemas/common.ts';
-import { presentSocialAccount, SocialAccountSchema } from '../schemas/social-accounts.ts';
+import {
+  presentSocialAccount,
+  presentSocialAccountDetail,
+  SocialAccountDetailSchema,
+  SocialAccountSchema,
+} from '../schemas/social-accounts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const connectBody = (catalog: PlatformCatalog) =>
@@ -123,6 +129,29 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
     async (request) => {
       const ctx = await contextOf(deps, request, request.query.workspace_id);
       return { data: (await listSocialAccounts(deps, ctx)).map(presentSocialAccount) };
+    },
+  );
+
+  app.get(
+    '/social-accounts/:id',
+    {
+      schema: {
+        tags: ['Social accounts'],
+        operationId: 'getSocialAccount',
+        summary: 'Get a connection and its rate-limit state',
+        description:
+          "rate_limit: the connection's budget on its platform as this service paces it (null for sandbox connections and platforms not paced)",
+        security: SECURED,
+        params: IdParams('Connection id'),
+        response: {
+          200: Data(SocialAccountDetailSchema, 'The connection'),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
+        },
+      },
+    },
+    async (request) => {
+      const detail = unwrap(await getSocialAccount(deps, actorOf(request), request.params.id));
+      return { data: presentSocialAccountDetail(detail) };
     },
   );
 

@@ -1,3 +1,4 @@
 export * from './backoff.ts';
 export * from './job-retry.ts';
+export * from './pacing.ts';
 export * from './retry-after.ts';

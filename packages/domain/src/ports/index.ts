@@ -1,6 +1,7 @@
 export type * from './media-probe.ts';
 export type * from './metrics.ts';
 export type * from './oauth.ts';
+export type * from './pacer.ts';
 export type * from './platform.ts';
 export type * from './queue.ts';
 export type * from './storage.ts';

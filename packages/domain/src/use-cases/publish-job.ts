@@ -47,10 +47,7 @@ function retryPending(deps: CoreDeps, runs: TargetRun[], job: JobContext, now: D
   const waits = runs.flatMap((run) => (run.kind === 'wait' ? [run.until.getTime()] : []));
   const waitMs = waits.length > 0 ? Math.max(...waits) - now.getTime() : 0;
   if (waits.length > 0 && !runs.some((run) => run.kind === 'retry')) {
-    return waitFor(
-      waitMs,
-      'the platform rate-limited the account: waiting until the time it named',
-    );
+    return waitFor(waitMs, "rate-limited: waiting for the platform's limit on the account");
   }
   const backoff = exponentialBackoff(
     job.attempt,

@@ -9,6 +9,7 @@ import type {
 } from '../ports/index.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
+import { afterPlatformRefusal, describeRateLimit, paceTarget } from './pace-target.ts';
 import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
 import { sandboxOutcome } from './sandbox.ts';
 
@@ -248,13 +249,14 @@ async function recordOutcome(
   if (outcome.kind === 'throttled' && !run.leaseLost && !job.signal.aborted) {
     const asFailure = throttleAsFailure(deps, outcome, job, at);
     if (asFailure === null) {
-      const until = outcome.retryAt.toISOString();
+      const retryAt = await afterPlatformRefusal(deps, target, connection, outcome.retryAt);
+      const until = retryAt.toISOString();
       const error = {
         errorCode: outcome.code,
         errorMessage: `${outcome.message} (waiting until ${until}, as the platform asks)`,
       };
       await posts.releaseTarget(target.id, error, at);
-      return { kind: 'wait', until: outcome.retryAt };
+      return { kind: 'wait', until: retryAt };
     }
     outcome = asFailure;
   }
@@ -326,6 +328,24 @@ export async function publishClaimedTarget(
   connection: SocialAccount | null,
 ): Promise<TargetRun> {
   const resume = takenOver || target.resumeState !== null;
+  // Every run of a target that may reach its platform is counted against the connection's
+  // limit (a resumed run may repeat the counted call), before it is sent: a connection out of
+  // budget hands the target back until its slot instead of calling and being refused.
+  if (!target.sandbox && connection?.status === 'active' && deps.platforms.get(target.platform)) {
+    const wait = await paceTarget(deps, target, connection, job);
+    if (wait) {
+      const until = wait.until.toISOString();
+      await deps.repos.posts.releaseTarget(
+        target.id,
+        {
+          errorCode: 'rate_limited',
+          errorMessage: `waiting for the platform's limit (${describeRateLimit(wait.limit)} per connection) until ${until}`,
+        },
+        deps.clock.now(),
+      );
+      return { kind: 'wait', until: wait.until };
+    }
+  }
   const run = await runTarget(deps, post, target, resume, job, connection);
   return recordOutcome(deps, target, connection, run, job);
 }
