@@ -8,7 +8,7 @@ import type { CoreDeps, QueueKind } from '@social-publisher/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
 import { Settings } from 'typebox/system';
-import { handleError } from './errors.ts';
+import { HttpError, handleError } from './errors.ts';
 import { createIdempotency, type Idempotency } from './idempotency/idempotency.ts';
 import { redactUrl } from './logger.ts';
 import { createAuthenticator, credentialKeyOf } from './plugins/auth.ts';
@@ -215,7 +215,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         // valid credential is not refused for its address's failures: keys (238 random bits)
         // and signed tokens cannot be guessed, and a client sharing an address (NAT) with a
         // guesser keeps working; nor does a successful request pay a store round trip for it.
-        await authFailures.count(request.ip);
+        // Only a refused credential counts: an outage (503) is no guess.
+        if (error instanceof HttpError && error.statusCode === 401) {
+          await authFailures.count(request.ip);
+        }
         throw error;
       }
       await limiter.enforce(credentialKeyOf(request.actor), reply);

@@ -59,6 +59,8 @@ describe.concurrent('pnpm start:worker (main.ts)', () => {
   it('the database unreachable: start-up stops with one line naming it, exit 1', async () => {
     const { code, stderr } = await runMain({
       DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/nope`,
+      // Not waited for (the default waits 30 s for a database starting alongside).
+      DATABASE_STARTUP_WAIT_MS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
       ENCRYPTION_KEY,
     });

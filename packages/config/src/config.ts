@@ -61,6 +61,11 @@ export interface Config {
    * pooling). Embedded PGlite always keeps them.
    */
   databaseLookupCache: boolean;
+  /**
+   * DATABASE_STARTUP_WAIT_MS: how long a starting process waits for an unreachable PostgreSQL
+   * (retrying) before it gives up; 0 = give up at once.
+   */
+  databaseStartupWaitMs: number;
   queuePrefix: string;
   dataDir: string;
   /** 32 bytes from ENCRYPTION_KEY (base64); null = generate/keep one in dataDir (embedded). */
@@ -231,6 +236,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       e.string('DATABASE_POOL_SIZE') === null ? null : e.int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databasePreparedStatements: e.bool('DATABASE_PREPARED_STATEMENTS', true),
     databaseLookupCache: e.bool('DATABASE_LOOKUP_CACHE', true),
+    databaseStartupWaitMs: e.int('DATABASE_STARTUP_WAIT_MS', 30_000, 0, 600_000),
     queuePrefix: e.string('QUEUE_PREFIX') ?? 'sp',
     dataDir: e.string('DATA_DIR') ?? './.data',
     encryptionKey,

@@ -8,9 +8,10 @@ import {
   openDatabase,
 } from '@social-publisher/adapter-postgres';
 import type { Config } from '@social-publisher/config';
-import { errorMessage, type Logger } from '@social-publisher/domain';
+import { doublingDelay, errorMessage, type Logger } from '@social-publisher/domain';
 import { StartupError } from './errors.ts';
 import type { RuntimeRole } from './role.ts';
+import { isDependencyUnavailable } from './unavailable.ts';
 
 /** Where the data lives, for messages: `PostgreSQL (DATABASE_URL)` or `PGlite in <dir>`. */
 export function storageLabel(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
@@ -42,23 +43,43 @@ export function openConfiguredDatabase(
   });
 }
 
-/** Opens PostgreSQL or PGlite and brings the schema up to date (closed again on failure). */
+/**
+ * Opens PostgreSQL or PGlite and brings the schema up to date (closed again on failure). A
+ * PostgreSQL that cannot be reached is waited for up to DATABASE_STARTUP_WAIT_MS, retrying on
+ * the reconnect schedule: processes started together with their database (compose, a host
+ * reboot, a failover) come up instead of dying; any other failure stops the start at once.
+ */
 export async function openStorage(
   config: Config,
   logger: Logger,
   poolSize: number,
 ): Promise<DatabaseHandle> {
-  try {
-    return await openConfiguredDatabase(config, {
-      poolSize,
-      logger,
-      migrate: true,
-      preparedStatements: config.databasePreparedStatements,
-      lookupCache: config.databaseLookupCache,
-    });
-  } catch (error) {
-    throw new StartupError(`cannot start: ${storageLabel(config)}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+  const giveUpAt = Date.now() + config.databaseStartupWaitMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await openConfiguredDatabase(config, {
+        poolSize,
+        logger,
+        migrate: true,
+        preparedStatements: config.databasePreparedStatements,
+        lookupCache: config.databaseLookupCache,
+      });
+    } catch (error) {
+      const delayMs = doublingDelay(attempt, 500, 5_000);
+      const retry =
+        config.databaseUrl !== null &&
+        isDependencyUnavailable(error) &&
+        Date.now() + delayMs < giveUpAt;
+      if (!retry) {
+        throw new StartupError(`cannot start: ${storageLabel(config)}: ${errorMessage(error)}`, {
+          cause: error,
+        });
+      }
+      logger.warn(
+        { err: errorMessage(error), retryInMs: delayMs },
+        'database unreachable at start: waiting for it (DATABASE_STARTUP_WAIT_MS)',
+      );
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
 }

@@ -15,10 +15,17 @@ describe('createRuntime', () => {
     const log = testLogger('unreachable-db');
     const config = testConfig({
       DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/nope`,
+      DATABASE_STARTUP_WAIT_MS: '1500',
     });
+    const started = Date.now();
     const error = await createRuntime(config, log.logger, { role: 'api' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toMatch(/^cannot start: PostgreSQL \(DATABASE_URL\): /);
+    // It waited (and said so) within its bound, then gave up.
+    expect(log.messages()).toContain(
+      'database unreachable at start: waiting for it (DATABASE_STARTUP_WAIT_MS)',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('ENCRYPTION_KEY missing with DATABASE_URL: ConfigError before anything opens', async () => {
@@ -39,6 +46,37 @@ describe.skipIf(database.skipReason)(
   `createRuntime on PostgreSQL${database.skipReason ? ` (skipped: ${database.skipReason})` : ''}`,
   () => {
     afterAll(() => database.drop());
+
+    it('a database that comes up while the process starts: waited for, then opened', async () => {
+      const { createServer, connect } = await import('node:net');
+      const port = await closedPort();
+      const target = new URL(database.url ?? '');
+      const viaRelay = new URL(target);
+      viaRelay.port = String(port);
+      const log = testLogger('late-db');
+      const config = testConfig({
+        DATABASE_URL: viaRelay.toString(),
+        DATABASE_STARTUP_WAIT_MS: '20000',
+      });
+      // PostgreSQL "comes up" on that port a second after the start: a plain TCP relay.
+      const relay = createServer((socket) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      const later = setTimeout(() => relay.listen(port, '127.0.0.1'), 1_000);
+      try {
+        const runtime = await createRuntime(config, log.logger, { role: 'worker' });
+        await runtime.close();
+        expect(log.messages()).toContain(
+          'database unreachable at start: waiting for it (DATABASE_STARTUP_WAIT_MS)',
+        );
+      } finally {
+        clearTimeout(later);
+        await new Promise<void>((resolve) => relay.close(() => resolve()));
+      }
+    });
 
     it('warns once per unsafe switch; role api without Redis stores jobs in the database only', async () => {
       const log = testLogger('unsafe');

@@ -26,6 +26,12 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
+/** The flow's cookie as the browser sent it, for the state it came back with. */
+export const sentFlowCookie = (
+  cookieHeader: string | undefined,
+  state: string | undefined,
+): string | undefined => (state ? readCookie(cookieHeader, flowCookieName(state)) : undefined);
+
 function attributes(publicBaseUrl: string): string {
   const base = new URL(publicBaseUrl);
   const path = `${base.pathname.replace(/\/+$/, '')}/oauth/`;

@@ -18,7 +18,7 @@ import {
   WorkspaceField,
 } from '../schemas/common.ts';
 import { sendConnectResult } from './connect-answer.ts';
-import { clearedFlowCookie, flowCookieName, readCookie } from './connect-cookie.ts';
+import { clearedFlowCookie, sentFlowCookie } from './connect-cookie.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const ConnectStartBody = (names: readonly string[]) =>
@@ -81,6 +81,15 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
 
 export const HtmlPage = Type.String({ description: 'A small HTML page (Content-Type: text/html)' });
 
+/** A refusal answered as the small HTML page to a browser, or as JSON for a malformed query. */
+export const htmlOrJsonError = (description: string) => ({
+  description,
+  content: {
+    'text/html': { schema: HtmlPage },
+    'application/json': { schema: ErrorSchema },
+  },
+});
+
 const CallbackQuery = Type.Object(
   {
     code: Type.Optional(Type.String({ maxLength: 4096 })),
@@ -122,14 +131,9 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
             description:
               'Redirect to return_url, with social_account_ids and platform, or error and error_description, added to its query',
           }),
-          400: {
-            description:
-              'HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query',
-            content: {
-              'text/html': { schema: HtmlPage },
-              'application/json': { schema: ErrorSchema },
-            },
-          },
+          400: htmlOrJsonError(
+            'HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query',
+          ),
           ...errors(429, 500),
         },
       },
@@ -138,7 +142,7 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
     async (request, reply) => {
       const { platform } = request.params;
       const { state } = request.query;
-      const cookie = state ? readCookie(request.headers.cookie, flowCookieName(state)) : undefined;
+      const cookie = sentFlowCookie(request.headers.cookie, state);
       const result = await completeConnect(deps, platform, request.query, cookie);
       // The state is used up whatever the outcome: its cookie goes too.
       if (state) reply.header('Set-Cookie', clearedFlowCookie(deps.settings.publicBaseUrl, state));

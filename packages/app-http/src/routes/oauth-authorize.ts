@@ -6,10 +6,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { openConsent } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { ErrorSchema, errors } from '../schemas/common.ts';
-import { type CallbackOptions, HtmlPage } from './connect.ts';
+import { errors } from '../schemas/common.ts';
+import { type CallbackOptions, HtmlPage, htmlOrJsonError } from './connect.ts';
 import { sendConnectResult } from './connect-answer.ts';
-import { flowCookie, flowCookieName, readCookie } from './connect-cookie.ts';
+import { flowCookie, sentFlowCookie } from './connect-cookie.ts';
 
 const AuthorizeQuery = Type.Object(
   { state: Type.Optional(Type.String({ maxLength: 512 })) },
@@ -37,14 +37,9 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
             content: { 'text/html': { schema: HtmlPage } },
           },
           302: Type.Null({ description: "Redirect to the platform's consent page" }),
-          400: {
-            description:
-              'HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query',
-            content: {
-              'text/html': { schema: HtmlPage },
-              'application/json': { schema: ErrorSchema },
-            },
-          },
+          400: htmlOrJsonError(
+            'HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query',
+          ),
           ...errors(429, 500),
         },
       },
@@ -53,7 +48,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
     async (request, reply) => {
       const { platform } = request.params;
       const { state } = request.query;
-      const cookie = state ? readCookie(request.headers.cookie, flowCookieName(state)) : undefined;
+      const cookie = sentFlowCookie(request.headers.cookie, state);
       const opening = await openConsent(deps, platform, state, cookie);
       if (!opening.ok) return sendConnectResult(reply, opening);
       return reply
