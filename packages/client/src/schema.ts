@@ -1841,7 +1841,11 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Edit or reschedule a post
+     * @description Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.
+     */
+    patch: operations['updatePost'];
     trace?: never;
   };
   '/posts/validate': {
@@ -6385,4 +6389,399 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  updatePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Only the fields to change; the others keep their stored values */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description At most 5000 characters; default "" */
+          content?: string;
+          /** @description Public http(s) URLs of the media */
+          media_urls?: string[];
+          /** @description Per-platform options keyed by platform name */
+          platform_options?: {
+            tiktok?: {
+              /**
+               * @description Default SELF_ONLY when offered
+               * @enum {unknown}
+               */
+              tiktokPrivacy?:
+                | 'PUBLIC_TO_EVERYONE'
+                | 'MUTUAL_FOLLOW_FRIENDS'
+                | 'FOLLOWER_OF_CREATOR'
+                | 'SELF_ONLY';
+              tiktokIsDraft?: boolean;
+              tiktokAllowComments?: boolean;
+              /** @description Videos only */
+              tiktokAllowDuet?: boolean;
+              /** @description Videos only */
+              tiktokAllowStitch?: boolean;
+              tiktokBrandOrganic?: boolean;
+              tiktokBrandContent?: boolean;
+              tiktokAutoAddMusic?: boolean;
+              /** @description Videos only */
+              tiktokIsAigc?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
+            instagram?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            youtube?: {
+              /**
+               * @description Default private
+               * @enum {unknown}
+               */
+              privacyStatus?: 'private' | 'public' | 'unlisted';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            twitter?: {
+              /** @description Post as a reply to this post id (the number in its x.com URL) */
+              replyToTweetId?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            linkedin?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            facebook?: {
+              /**
+               * Format: uri
+               * @description A link to share with a text post (Facebook shows its preview)
+               */
+              link?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+          };
+          /** @description The connections to publish to, in full: a connection left out loses its target, a new one gets a target */
+          social_account_ids?: string[];
+          /**
+           * Format: date-time
+           * @description The new time (ISO 8601 with timezone), in the future; the post publishes then and only then
+           */
+          scheduled_at?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The post as it now is */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+}
