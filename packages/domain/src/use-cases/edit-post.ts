@@ -7,7 +7,6 @@ import {
   validationFailed,
 } from '../errors.ts';
 import {
-  type AccountContext,
   type Actor,
   EDITABLE_POST_STATUSES,
   type Platform,
@@ -55,13 +54,7 @@ const refused = (post: PostWithTargets): DomainError =>
  * checked with the rules of create. Connections already targeted stay targeted as they are
  * (what was promised at creation holds); added ones pass the checks of create.
  */
-async function planEdit(
-  deps: CoreDeps,
-  post: PostWithTargets,
-  actor: Actor,
-  input: EditPostInput,
-  now: Date,
-) {
+async function planEdit(deps: CoreDeps, post: PostWithTargets, input: EditPostInput, now: Date) {
   const keptIds = new Set(post.targets.map((target) => target.socialAccountId));
   const ids: unknown = given(input.social_account_ids) ? input.social_account_ids : [...keptIds];
   const merged: CreatePostInput = {
@@ -71,14 +64,12 @@ async function planEdit(
     social_account_ids: ids,
     scheduled_at: given(input.scheduled_at) ? input.scheduled_at : undefined,
   };
-  const ctx: AccountContext = {
-    accountId: post.accountId,
-    userId: actor.userId,
-    role: 'member',
-    apiKeyId: actor.apiKeyId,
-  };
   const list: unknown[] = Array.isArray(ids) ? ids : [];
-  const resolved = await resolveTargets(deps, ctx, { social_account_ids: list });
+  const resolved = await resolveTargets(
+    deps,
+    { accountId: post.accountId },
+    { social_account_ids: list },
+  );
   const added = resolved.targets.filter(({ connection }) => !keptIds.has(connection.id));
   const wanted = new Set(list);
   const kept = post.targets.filter((target) => wanted.has(target.socialAccountId));
@@ -132,7 +123,7 @@ export async function editPost(
   if (notEditableReason(post) !== null) return err(refused(post));
 
   const now = deps.clock.now();
-  const { draft, problems, kept, added } = await planEdit(deps, post, actor, input, now);
+  const { draft, problems, kept, added } = await planEdit(deps, post, input, now);
   if (problems.length > 0 || !draft) return err(validationFailed(problems));
 
   const scheduledAt = given(input.scheduled_at)
