@@ -136,6 +136,16 @@ describe('PATCH /posts/:id', () => {
     );
   });
 
+  it('a post whose time has come but no worker took yet: its text can still change', async () => {
+    const post = await schedule();
+    h.deps.clock.set(FUTURE);
+    const response = await edit(post.id, { content: 'just in time' });
+    expect(response.statusCode, response.body).toBe(200);
+    await h.deps.runJobs();
+    const published = await stored(post.id);
+    expect(published).toMatchObject({ status: 'published', content: 'just in time' });
+  });
+
   it('a queued post given a time becomes scheduled', async () => {
     const created = await h.call({
       method: 'POST',
