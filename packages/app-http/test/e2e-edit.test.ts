@@ -1,6 +1,6 @@
 /**
  * Rescheduling races the old due time, on the real stores and queues: posts due in 100-300 ms
- * are moved 2 s later at about their due time, so some edits land before it and some while a
+ * are moved 3 s later at about their due time, so some edits land before it and some while a
  * worker takes the post. An edit that answered 200 must publish at the new time and only then;
  * one that answered 409 was taken by a worker first and publishes at the old time. Each post
  * publishes once. Production (PostgreSQL + BullMQ + a separate worker) and embedded (PGlite +
@@ -15,7 +15,7 @@ const modes: Mode[] = ['production', 'embedded'];
 /** Posts raced per mode. */
 const RACES = 24;
 /** How far the edit moves the post. */
-const MOVE_MS = 2_000;
+const MOVE_MS = 3_000;
 /** How early a worker may start a post (its clock-skew tolerance). */
 const EARLY_TOLERANCE_MS = 50;
 
