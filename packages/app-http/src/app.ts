@@ -31,6 +31,7 @@ import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
 import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
+import { postEditRoutes } from './routes/post-edit.ts';
 import { postRoutes } from './routes/posts.ts';
 import { postBatchRoutes } from './routes/posts-batch.ts';
 import { postImportRoutes } from './routes/posts-import.ts';
@@ -225,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     const routeOptions: RouteOptions = { deps, idempotency };
     await api.register(postRoutes, routeOptions);
+    await api.register(postEditRoutes, routeOptions);
     await api.register(postBatchRoutes, routeOptions);
     await api.register(postImportRoutes, routeOptions);
     await api.register(socialAccountRoutes, routeOptions);

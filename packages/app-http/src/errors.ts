@@ -52,6 +52,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  post_not_editable: 409,
   limit_exceeded: 409,
   platform_not_configured: 400,
 };

@@ -11,6 +11,7 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/posts'],
   ['get', '/posts/{id}'],
   ['delete', '/posts/{id}'],
+  ['patch', '/posts/{id}'],
   ['post', '/api-keys'],
   ['get', '/api-keys'],
   ['delete', '/api-keys/{id}'],

@@ -68,6 +68,30 @@ describe('createSocialPublisherClient', () => {
     });
   });
 
+  it('edits and reschedules a scheduled post (PATCH /posts/{id}, updatePost)', async () => {
+    const client = createSocialPublisherClient({ baseUrl: server.baseUrl, apiKey: server.apiKey });
+    const account = await client.POST('/social-accounts', {
+      body: { platform: 'twitter', sandbox: true, display_name: 'edit' },
+    });
+    if (!account.data) throw new Error('no connection in the reply');
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const created = await client.POST('/posts/schedule', {
+      body: { content: 'draft', social_account_ids: [account.data.data.id], scheduled_at: at },
+    });
+    if (!created.data) throw new Error(`no post in the reply: ${JSON.stringify(created.error)}`);
+    const later = new Date(Date.now() + 7_200_000).toISOString();
+    const edited = await client.PATCH('/posts/{id}', {
+      params: { path: { id: created.data.data.id } },
+      body: { content: 'final', scheduled_at: later },
+    });
+    expect(edited.response.status, JSON.stringify(edited.error)).toBe(200);
+    expect(edited.data?.data).toMatchObject({
+      content: 'final',
+      scheduled_at: later,
+      status: 'scheduled',
+    });
+  });
+
   it('sends the API key as a bearer token, through the fetch it is given', async () => {
     const seen: string[] = [];
     const recording = (request: Request) => {

@@ -14,6 +14,8 @@ export type DomainError =
   | { code: 'not_found'; message: string }
   | { code: 'forbidden'; message: string }
   | { code: 'conflict'; message: string }
+  /** A post that can no longer be changed: publishing began, or it is finished or cancelled. */
+  | { code: 'post_not_editable'; message: string }
   | { code: 'limit_exceeded'; message: string }
   | { code: 'unauthorized'; message: string }
   /** A platform whose OAuth client is not configured: the message names the variables. */
@@ -35,6 +37,10 @@ export const notFound = (what: string): DomainError => ({
 
 export const forbidden = (message: string): DomainError => ({ code: 'forbidden', message });
 export const conflict = (message: string): DomainError => ({ code: 'conflict', message });
+export const postNotEditable = (message: string): DomainError => ({
+  code: 'post_not_editable',
+  message,
+});
 export const limitExceeded = (message: string): DomainError => ({
   code: 'limit_exceeded',
   message,

@@ -124,6 +124,8 @@ export const TERMINAL_POST_STATUSES: readonly PostStatus[] = [
   'failed',
   'cancelled',
 ];
+/** The statuses in which a post may still be edited: no worker has started it. */
+export const EDITABLE_POST_STATUSES: readonly PostStatus[] = ['scheduled', 'queued'];
 /** The statuses a publish run starts from (`PostRepository.startPublish`). */
 export const STARTABLE_POST_STATUSES: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 

@@ -570,6 +570,7 @@ describe('processPublishJob: job lifecycle', () => {
       kind: 'retry',
       delayMs: 600_000,
       reason: 'scheduled for later',
+      spendsAttempt: false,
     });
     deps.clock.advance(600_000 - 40); // within tolerance
     expect(await processPublishJob(deps, post.id, jobCtx())).toEqual({ kind: 'done' });

@@ -1,5 +1,6 @@
 import type {
   Post,
+  PostEdit,
   PostPage,
   PostRepository,
   PostStatus,
@@ -71,9 +72,16 @@ const targetRows = (post: PostWithTargets) =>
 const POST_INSERT_COLUMNS = sql.raw(
   'id, account_id, created_by, content, media_urls, platform_options, scheduled_at, status, created_at, updated_at',
 );
-const TARGET_INSERT_COLUMNS = sql.raw(
-  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at',
-);
+const TARGET_COLUMN_NAMES =
+  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at';
+const TARGET_INSERT_COLUMNS = sql.raw(TARGET_COLUMN_NAMES);
+
+/** The insert columns of new targets, their positions counted on from `last_position`. */
+const TARGET_INSERT_COLUMNS_FROM_NEW = TARGET_COLUMN_NAMES.split(', ')
+  .map((column) =>
+    column === 'position' ? 'last_position.position + 1 + new.position' : `new.${column}`,
+  )
+  .join(', ');
 
 export function createPostRepository(
   db: Kysely<Database>,
@@ -184,6 +192,48 @@ export function createPostRepository(
       if (page !== undefined) query = query.limit(page.limit);
       const posts = await query.execute();
       return attachTargets(posts);
+    },
+
+    /**
+     * One statement: the post's update decides (its row lock orders it with a publish start,
+     * which re-checks status and scheduled_at once it gets the row), and the target changes
+     * happen only when it applied. New targets are placed after every existing one.
+     */
+    async applyEdit(edit: PostEdit): Promise<boolean> {
+      if (edit.from.length === 0) return false;
+      const added = JSON.stringify(
+        targetRows({ id: edit.postId, targets: edit.addTargets } as PostWithTargets),
+      );
+      const result = await sql<{ id: string }>`${preparedMark('post_edit')}
+        with edited as (
+          update posts set
+            content = ${edit.content},
+            media_urls = ${edit.mediaUrls}::text[],
+            platform_options = ${JSON.stringify(edit.platformOptions ?? {})}::jsonb,
+            scheduled_at = ${isoOrNull(edit.scheduledAt)}::timestamptz,
+            status = ${edit.status},
+            updated_at = ${edit.at.toISOString()}::timestamptz
+          where id = ${edit.postId} and status = any(${[...edit.from]}::text[])
+          returning id
+        ),
+        removed as (
+          delete from post_targets
+          where post_id in (select id from edited)
+            and id = any(${edit.removeTargetIds}::uuid[]) and status = 'pending'
+        ),
+        last_position as (
+          select coalesce(max(position), -1) as position from post_targets
+          where post_id = ${edit.postId}
+        ),
+        inserted as (
+          insert into post_targets (${TARGET_INSERT_COLUMNS})
+          select ${sql.raw(TARGET_INSERT_COLUMNS_FROM_NEW)}
+          from json_populate_recordset(null::post_targets, ${added}::json) as new
+          cross join last_position
+          where exists (select 1 from edited)
+        )
+        select id from edited`.execute(db);
+      return result.rows.length > 0;
     },
 
     async transitionStatus(id, from, to, at): Promise<boolean> {

@@ -30,15 +30,27 @@ const startedTargetColumns = targetColumns
   .join(', ');
 
 /**
+ * The post's columns as the start saw them: a started post's from `startable`, whose FOR
+ * UPDATE returns the row as it is once the lock is granted; the outer SELECT's `p` is the
+ * statement's snapshot, older when an edit committed while the start waited for its lock.
+ */
+const startedPostList = postColumns
+  .map((column) => {
+    const [source = '', field = ''] = column.split(' as ');
+    const name = source.slice(source.indexOf('.') + 1);
+    return `case when s.id is null then p.${name} else s.${name} end as "${field}"`;
+  })
+  .join(', ');
+
+/**
  * One statement for any number of posts. `startable` locks the due, startable posts in id
  * order (two such statements over overlapping posts wait for each other instead of
  * deadlocking); `started` moves them to `publishing`; `claimed` claims the targets of the started posts (FOR UPDATE SKIP LOCKED: a
  * row another claimer is updating is skipped, one it already claimed no longer matches when
  * re-checked). The outer SELECT sees the rows as they were before the statement, so the
- * post's previous status comes from there and the claimed columns from the RETURNING lists.
+ * post's previous status comes from there, the claimed columns from the RETURNING lists and a
+ * started post's columns from `startable`.
  */
-const postList = columnList(postColumns, 'p');
-
 function startStatement(inputs: StartInput[]) {
   const iso = (pick: (request: PublishStartRequest) => Date) =>
     inputs.map(({ request }) => pick(request).toISOString());
@@ -52,7 +64,7 @@ with request as (
     as r(post_id, now, start_before, lease)
 ),
 startable as (
-  select posts.id from posts join request on request.post_id = posts.id
+  select posts.* from posts join request on request.post_id = posts.id
   where posts.status = any(${startable}::text[])
     and (posts.scheduled_at is null or posts.scheduled_at <= request.start_before)
   order by posts.id
@@ -82,13 +94,14 @@ claimed as (
 )
 select p.status as "previousStatus", started.id is not null as "started",
        claimed.id is not null as "claimed", claimed.previous as "claimedFrom",
-       ${sql.raw(postList)},
+       ${sql.raw(startedPostList)},
        case when started.id is null then p.status else 'publishing' end as "status",
        coalesce(started.updated_at, p.updated_at) as "updatedAt",
        ${sql.raw(startedTargetColumns)}
 from request
 join posts p on p.id = request.post_id
 left join started on started.id = p.id
+left join startable s on s.id = started.id
 left join post_targets t on t.post_id = p.id
 left join claimed on claimed.id = t.id
 order by p.id, t.position`;

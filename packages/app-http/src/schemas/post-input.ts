@@ -102,6 +102,36 @@ export const schedulePostBody = (catalog: PlatformCatalog) =>
     },
   );
 
+/** PATCH /posts/:id: the fields of create to change; each one given replaces the stored one. */
+export const editPostBody = (catalog: PlatformCatalog) => {
+  const { content, media_urls, platform_options } = postFields(catalog);
+  return Type.Object(
+    {
+      content,
+      media_urls,
+      platform_options,
+      social_account_ids: Type.Optional(
+        Type.Array(Type.String({ format: 'uuid' }), {
+          maxItems: MAX_TARGETS,
+          description:
+            'The connections to publish to, in full: a connection left out loses its target, a new one gets a target',
+        }),
+      ),
+      scheduled_at: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description:
+            'The new time (ISO 8601 with timezone), in the future; the post publishes then and only then',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'Only the fields to change; the others keep their stored values',
+    },
+  );
+};
+
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({

@@ -82,6 +82,26 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
         .sort(newestFirst);
       return (page ? sorted.slice(0, page.limit) : sorted).map(withTargets);
     },
+    async applyEdit(edit) {
+      const post = posts().get(edit.postId);
+      if (!post || !edit.from.includes(post.status)) return false;
+      for (const row of edit.addTargets) {
+        if (targets().has(row.id)) throw new ConstraintError(`duplicate target: ${row.id}`);
+        if (row.postId !== post.id) throw new ConstraintError(`target ${row.id} of another post`);
+      }
+      post.content = edit.content;
+      post.mediaUrls = copy(edit.mediaUrls);
+      post.platformOptions = copy(edit.platformOptions);
+      post.scheduledAt = edit.scheduledAt === null ? null : new Date(edit.scheduledAt);
+      post.status = edit.status;
+      post.updatedAt = new Date(edit.at);
+      for (const id of edit.removeTargetIds) {
+        const target = targets().get(id);
+        if (target?.postId === post.id && target.status === 'pending') targets().delete(id);
+      }
+      for (const row of edit.addTargets) targets().set(row.id, copy(row));
+      return true;
+    },
     async transitionStatus(id, from, to, at) {
       const post = posts().get(id);
       if (!post || !from.includes(post.status)) return false;

@@ -5,6 +5,7 @@ export * from './connect-account.ts';
 export * from './connect-browser.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
+export * from './edit-post.ts';
 export * from './media-probes.ts';
 export * from './open-consent.ts';
 export * from './pace-target.ts';

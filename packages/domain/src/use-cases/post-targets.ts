@@ -17,7 +17,7 @@ export interface ResolvedTarget {
  */
 export async function resolveTargets(
   deps: CoreDeps,
-  ctx: AccountContext,
+  ctx: Pick<AccountContext, 'accountId'>,
   input: Pick<CreatePostInput, 'social_account_ids' | 'platforms'>,
 ): Promise<{ targets: ResolvedTarget[]; problems: Problem[] }> {
   const targets: ResolvedTarget[] = [];

@@ -7,6 +7,7 @@ import type {
   PlatformOptions,
   PostTarget,
   PostWithTargets,
+  SocialAccount,
 } from '../model.ts';
 import type { JobMeta, PostDraft } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
@@ -14,10 +15,10 @@ import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
 import { isRecord, isUuid } from '../rules/shape.ts';
 import { canAccessAccount, isTeamKey } from './access.ts';
-import { type ResolvedTarget, resolveTargets } from './post-targets.ts';
+import { resolveTargets } from './post-targets.ts';
 
 /** The draft publishers validate, or null when the shared rules already found it ill-typed. */
-function draftOf(input: CreatePostInput): PostDraft | null {
+export function draftOf(input: CreatePostInput): PostDraft | null {
   const { content, media_urls: media, platform_options: options } = input;
   if (content !== undefined && content !== null && typeof content !== 'string') return null;
   if (media !== undefined && media !== null) {
@@ -32,26 +33,52 @@ function draftOf(input: CreatePostInput): PostDraft | null {
 }
 
 /** Rules each target platform's publisher adds, and platforms this deployment cannot serve. */
-function publisherProblems(
+export function publisherProblems(
   deps: CoreDeps,
-  targets: ResolvedTarget[],
+  targets: ReadonlyArray<{ platform: Platform; field: string }>,
   draft: PostDraft | null,
 ): Problem[] {
   const problems: Problem[] = [];
   const checked = new Set<Platform>();
-  for (const { connection, field } of targets) {
-    if (checked.has(connection.platform)) continue;
-    checked.add(connection.platform);
-    const publisher = deps.platforms.get(connection.platform);
-    if (!publisher)
-      problems.push({ field, message: `publishing to ${connection.platform} is not available` });
+  for (const { platform, field } of targets) {
+    if (checked.has(platform)) continue;
+    checked.add(platform);
+    const publisher = deps.platforms.get(platform);
+    if (!publisher) problems.push({ field, message: `publishing to ${platform} is not available` });
     else if (draft) problems.push(...publisher.validate(draft));
   }
   return problems;
 }
 
+/** The target a new post (or an edit adding a connection) gets: pending, nothing tried yet. */
+export function newTarget(
+  deps: CoreDeps,
+  postId: string,
+  connection: SocialAccount,
+  now: Date,
+): PostTarget {
+  return {
+    id: deps.ids.newId(),
+    postId,
+    platform: connection.platform,
+    socialAccountId: connection.id,
+    sandbox: connection.sandbox,
+    status: 'pending',
+    attempts: 0,
+    errorCode: null,
+    errorMessage: null,
+    retryable: null,
+    platformPostId: null,
+    platformUrl: null,
+    resumeState: null,
+    leaseExpiresAt: null,
+    publishedAt: null,
+    updatedAt: now,
+  };
+}
+
 /** The shared rules and a publisher may word the same problem alike: report it once. */
-function uniqueProblems(problems: Problem[]): Problem[] {
+export function uniqueProblems(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((problem) => {
     const key = `${problem.field}\u0000${problem.message}`;
@@ -82,30 +109,19 @@ export async function preparePost(
       targetPlatforms: resolved.targets.map((target) => target.connection.platform),
     }),
     ...resolved.problems,
-    ...publisherProblems(deps, resolved.targets, draft),
+    ...publisherProblems(
+      deps,
+      resolved.targets.map(({ connection, field }) => ({ platform: connection.platform, field })),
+      draft,
+    ),
   ]);
   if (problems.length > 0 || !draft) return err(validationFailed(problems));
 
   const postId = deps.ids.newId();
   const scheduledAt = mode === 'scheduled' ? parseIsoInstant(String(input.scheduled_at)) : null;
-  const targets: PostTarget[] = resolved.targets.map(({ connection }) => ({
-    id: deps.ids.newId(),
-    postId,
-    platform: connection.platform,
-    socialAccountId: connection.id,
-    sandbox: connection.sandbox,
-    status: 'pending',
-    attempts: 0,
-    errorCode: null,
-    errorMessage: null,
-    retryable: null,
-    platformPostId: null,
-    platformUrl: null,
-    resumeState: null,
-    leaseExpiresAt: null,
-    publishedAt: null,
-    updatedAt: now,
-  }));
+  const targets: PostTarget[] = resolved.targets.map(({ connection }) =>
+    newTarget(deps, postId, connection, now),
+  );
   const post: PostWithTargets = {
     id: postId,
     accountId: ctx.accountId,

@@ -122,7 +122,10 @@ export async function processPublishJob(
   const { post, claims } = start;
   if (!start.started) {
     if (TERMINAL_POST_STATUSES.includes(post.status) || post.scheduledAt === null) return DONE;
-    return retryAfter(post.scheduledAt.getTime() - now.getTime(), 'scheduled for later');
+    // The stored time is the truth: a job that fires early (its post was rescheduled while the
+    // job waited, or a reconciler added it at the old time) waits for it. Not a failure, so it
+    // spends no attempt: a post rescheduled often must not run out of them.
+    return waitFor(post.scheduledAt.getTime() - now.getTime(), 'scheduled for later');
   }
   if (start.previousStatus !== 'publishing') {
     deps.metrics?.publishStarted(now.getTime() - (post.scheduledAt ?? post.createdAt).getTime());

@@ -49,6 +49,23 @@ export interface PublishStart {
   claims: TargetClaim[];
 }
 
+/** An edit of a post no worker has started (`PostRepository.applyEdit`). */
+export interface PostEdit {
+  postId: string;
+  /** The edit applies only while the post's status is one of these. */
+  from: readonly PostStatus[];
+  content: string;
+  mediaUrls: string[];
+  platformOptions: PostWithTargets['platformOptions'];
+  scheduledAt: Date | null;
+  status: PostStatus;
+  at: Date;
+  /** Targets to delete (only `pending` ones are). */
+  removeTargetIds: string[];
+  /** New `pending` targets, stored after the post's existing ones. */
+  addTargets: PostTarget[];
+}
+
 /** One page of `PostRepository.listByCreator`: `before` is the last post of the previous page. */
 export interface PostPage {
   limit: number;
@@ -69,6 +86,12 @@ export interface PostRepository {
    * `before` in that order (keyset pagination).
    */
   listByCreator(createdBy: string, accountId?: string, page?: PostPage): Promise<PostWithTargets[]>;
+  /**
+   * Changes the post's fields, deletes and adds targets, as one atomic statement, only when the
+   * post's status is one of `edit.from`; a publish run starting at the same moment
+   * (`startPublish`) sees the post either before the edit or after it. Returns whether it applied.
+   */
+  applyEdit(edit: PostEdit): Promise<boolean>;
   /** Sets the status only when the current status is one of `from`. Returns whether it applied. */
   transitionStatus(
     id: string,

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PostTarget, PostWithTargets } from '../../model.ts';
+import type { PostEdit, PublishStart } from '../../ports/index.ts';
 import {
   ancient,
   makePost,
@@ -470,6 +471,166 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const start = await posts().startPublish(post.id, startAt(plus(now, 1)));
         expect(start).toMatchObject({ started: false, previousStatus: 'cancelled', claims: [] });
         expect(start?.post.targets[0]?.status).toBe('cancelled');
+      });
+    });
+
+    describe('applyEdit', () => {
+      const EDITABLE = ['scheduled', 'queued'] as const;
+      /** The edit of a stored post that changes nothing but what `changes` says. */
+      const editOf = (post: PostWithTargets, changes: Partial<PostEdit> = {}): PostEdit => ({
+        postId: post.id,
+        from: EDITABLE,
+        content: post.content,
+        mediaUrls: post.mediaUrls,
+        platformOptions: post.platformOptions,
+        scheduledAt: post.scheduledAt,
+        status: post.status,
+        at: nextTime(),
+        removeTargetIds: [],
+        addTargets: [],
+        ...changes,
+      });
+
+      it('changes the fields, removes targets and adds new ones after the others', async () => {
+        const post = await seedPost(storage().repos, {
+          platforms: ['tiktok', 'youtube', 'instagram'],
+          post: { status: 'scheduled', scheduledAt: plus(nextTime(), 60_000) },
+        });
+        const [first, second, third] = post.targets;
+        if (!first || !second || !third) throw new Error('three targets expected');
+        const added = makePost(post.accountId, post.createdBy, {
+          post: { id: post.id },
+          platforms: ['twitter', 'facebook'],
+        }).targets;
+        const at = nextTime();
+        const scheduledAt = plus(at, 3_600_000);
+        const edit = editOf(post, {
+          content: 'edited ✏️',
+          mediaUrls: ['https://cdn.example.test/other.jpg'],
+          platformOptions: { twitter: { replyToTweetId: '1' } },
+          scheduledAt,
+          at,
+          removeTargetIds: [second.id],
+          addTargets: added,
+        });
+        expect(await posts().applyEdit(edit)).toBe(true);
+        expect(await posts().findById(post.id)).toEqual({
+          ...post,
+          content: 'edited ✏️',
+          mediaUrls: ['https://cdn.example.test/other.jpg'],
+          platformOptions: { twitter: { replyToTweetId: '1' } },
+          scheduledAt,
+          updatedAt: at,
+          targets: [first, third, ...added],
+        });
+      });
+
+      it('applies only from the given statuses and then changes nothing', async () => {
+        for (const status of ['publishing', 'published', 'cancelled'] as const) {
+          const post = await seedPost(storage().repos, { post: { status } });
+          const added = makePost(post.accountId, post.createdBy, { post: { id: post.id } });
+          const edit = editOf(post, {
+            content: 'too late',
+            removeTargetIds: post.targets.map((target) => target.id),
+            addTargets: added.targets,
+          });
+          expect(await posts().applyEdit(edit)).toBe(false);
+          expect(await posts().findById(post.id)).toEqual(post);
+        }
+        expect(await posts().applyEdit(editOf(makePost(newId(), newId())))).toBe(false);
+      });
+
+      it('never removes a target that is no longer pending', async () => {
+        const { post, target } = await claimedTarget();
+        await posts().transitionStatus(post.id, ['queued'], 'queued', nextTime());
+        expect(await posts().applyEdit(editOf(post, { removeTargetIds: [target.id] }))).toBe(true);
+        expect((await posts().findById(post.id))?.targets.map((t) => t.id)).toContain(target.id);
+      });
+
+      it('racing a publish start: the post is either started as it was, or edited and not started', async () => {
+        const now = nextTime();
+        const seeded = await Promise.all(
+          Array.from({ length: 16 }, () =>
+            seedPost(storage().repos, {
+              platforms: ['tiktok', 'youtube'],
+              post: { status: 'scheduled', scheduledAt: now },
+            }),
+          ),
+        );
+        const later = plus(now, 3_600_000);
+        const outcomes = await Promise.all(
+          seeded.map(async (post, index) => {
+            const edit = editOf(post, { scheduledAt: later, content: 'moved' });
+            const start = () =>
+              posts().startPublish(post.id, {
+                now,
+                startBefore: now,
+                leaseExpiresAt: plus(now, LEASE_MS),
+              });
+            // Half the pairs send the start first, half the edit.
+            const [started, edited] =
+              index % 2 === 0
+                ? await Promise.all([start(), posts().applyEdit(edit)])
+                : (await Promise.all([posts().applyEdit(edit), start()])).reverse();
+            return { post, started: (started as PublishStart | null)?.started, edited };
+          }),
+        );
+        for (const { post, started, edited } of outcomes) {
+          expect(started !== edited, `post ${post.id}: started ${started}, edited ${edited}`).toBe(
+            true,
+          );
+          const stored = await posts().findById(post.id);
+          if (edited) {
+            expect(stored).toMatchObject({
+              status: 'scheduled',
+              scheduledAt: later,
+              content: 'moved',
+            });
+            expect(stored?.targets.every((target) => target.status === 'pending')).toBe(true);
+          } else {
+            expect(stored).toMatchObject({
+              status: 'publishing',
+              scheduledAt: now,
+              content: 'hello',
+            });
+          }
+        }
+      });
+
+      it('racing a publish start of a due post: the run publishes what the edit left', async () => {
+        const now = nextTime();
+        const seeded = await Promise.all(
+          Array.from({ length: 16 }, () =>
+            seedPost(storage().repos, {
+              platforms: ['tiktok', 'youtube'],
+              post: { status: 'scheduled', scheduledAt: now },
+            }),
+          ),
+        );
+        const runs = await Promise.all(
+          seeded.map(async (post) => {
+            const [removed] = post.targets;
+            const edit = editOf(post, { content: 'edited', removeTargetIds: [removed?.id ?? ''] });
+            const [edited, start] = await Promise.all([
+              posts().applyEdit(edit),
+              posts().startPublish(post.id, {
+                now,
+                startBefore: now,
+                leaseExpiresAt: plus(now, LEASE_MS),
+              }),
+            ]);
+            return { post, edited, start };
+          }),
+        );
+        for (const { post, edited, start } of runs) {
+          const stored = await posts().findById(post.id);
+          expect(start?.started).toBe(true);
+          if (!edited) continue;
+          // The edit came first: the run sees it, content and targets alike.
+          expect(start?.post.content).toBe('edited');
+          expect(start?.claims.map((claim) => claim.target.id)).toEqual([post.targets[1]?.id]);
+          expect(stored?.targets.map((target) => target.id)).toEqual([post.targets[1]?.id]);
+        }
       });
     });
 
