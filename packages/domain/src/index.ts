@@ -8,4 +8,5 @@ export * from './policies/index.ts';
 export type * from './ports/index.ts';
 export * from './result.ts';
 export * from './rules/index.ts';
+export * from './series-model.ts';
 export * from './use-cases/index.ts';

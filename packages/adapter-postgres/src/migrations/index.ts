@@ -9,6 +9,7 @@ import { migration0002 } from './0002_platform_names_unchecked.ts';
 import { migration0003 } from './0003_connect_accounts.ts';
 import { migration0004 } from './0004_lookup_change_notices.ts';
 import { migration0005 } from './0005_oauth_state_browser.ts';
+import { migration0006 } from './0006_post_series_and_slots.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0003_connect_accounts': migration0003,
   '0004_lookup_change_notices': migration0004,
   '0005_oauth_state_browser': migration0005,
+  '0006_post_series_and_slots': migration0006,
 };
