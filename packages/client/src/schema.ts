@@ -137,7 +137,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -250,7 +250,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -430,13 +430,18 @@ export interface paths {
                   /** Format: date-time */
                   updated_at: string;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                 */
+                series_id: string | null;
               }[];
               /** @description Only with limit: the before of the next page, null when no post follows */
               next_cursor?: string | null;
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -773,11 +778,16 @@ export interface paths {
                   /** Format: date-time */
                   updated_at: string;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                 */
+                series_id: string | null;
               };
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -1110,6 +1120,20 @@ export interface paths {
              * @description When to publish (ISO 8601 with timezone); must be in the future
              */
             scheduled_at: string;
+            /** @description Repeats the post: scheduled_at is the first occurrence, each occurrence its own post */
+            recurrence?: {
+              /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0 (HOURLY or slower) */
+              rrule: string;
+              /** @description IANA timezone the rule is read in; wall-clock times stay put across DST */
+              timezone: string;
+              /** @description Occurrences in all, the first included */
+              count?: number | null;
+              /**
+               * Format: date-time
+               * @description No occurrence after this instant (not with count)
+               */
+              until?: string | null;
+            };
           };
         };
       };
@@ -1194,11 +1218,16 @@ export interface paths {
                   /** Format: date-time */
                   updated_at: string;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                 */
+                series_id: string | null;
               };
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -1498,6 +1527,11 @@ export interface paths {
                   /** Format: date-time */
                   updated_at: string;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                 */
+                series_id: string | null;
               };
             };
           };
@@ -1707,6 +1741,11 @@ export interface paths {
                   /** Format: date-time */
                   updated_at: string;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                 */
+                series_id: string | null;
               };
             };
           };
@@ -2007,7 +2046,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -2423,6 +2462,11 @@ export interface paths {
                           /** Format: date-time */
                           updated_at: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                         */
+                        series_id: string | null;
                       };
                       error?: {
                         code: string;
@@ -2461,7 +2505,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -2784,6 +2828,11 @@ export interface paths {
                           /** Format: date-time */
                           updated_at: string;
                         }[];
+                        /**
+                         * Format: uuid
+                         * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                         */
+                        series_id: string | null;
                       };
                       error?: {
                         code: string;
@@ -2822,7 +2871,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3019,6 +3068,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/post-series/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a repeating post
+     * @description The rule, the occurrences that have their post, and the next times the rule gives.
+     */
+    get: operations['getPostSeries'];
+    put?: never;
+    post?: never;
+    /**
+     * Stop a repeating post
+     * @description No further occurrence is created and the scheduled ones are cancelled; published ones stay. Stopping twice is fine.
+     */
+    delete: operations['stopPostSeries'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/social-accounts/{id}/slots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get posting slots
+     * @description The connection's weekly slots (an empty list in UTC when none are set).
+     */
+    get: operations['getSocialAccountSlots'];
+    /**
+     * Set posting slots
+     * @description Replaces the weekly times POST /posts/queue schedules this connection's posts at.
+     */
+    put: operations['putSocialAccountSlots'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Schedule a post at the next free slot
+     * @description The body of POST /posts, scheduled at the earliest slot (strictly in the future) at which none of its connections has a post scheduled yet. Concurrent requests never get the same slot. A connection without slots: 400 no_slots.
+     */
+    post: operations['queuePost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/social-accounts': {
     parameters: {
       query?: never;
@@ -3074,7 +3191,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3271,7 +3388,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3643,7 +3760,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3870,7 +3987,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4043,7 +4160,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4453,7 +4570,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4637,7 +4754,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4987,7 +5104,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -5232,7 +5349,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -5738,7 +5855,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -5950,7 +6067,7 @@ export interface paths {
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+        /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -6385,4 +6502,1117 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  getPostSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post series id (series_id of its posts) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A repeating post */
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the series
+               */
+              account_id: string;
+              /** Format: uuid */
+              created_by: string;
+              rrule: string;
+              timezone: string;
+              count: number | null;
+              /** Format: date-time */
+              until: string | null;
+              /**
+               * Format: date-time
+               * @description The first occurrence (scheduled_at of the first post)
+               */
+              first_at: string;
+              /**
+               * @description active: occurrences are created ahead; finished: the rule has none left; stopped: DELETE
+               * @enum {unknown}
+               */
+              status: 'active' | 'stopped' | 'finished';
+              content: string;
+              /** @description The connections of every occurrence */
+              social_account_ids: string[];
+              /** @description Occurrences that have their post, oldest first */
+              occurrences: {
+                /**
+                 * Format: date-time
+                 * @description The time the rule gives (the post may have been moved since)
+                 */
+                occurrence_at: string;
+                /** Format: uuid */
+                post_id: string;
+              }[];
+              /** @description The next times the rule gives after now (at most 10; none once stopped) */
+              next_occurrences: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stopPostSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post series id (series_id of its posts) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stopped series */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A repeating post */
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the series
+               */
+              account_id: string;
+              /** Format: uuid */
+              created_by: string;
+              rrule: string;
+              timezone: string;
+              count: number | null;
+              /** Format: date-time */
+              until: string | null;
+              /**
+               * Format: date-time
+               * @description The first occurrence (scheduled_at of the first post)
+               */
+              first_at: string;
+              /**
+               * @description active: occurrences are created ahead; finished: the rule has none left; stopped: DELETE
+               * @enum {unknown}
+               */
+              status: 'active' | 'stopped' | 'finished';
+              content: string;
+              /** @description The connections of every occurrence */
+              social_account_ids: string[];
+              /** @description Occurrences that have their post, oldest first */
+              occurrences: {
+                /**
+                 * Format: date-time
+                 * @description The time the rule gives (the post may have been moved since)
+                 */
+                occurrence_at: string;
+                /** Format: uuid */
+                post_id: string;
+              }[];
+              /** @description The next times the rule gives after now (at most 10; none once stopped) */
+              next_occurrences: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getSocialAccountSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Social account (connection) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The slots */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connection's posting slots */
+            data: {
+              /** Format: uuid */
+              social_account_id: string;
+              timezone: string;
+              /** @description In week order, Monday first */
+              slots: {
+                /** @enum {unknown} */
+                day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+                /** @description HH:MM, 24 h */
+                time: string;
+              }[];
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  putSocialAccountSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Social account (connection) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description IANA timezone of the times, e.g. Europe/Berlin (DST is followed) */
+          timezone: string;
+          /** @description Weekly times; an empty list removes every slot */
+          slots: {
+            /** @enum {unknown} */
+            day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+            /** @description HH:MM, 24 h */
+            time: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The slots as stored */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connection's posting slots */
+            data: {
+              /** Format: uuid */
+              social_account_id: string;
+              timezone: string;
+              /** @description In week order, Monday first */
+              slots: {
+                /** @enum {unknown} */
+                day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+                /** @description HH:MM, 24 h */
+                time: string;
+              }[];
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  queuePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description At least one target: social_account_ids or platforms */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description At most 5000 characters; default "" */
+          content?: string;
+          /** @description Connections to publish to (preferred targeting) */
+          social_account_ids?: string[];
+          /** @description Legacy targeting: the account's active connection for each platform */
+          platforms?: ('tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook')[];
+          /** @description Public http(s) URLs of the media */
+          media_urls?: string[];
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+          /** @description Per-platform options keyed by platform name */
+          platform_options?: {
+            tiktok?: {
+              /**
+               * @description Default SELF_ONLY when offered
+               * @enum {unknown}
+               */
+              tiktokPrivacy?:
+                | 'PUBLIC_TO_EVERYONE'
+                | 'MUTUAL_FOLLOW_FRIENDS'
+                | 'FOLLOWER_OF_CREATOR'
+                | 'SELF_ONLY';
+              tiktokIsDraft?: boolean;
+              tiktokAllowComments?: boolean;
+              /** @description Videos only */
+              tiktokAllowDuet?: boolean;
+              /** @description Videos only */
+              tiktokAllowStitch?: boolean;
+              tiktokBrandOrganic?: boolean;
+              tiktokBrandContent?: boolean;
+              tiktokAutoAddMusic?: boolean;
+              /** @description Videos only */
+              tiktokIsAigc?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
+            instagram?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            youtube?: {
+              /**
+               * @description Default private
+               * @enum {unknown}
+               */
+              privacyStatus?: 'private' | 'public' | 'unlisted';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            twitter?: {
+              /** @description Post as a reply to this post id (the number in its x.com URL) */
+              replyToTweetId?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            linkedin?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            facebook?: {
+              /**
+               * Format: uri
+               * @description A link to share with a text post (Facebook shows its preview)
+               */
+              link?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+          };
+          /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
+          scheduled_at?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description The scheduled post (scheduled_at is the slot) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+}
