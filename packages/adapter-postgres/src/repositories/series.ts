@@ -53,8 +53,11 @@ export function createPostSeriesRepository(db: Kysely<Database>): PostSeriesRepo
       return row ?? null;
     },
 
-    /** Served by the partial index on active series; a series without occurrences comes first. */
-    async listActive(limit: number): Promise<ActiveSeries[]> {
+    /**
+     * Served by the partial index on active series and the occurrences' primary key; a series
+     * without occurrences comes first.
+     */
+    async listNeedingOccurrences(now: Date, ahead: number, limit: number): Promise<ActiveSeries[]> {
       const rows = await db
         .selectFrom('post_series')
         .select(seriesColumns)
@@ -66,6 +69,16 @@ export function createPostSeriesRepository(db: Kysely<Database>): PostSeriesRepo
             .as('lastOccurrenceAt'),
         )
         .where('status', '=', 'active')
+        .where(
+          (eb) =>
+            eb
+              .selectFrom('post_series_occurrences as u')
+              .select((u) => u.fn.countAll<number>().as('upcoming'))
+              .whereRef('u.series_id', '=', 'post_series.id')
+              .where('u.occurrence_at', '>', now),
+          '<',
+          ahead,
+        )
         .orderBy(sql`"lastOccurrenceAt" asc nulls first`)
         .limit(limit)
         .execute();

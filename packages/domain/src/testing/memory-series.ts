@@ -14,9 +14,11 @@ export function memoryPostSeriesRepository(store: MemoryStore): PostSeriesReposi
     async findById(id) {
       return copy(rows().get(id) ?? null);
     },
-    async listActive(limit) {
+    async listNeedingOccurrences(now, ahead, limit) {
+      const upcoming = (seriesId: string) =>
+        occurrencesOf(seriesId).filter((o) => o.occurrenceAt.getTime() > now.getTime()).length;
       const active = [...rows().values()]
-        .filter((series) => series.status === 'active')
+        .filter((series) => series.status === 'active' && upcoming(series.id) < ahead)
         .map((series) => ({
           series,
           lastOccurrenceAt: occurrencesOf(series.id).at(-1)?.occurrenceAt ?? null,

@@ -148,9 +148,13 @@ async function extendOne(
 /** The reconciler's pass over active series: returns how many occurrences it created. */
 export async function extendSeries(deps: CoreDeps): Promise<number> {
   let created = 0;
-  for (const { series, lastOccurrenceAt } of await deps.repos.series.listActive(
+  // Only the series short of occurrences ahead: most passes expand no rule at all.
+  const due = await deps.repos.series.listNeedingOccurrences(
+    deps.clock.now(),
+    SERIES_OCCURRENCES_AHEAD,
     deps.settings.reconcileBatchSize,
-  )) {
+  );
+  for (const { series, lastOccurrenceAt } of due) {
     try {
       created += await extendOne(deps, series, lastOccurrenceAt);
     } catch (error) {

@@ -10,10 +10,10 @@ export interface PostSeriesRepository {
   insert(series: PostSeries): Promise<void>;
   findById(id: string): Promise<PostSeries | null>;
   /**
-   * At most `limit` active series, those whose latest occurrence is earliest first (the ones
-   * closest to running out of created occurrences).
+   * At most `limit` active series that have fewer than `ahead` occurrences after `now` (the
+   * ones that need another), those whose latest occurrence is earliest first.
    */
-  listActive(limit: number): Promise<ActiveSeries[]>;
+  listNeedingOccurrences(now: Date, ahead: number, limit: number): Promise<ActiveSeries[]>;
   /**
    * Records that the series' occurrence at `occurrenceAt` is the post `postId`. False, and
    * nothing written, when that occurrence already has a post or the series is not active.
