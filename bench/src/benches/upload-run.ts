@@ -36,6 +36,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
     mediaUrls: [mediaUrl],
     platformOptions: {},
     scheduledAt: null,
+    seriesId: null,
     status: 'publishing',
     createdAt: now,
     updatedAt: now,

@@ -37,6 +37,7 @@ export function buildPost(
     id: postId,
     accountId: seeded.ctx.accountId,
     createdBy: seeded.userId,
+    seriesId: null,
     content: options.content ?? 'Benchmark post',
     mediaUrls: [],
     platformOptions: {},

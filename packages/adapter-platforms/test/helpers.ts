@@ -131,6 +131,7 @@ export function makeRequest(input: RequestInput): Harness {
     id: `00000000-0000-7000-8000-${String(sequence).padStart(12, '0')}`,
     accountId: 'acc-1',
     createdBy: 'user-1',
+    seriesId: null,
     content: input.content ?? 'Hello from the tests\nSecond line',
     mediaUrls: input.mediaUrls ?? [],
     platformOptions: input.platformOptions ?? {},

@@ -10,9 +10,12 @@ import type {
   DeliveryStatus,
   Platform,
   PlatformOptions,
+  PostSeriesStatus,
   PostStatus,
   ResumeState,
   Role,
+  SeriesTemplate,
+  Slot,
   TargetStatus,
   WebhookEvent,
 } from '@social-publisher/domain';
@@ -97,6 +100,8 @@ export interface PostsTable {
   status: PostStatus;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The repeating series of an occurrence (post_series); null for a one-off post. */
+  series_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PostTargetsTable {
@@ -183,4 +188,35 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   oauth_states: OAuthStatesTable;
+  post_series: PostSeriesTable;
+  post_series_occurrences: PostSeriesOccurrencesTable;
+  social_account_slots: SocialAccountSlotsTable;
+}
+
+export interface PostSeriesTable {
+  id: string;
+  account_id: string;
+  created_by: string;
+  rrule: string;
+  timezone: string;
+  count: number | null;
+  until: ColumnType<Date | null, Date | null, Date | null>;
+  first_at: Timestamp;
+  template: Json<SeriesTemplate>;
+  status: PostSeriesStatus;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PostSeriesOccurrencesTable {
+  series_id: string;
+  occurrence_at: Timestamp;
+  post_id: string;
+}
+
+export interface SocialAccountSlotsTable {
+  social_account_id: string;
+  timezone: string;
+  slots: Json<Slot[]>;
+  updated_at: Timestamp;
 }

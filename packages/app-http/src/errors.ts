@@ -55,6 +55,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   post_not_editable: 409,
   limit_exceeded: 409,
   platform_not_configured: 400,
+  no_slots: 400,
 };
 
 export function fromDomainError(error: DomainError): HttpError {

@@ -72,6 +72,11 @@ function requestArbitrary() {
     ['GET', '/posts'],
     ['GET', '/posts/:id'],
     ['DELETE', '/posts/:id'],
+    ['POST', '/posts/queue'],
+    ['GET', '/post-series/:id'],
+    ['DELETE', '/post-series/:id'],
+    ['PUT', '/social-accounts/:id/slots'],
+    ['GET', '/social-accounts/:id/slots'],
     ['POST', '/api-keys'],
     ['GET', '/api-keys'],
     ['DELETE', '/api-keys/:id'],
@@ -96,6 +101,9 @@ function requestArbitrary() {
     '/posts',
     '/posts/schedule',
     '/posts/:id',
+    '/posts/queue',
+    '/post-series/:id',
+    '/social-accounts/:id/slots',
     '/api-keys',
     '/api-keys/:id',
     '/webhooks',
@@ -150,6 +158,12 @@ function requestArbitrary() {
     'workspace_id',
     'platform_options',
     'scheduled_at',
+    'recurrence',
+    'rrule',
+    'timezone',
+    'slots',
+    'day',
+    'time',
     'name',
     'url',
     'events',
@@ -312,7 +326,43 @@ function requestArbitrary() {
   };
   const SHAPED: Record<string, fc.Arbitrary<object>> = {
     'POST /posts': fc.record(postBody, { requiredKeys: [] }),
-    'POST /posts/schedule': fc.record({ ...postBody, scheduled_at: when }, { requiredKeys: [] }),
+    'POST /posts/schedule': fc.record(
+      {
+        ...postBody,
+        scheduled_at: when,
+        recurrence: fc.record(
+          {
+            rrule: fc.oneof(
+              fc.constantFrom(
+                'FREQ=DAILY',
+                'FREQ=WEEKLY;BYDAY=MO',
+                'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30',
+              ),
+              text,
+            ),
+            timezone: fc.oneof(fc.constantFrom('UTC', 'Europe/Berlin', 'Etc/GMT+14'), text),
+            count: fc.oneof(fc.integer(), fc.constant(null)),
+            until: fc.oneof(when, fc.constant(null)),
+          },
+          { requiredKeys: [] },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+    'POST /posts/queue': fc.record(postBody, { requiredKeys: [] }),
+    'PUT /social-accounts/:id/slots': fc.record(
+      {
+        timezone: fc.oneof(fc.constantFrom('UTC', 'America/New_York'), text),
+        slots: fc.array(
+          fc.record({
+            day: fc.oneof(fc.constantFrom('mon', 'sun'), text),
+            time: fc.oneof(fc.constantFrom('09:00', '23:59', '24:00'), text),
+          }),
+          { maxLength: 5 },
+        ),
+      },
+      { requiredKeys: [] },
+    ),
     'POST /api-keys': fc.record({ name: text, workspace_id: rawId }, { requiredKeys: ['name'] }),
     'POST /webhooks': fc.record(
       {

@@ -22,6 +22,7 @@ const POST_KEYS = [
   'post_targets',
   'sandbox',
   'scheduled_at',
+  'series_id',
   'status',
   'updated_at',
 ];

@@ -15,77 +15,7 @@ export interface paths {
      * Health
      * @description Public. 200 when the database and the queue answer, else 503 degraded. checks.redis appears with the Redis queue, checks.queue with the in-process one.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Everything answers */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {unknown} */
-              status: 'ok' | 'degraded';
-              /** @enum {string} */
-              service: 'social-publisher-api';
-              /** Format: date-time */
-              timestamp: string;
-              checks: {
-                /** @enum {unknown} */
-                database: 'ok' | 'error';
-                /**
-                 * @description With the Redis queue only
-                 * @enum {unknown}
-                 */
-                redis?: 'ok' | 'error';
-                /**
-                 * @description With the in-process queue only
-                 * @enum {unknown}
-                 */
-                queue?: 'ok' | 'error';
-              };
-            };
-          };
-        };
-        /** @description A dependency is down (status degraded) */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {unknown} */
-              status: 'ok' | 'degraded';
-              /** @enum {string} */
-              service: 'social-publisher-api';
-              /** Format: date-time */
-              timestamp: string;
-              checks: {
-                /** @enum {unknown} */
-                database: 'ok' | 'error';
-                /**
-                 * @description With the Redis queue only
-                 * @enum {unknown}
-                 */
-                redis?: 'ok' | 'error';
-                /**
-                 * @description With the in-process queue only
-                 * @enum {unknown}
-                 */
-                queue?: 'ok' | 'error';
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations['getHealth'];
     put?: never;
     post?: never;
     delete?: never;
@@ -105,103 +35,7 @@ export interface paths {
      * OAuth callback (the platform redirects the browser here)
      * @description Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.
      */
-    get: {
-      parameters: {
-        query?: {
-          code?: string;
-          state?: string;
-          error?: string;
-          error_description?: string;
-        };
-        header?: never;
-        path: {
-          platform: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description HTML page: connected as whom, or why not */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': string;
-          };
-        };
-        /** @description Redirect to return_url */
-        302: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations['completeConnect'];
     put?: never;
     post?: never;
     delete?: never;
@@ -221,100 +55,7 @@ export interface paths {
      * Open a connect flow's consent (the authorization_url)
      * @description Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.
      */
-    get: {
-      parameters: {
-        query?: {
-          state?: string;
-        };
-        header?: never;
-        path: {
-          platform: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description HTML page: why the consent cannot be opened */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': string;
-          };
-        };
-        /** @description Redirect to the platform's consent page */
-        302: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations['openConsent'];
     put?: never;
     post?: never;
     delete?: never;
@@ -334,640 +75,13 @@ export interface paths {
      * List your posts
      * @description Every post you created, newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Team account to act in; default: your personal account */
-          workspace_id?: string;
-          /** @description Page size (1-500); without it every post is returned */
-          limit?: number;
-          /** @description next_cursor of the previous page (requires limit) */
-          before?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Your posts, newest first */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @description The account (personal or team) that owns the post
-                 */
-                account_id: string;
-                /**
-                 * Format: uuid
-                 * @description The user who created it
-                 */
-                created_by: string;
-                content: string;
-                media_urls: string[];
-                /** @description Per-platform options keyed by platform name */
-                platform_options: {
-                  [key: string]: {
-                    [key: string]: unknown;
-                  };
-                };
-                /**
-                 * Format: date-time
-                 * @description null for an immediate post
-                 */
-                scheduled_at: string | null;
-                /**
-                 * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                 * @enum {unknown}
-                 */
-                status:
-                  | 'scheduled'
-                  | 'queued'
-                  | 'publishing'
-                  | 'published'
-                  | 'partial'
-                  | 'failed'
-                  | 'cancelled';
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-                /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                sandbox: boolean;
-                post_targets: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @description The platform name, as in POST /posts platforms */
-                  platform: string;
-                  /**
-                   * Format: uuid
-                   * @description The connection published to
-                   */
-                  social_account_id: string;
-                  /** @description A sandbox target never reaches the platform */
-                  sandbox: boolean;
-                  /**
-                   * @description pending -> publishing -> published | failed, or cancelled
-                   * @enum {unknown}
-                   */
-                  status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                  attempts: number;
-                  /** @description The platform's error code, verbatim */
-                  error_code: string | null;
-                  error_message: string | null;
-                  retryable: boolean | null;
-                  platform_post_id: string | null;
-                  platform_url: string | null;
-                  /** Format: date-time */
-                  published_at: string | null;
-                  /** Format: date-time */
-                  updated_at: string;
-                }[];
-              }[];
-              /** @description Only with limit: the before of the next page, null when no post follows */
-              next_cursor?: string | null;
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations['listPosts'];
     put?: never;
     /**
      * Publish a post now
      * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Repeat the request with the same key and body: the first response is replayed */
-          'idempotency-key'?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      /** @description At least one target: social_account_ids or platforms */
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description At most 5000 characters; default "" */
-            content?: string;
-            /** @description Connections to publish to (preferred targeting) */
-            social_account_ids?: string[];
-            /** @description Legacy targeting: the account's active connection for each platform */
-            platforms?: (
-              | 'tiktok'
-              | 'instagram'
-              | 'youtube'
-              | 'twitter'
-              | 'linkedin'
-              | 'facebook'
-            )[];
-            /** @description Public http(s) URLs of the media */
-            media_urls?: string[];
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-            /** @description Per-platform options keyed by platform name */
-            platform_options?: {
-              tiktok?: {
-                /**
-                 * @description Default SELF_ONLY when offered
-                 * @enum {unknown}
-                 */
-                tiktokPrivacy?:
-                  | 'PUBLIC_TO_EVERYONE'
-                  | 'MUTUAL_FOLLOW_FRIENDS'
-                  | 'FOLLOWER_OF_CREATOR'
-                  | 'SELF_ONLY';
-                tiktokIsDraft?: boolean;
-                tiktokAllowComments?: boolean;
-                /** @description Videos only */
-                tiktokAllowDuet?: boolean;
-                /** @description Videos only */
-                tiktokAllowStitch?: boolean;
-                tiktokBrandOrganic?: boolean;
-                tiktokBrandContent?: boolean;
-                tiktokAutoAddMusic?: boolean;
-                /** @description Videos only */
-                tiktokIsAigc?: boolean;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              };
-              instagram?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              youtube?: {
-                /**
-                 * @description Default private
-                 * @enum {unknown}
-                 */
-                privacyStatus?: 'private' | 'public' | 'unlisted';
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              twitter?: {
-                /** @description Post as a reply to this post id (the number in its x.com URL) */
-                replyToTweetId?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              linkedin?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              facebook?: {
-                /**
-                 * Format: uri
-                 * @description A link to share with a text post (Facebook shows its preview)
-                 */
-                link?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-            /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
-            scheduled_at?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description The created post (Location: /posts/{id}) */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @description The account (personal or team) that owns the post
-                 */
-                account_id: string;
-                /**
-                 * Format: uuid
-                 * @description The user who created it
-                 */
-                created_by: string;
-                content: string;
-                media_urls: string[];
-                /** @description Per-platform options keyed by platform name */
-                platform_options: {
-                  [key: string]: {
-                    [key: string]: unknown;
-                  };
-                };
-                /**
-                 * Format: date-time
-                 * @description null for an immediate post
-                 */
-                scheduled_at: string | null;
-                /**
-                 * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                 * @enum {unknown}
-                 */
-                status:
-                  | 'scheduled'
-                  | 'queued'
-                  | 'publishing'
-                  | 'published'
-                  | 'partial'
-                  | 'failed'
-                  | 'cancelled';
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-                /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                sandbox: boolean;
-                post_targets: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @description The platform name, as in POST /posts platforms */
-                  platform: string;
-                  /**
-                   * Format: uuid
-                   * @description The connection published to
-                   */
-                  social_account_id: string;
-                  /** @description A sandbox target never reaches the platform */
-                  sandbox: boolean;
-                  /**
-                   * @description pending -> publishing -> published | failed, or cancelled
-                   * @enum {unknown}
-                   */
-                  status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                  attempts: number;
-                  /** @description The platform's error code, verbatim */
-                  error_code: string | null;
-                  error_message: string | null;
-                  retryable: boolean | null;
-                  platform_post_id: string | null;
-                  platform_url: string | null;
-                  /** Format: date-time */
-                  published_at: string | null;
-                  /** Format: date-time */
-                  updated_at: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations['createPost'];
     delete?: never;
     options?: never;
     head?: never;
@@ -987,408 +101,7 @@ export interface paths {
      * Schedule a post
      * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: {
-          /** @description Repeat the request with the same key and body: the first response is replayed */
-          'idempotency-key'?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      /** @description At least one target: social_account_ids or platforms */
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description At most 5000 characters; default "" */
-            content?: string;
-            /** @description Connections to publish to (preferred targeting) */
-            social_account_ids?: string[];
-            /** @description Legacy targeting: the account's active connection for each platform */
-            platforms?: (
-              | 'tiktok'
-              | 'instagram'
-              | 'youtube'
-              | 'twitter'
-              | 'linkedin'
-              | 'facebook'
-            )[];
-            /** @description Public http(s) URLs of the media */
-            media_urls?: string[];
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-            /** @description Per-platform options keyed by platform name */
-            platform_options?: {
-              tiktok?: {
-                /**
-                 * @description Default SELF_ONLY when offered
-                 * @enum {unknown}
-                 */
-                tiktokPrivacy?:
-                  | 'PUBLIC_TO_EVERYONE'
-                  | 'MUTUAL_FOLLOW_FRIENDS'
-                  | 'FOLLOWER_OF_CREATOR'
-                  | 'SELF_ONLY';
-                tiktokIsDraft?: boolean;
-                tiktokAllowComments?: boolean;
-                /** @description Videos only */
-                tiktokAllowDuet?: boolean;
-                /** @description Videos only */
-                tiktokAllowStitch?: boolean;
-                tiktokBrandOrganic?: boolean;
-                tiktokBrandContent?: boolean;
-                tiktokAutoAddMusic?: boolean;
-                /** @description Videos only */
-                tiktokIsAigc?: boolean;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              };
-              instagram?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              youtube?: {
-                /**
-                 * @description Default private
-                 * @enum {unknown}
-                 */
-                privacyStatus?: 'private' | 'public' | 'unlisted';
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              twitter?: {
-                /** @description Post as a reply to this post id (the number in its x.com URL) */
-                replyToTweetId?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              linkedin?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              facebook?: {
-                /**
-                 * Format: uri
-                 * @description A link to share with a text post (Facebook shows its preview)
-                 */
-                link?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-            /**
-             * Format: date-time
-             * @description When to publish (ISO 8601 with timezone); must be in the future
-             */
-            scheduled_at: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The created post (Location: /posts/{id}) */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @description The account (personal or team) that owns the post
-                 */
-                account_id: string;
-                /**
-                 * Format: uuid
-                 * @description The user who created it
-                 */
-                created_by: string;
-                content: string;
-                media_urls: string[];
-                /** @description Per-platform options keyed by platform name */
-                platform_options: {
-                  [key: string]: {
-                    [key: string]: unknown;
-                  };
-                };
-                /**
-                 * Format: date-time
-                 * @description null for an immediate post
-                 */
-                scheduled_at: string | null;
-                /**
-                 * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                 * @enum {unknown}
-                 */
-                status:
-                  | 'scheduled'
-                  | 'queued'
-                  | 'publishing'
-                  | 'published'
-                  | 'partial'
-                  | 'failed'
-                  | 'cancelled';
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-                /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                sandbox: boolean;
-                post_targets: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @description The platform name, as in POST /posts platforms */
-                  platform: string;
-                  /**
-                   * Format: uuid
-                   * @description The connection published to
-                   */
-                  social_account_id: string;
-                  /** @description A sandbox target never reaches the platform */
-                  sandbox: boolean;
-                  /**
-                   * @description pending -> publishing -> published | failed, or cancelled
-                   * @enum {unknown}
-                   */
-                  status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                  attempts: number;
-                  /** @description The platform's error code, verbatim */
-                  error_code: string | null;
-                  error_message: string | null;
-                  retryable: boolean | null;
-                  platform_post_id: string | null;
-                  platform_url: string | null;
-                  /** Format: date-time */
-                  published_at: string | null;
-                  /** Format: date-time */
-                  updated_at: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations['schedulePost'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1406,439 +119,14 @@ export interface paths {
      * Get a post
      * @description The post with its targets: per-target status, attempts and error details.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Post id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The post */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @description The account (personal or team) that owns the post
-                 */
-                account_id: string;
-                /**
-                 * Format: uuid
-                 * @description The user who created it
-                 */
-                created_by: string;
-                content: string;
-                media_urls: string[];
-                /** @description Per-platform options keyed by platform name */
-                platform_options: {
-                  [key: string]: {
-                    [key: string]: unknown;
-                  };
-                };
-                /**
-                 * Format: date-time
-                 * @description null for an immediate post
-                 */
-                scheduled_at: string | null;
-                /**
-                 * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                 * @enum {unknown}
-                 */
-                status:
-                  | 'scheduled'
-                  | 'queued'
-                  | 'publishing'
-                  | 'published'
-                  | 'partial'
-                  | 'failed'
-                  | 'cancelled';
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-                /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                sandbox: boolean;
-                post_targets: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @description The platform name, as in POST /posts platforms */
-                  platform: string;
-                  /**
-                   * Format: uuid
-                   * @description The connection published to
-                   */
-                  social_account_id: string;
-                  /** @description A sandbox target never reaches the platform */
-                  sandbox: boolean;
-                  /**
-                   * @description pending -> publishing -> published | failed, or cancelled
-                   * @enum {unknown}
-                   */
-                  status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                  attempts: number;
-                  /** @description The platform's error code, verbatim */
-                  error_code: string | null;
-                  error_message: string | null;
-                  retryable: boolean | null;
-                  platform_post_id: string | null;
-                  platform_url: string | null;
-                  /** Format: date-time */
-                  published_at: string | null;
-                  /** Format: date-time */
-                  updated_at: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPost'];
     put?: never;
     post?: never;
     /**
      * Cancel a post
      * @description Cancels a scheduled or queued post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.
      */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Post id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The cancelled post */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @description The account (personal or team) that owns the post
-                 */
-                account_id: string;
-                /**
-                 * Format: uuid
-                 * @description The user who created it
-                 */
-                created_by: string;
-                content: string;
-                media_urls: string[];
-                /** @description Per-platform options keyed by platform name */
-                platform_options: {
-                  [key: string]: {
-                    [key: string]: unknown;
-                  };
-                };
-                /**
-                 * Format: date-time
-                 * @description null for an immediate post
-                 */
-                scheduled_at: string | null;
-                /**
-                 * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                 * @enum {unknown}
-                 */
-                status:
-                  | 'scheduled'
-                  | 'queued'
-                  | 'publishing'
-                  | 'published'
-                  | 'partial'
-                  | 'failed'
-                  | 'cancelled';
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                updated_at: string;
-                /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                sandbox: boolean;
-                post_targets: {
-                  /** Format: uuid */
-                  id: string;
-                  /** @description The platform name, as in POST /posts platforms */
-                  platform: string;
-                  /**
-                   * Format: uuid
-                   * @description The connection published to
-                   */
-                  social_account_id: string;
-                  /** @description A sandbox target never reaches the platform */
-                  sandbox: boolean;
-                  /**
-                   * @description pending -> publishing -> published | failed, or cancelled
-                   * @enum {unknown}
-                   */
-                  status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                  attempts: number;
-                  /** @description The platform's error code, verbatim */
-                  error_code: string | null;
-                  error_message: string | null;
-                  retryable: boolean | null;
-                  platform_post_id: string | null;
-                  platform_url: string | null;
-                  /** Format: date-time */
-                  published_at: string | null;
-                  /** Format: date-time */
-                  updated_at: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations['cancelPost'];
     options?: never;
     head?: never;
     /**
@@ -1861,326 +149,7 @@ export interface paths {
      * Check a post without creating it
      * @description Runs every check POST /posts (or /posts/schedule, when scheduled_at is given) would, and asks each media URL whether it answers and is what its name says (through the same SSRF guard as publishing). Creates nothing.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      /** @description The body of POST /posts, or of POST /posts/schedule (with scheduled_at) */
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description At most 5000 characters; default "" */
-            content?: string;
-            /** @description Connections to publish to (preferred targeting) */
-            social_account_ids?: string[];
-            /** @description Legacy targeting: the account's active connection for each platform */
-            platforms?: (
-              | 'tiktok'
-              | 'instagram'
-              | 'youtube'
-              | 'twitter'
-              | 'linkedin'
-              | 'facebook'
-            )[];
-            /** @description Public http(s) URLs of the media */
-            media_urls?: string[];
-            /** @description Per-platform options keyed by platform name */
-            platform_options?: {
-              tiktok?: {
-                /**
-                 * @description Default SELF_ONLY when offered
-                 * @enum {unknown}
-                 */
-                tiktokPrivacy?:
-                  | 'PUBLIC_TO_EVERYONE'
-                  | 'MUTUAL_FOLLOW_FRIENDS'
-                  | 'FOLLOWER_OF_CREATOR'
-                  | 'SELF_ONLY';
-                tiktokIsDraft?: boolean;
-                tiktokAllowComments?: boolean;
-                /** @description Videos only */
-                tiktokAllowDuet?: boolean;
-                /** @description Videos only */
-                tiktokAllowStitch?: boolean;
-                tiktokBrandOrganic?: boolean;
-                tiktokBrandContent?: boolean;
-                tiktokAutoAddMusic?: boolean;
-                /** @description Videos only */
-                tiktokIsAigc?: boolean;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              };
-              instagram?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              youtube?: {
-                /**
-                 * @description Default private
-                 * @enum {unknown}
-                 */
-                privacyStatus?: 'private' | 'public' | 'unlisted';
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              twitter?: {
-                /** @description Post as a reply to this post id (the number in its x.com URL) */
-                replyToTweetId?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              linkedin?: {
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-              facebook?: {
-                /**
-                 * Format: uri
-                 * @description A link to share with a text post (Facebook shows its preview)
-                 */
-                link?: string;
-                /**
-                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
-                 * @enum {unknown}
-                 */
-                sandbox_outcome?: 'published' | 'failed' | 'transient';
-              } & {
-                [key: string]: unknown;
-              };
-            };
-            /**
-             * Format: date-time
-             * @description When to publish (ISO 8601 with timezone); without it: now
-             */
-            scheduled_at?: string;
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description valid, and every problem found */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** @description true when creating this post would succeed now */
-                valid: boolean;
-                /** @description Every problem found, by field */
-                problems: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-                /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
-                unchecked?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations['validatePost'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2200,25 +169,911 @@ export interface paths {
      * Create up to 100 posts
      * @description Up to 100 posts, immediate or scheduled (with scheduled_at), each created on its own: every result says 201 with the post, or the status and error POST /posts would answer. A refused post never stops the others, and none is half-created. With dry_run=true every post is validated as POST /posts/validate does and nothing is created. One Idempotency-Key covers the whole request.
      */
-    post: {
-      parameters: {
-        query?: {
-          /** @description true: validate every post, create nothing */
-          dry_run?: boolean;
+    post: operations['createPostsBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import posts from a CSV file
+     * @description Content-Type: text/csv. A header row, then one post per row (at most 1000). Columns, in any order: content, scheduled_at, social_account_ids, platforms, media_urls, platform_options; social_account_ids or platforms is required; lists are separated by | or spaces; scheduled_at empty = publish now; platform_options is JSON. Each row is created on its own and has its own result (row = data row from 1, line = line in the file). dry_run=true validates every row as POST /posts/validate does and creates nothing. One Idempotency-Key covers the whole file.
+     */
+    post: operations['importPosts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/post-series/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a repeating post
+     * @description The rule, the occurrences that have their post, and the next times the rule gives.
+     */
+    get: operations['getPostSeries'];
+    put?: never;
+    post?: never;
+    /**
+     * Stop a repeating post
+     * @description No further occurrence is created and the scheduled ones are cancelled; published ones stay. Stopping twice is fine.
+     */
+    delete: operations['stopPostSeries'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/social-accounts/{id}/slots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get posting slots
+     * @description The connection's weekly slots (an empty list in UTC when none are set).
+     */
+    get: operations['getSocialAccountSlots'];
+    /**
+     * Set posting slots
+     * @description Replaces the weekly times POST /posts/queue schedules this connection's posts at.
+     */
+    put: operations['putSocialAccountSlots'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Schedule a post at the next free slot
+     * @description The body of POST /posts, scheduled at the earliest slot (strictly in the future) at which none of its connections has a post scheduled yet. Concurrent requests never get the same slot. A connection without slots: 400 no_slots.
+     */
+    post: operations['queuePost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/social-accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List connections
+     * @description The connections of your personal account or, with workspace_id, of a team; tokens are never returned.
+     */
+    get: operations['listSocialAccounts'];
+    put?: never;
+    /**
+     * Connect a social account
+     * @description Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
+     */
+    post: operations['createSocialAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/social-accounts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a connection and its rate-limit state
+     * @description rate_limit: the connection's budget on its platform as this service paces it (null for sandbox connections and platforms not paced)
+     */
+    get: operations['getSocialAccount'];
+    put?: never;
+    post?: never;
+    /**
+     * Disconnect a social account
+     * @description Deletes the connection and its tokens. Posts already published through it keep their history.
+     */
+    delete: operations['deleteSocialAccount'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/social-accounts/connect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start connecting an account (OAuth)
+     * @description Answers the platform's consent URL. After consent the platform sends the browser to GET /oauth/callback/{platform}, which creates the connection(s) on this account. 400 platform_not_configured names the variables to set.
+     */
+    post: operations['startConnect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List API keys
+     * @description The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an API key
+     * @description Issues a key for your personal account or, with workspace_id, for a team (owners and admins only: 403 for a member). A team key acts for its creator: it answers 401 once the creator leaves the team, 403 while the creator is a plain member. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key
+     * @description Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.
+     */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhooks
+     * @description The subscriptions of your personal account or, with workspace_id, of a team.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Create a webhook
+     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, and on post.failed and post.partial `failures`: one `{ target_id, social_account_id, platform, error_code, error_message }` per target that did not publish.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook
+     * @description Deletes the subscription and its deliveries; nothing more is sent to it.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Enable or disable a webhook
+     * @description A disabled webhook is sent nothing: a delivery that comes due meanwhile ends failed (webhook disabled). Enabling it again applies to deliveries from then on.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List deliveries
+     * @description Recent deliveries of a webhook, newest first, each with its attempt log.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redeliver
+     * @description Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).
+     */
+    post: operations['redeliverWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/workspaces': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your workspaces
+     * @description The teams you belong to, with your role (a team key sees its own team only).
+     */
+    get: operations['listWorkspaces'];
+    put?: never;
+    /**
+     * Create a workspace
+     * @description Creates a team account; you become its owner.
+     */
+    post: operations['createWorkspace'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/workspaces/{id}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a member or change a role
+     * @description Owners and admins only; only an owner may grant the owner role.
+     */
+    post: operations['setWorkspaceMember'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/workspaces/{id}/members/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a member
+     * @description Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).
+     */
+    delete: operations['removeWorkspaceMember'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This OpenAPI document
+     * @description The OpenAPI 3.1 description of this API, generated from the schemas every request is checked against.
+     */
+    get: operations['getOpenApiDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: never;
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Everything answers */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        header?: {
-          /** @description Repeat the request with the same key and body: the first response is replayed */
-          'idempotency-key'?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           'application/json': {
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-            posts: {
+            /** @enum {unknown} */
+            status: 'ok' | 'degraded';
+            /** @enum {string} */
+            service: 'social-publisher-api';
+            /** Format: date-time */
+            timestamp: string;
+            checks: {
+              /** @enum {unknown} */
+              database: 'ok' | 'error';
+              /**
+               * @description With the Redis queue only
+               * @enum {unknown}
+               */
+              redis?: 'ok' | 'error';
+              /**
+               * @description With the in-process queue only
+               * @enum {unknown}
+               */
+              queue?: 'ok' | 'error';
+            };
+          };
+        };
+      };
+      /** @description A dependency is down (status degraded) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            status: 'ok' | 'degraded';
+            /** @enum {string} */
+            service: 'social-publisher-api';
+            /** Format: date-time */
+            timestamp: string;
+            checks: {
+              /** @enum {unknown} */
+              database: 'ok' | 'error';
+              /**
+               * @description With the Redis queue only
+               * @enum {unknown}
+               */
+              redis?: 'ok' | 'error';
+              /**
+               * @description With the in-process queue only
+               * @enum {unknown}
+               */
+              queue?: 'ok' | 'error';
+            };
+          };
+        };
+      };
+    };
+  };
+  completeConnect: {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        error?: string;
+        error_description?: string;
+      };
+      header?: never;
+      path: {
+        platform: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description HTML page: the account(s) connected */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Redirect to return_url, with social_account_ids and platform, or error and error_description, added to its query */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  openConsent: {
+    parameters: {
+      query?: {
+        state?: string;
+      };
+      header?: never;
+      path: {
+        platform: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description HTML page: why the consent cannot be opened */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Redirect to the platform's consent page */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listPosts: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+        /** @description Page size (1-500); without it every post is returned */
+        limit?: number;
+        /** @description next_cursor of the previous page (requires limit) */
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Your posts, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+            }[];
+            /** @description Only with limit: the before of the next page, null when no post follows */
+            next_cursor?: string | null;
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description At least one target: social_account_ids or platforms */
+    requestBody: {
+      content: {
+        'application/json':
+          | {
               /** @description At most 5000 characters; default "" */
               content?: string;
               /** @description Connections to publish to (preferred targeting) */
@@ -2234,6 +1089,419 @@ export interface paths {
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
+              /** @description Team account to act in; default: your personal account */
+              workspace_id?: string;
+              /** @description Per-platform options keyed by platform name */
+              platform_options?: {
+                tiktok?: {
+                  /**
+                   * @description Default SELF_ONLY when offered
+                   * @enum {unknown}
+                   */
+                  tiktokPrivacy?:
+                    | 'PUBLIC_TO_EVERYONE'
+                    | 'MUTUAL_FOLLOW_FRIENDS'
+                    | 'FOLLOWER_OF_CREATOR'
+                    | 'SELF_ONLY';
+                  tiktokIsDraft?: boolean;
+                  tiktokAllowComments?: boolean;
+                  /** @description Videos only */
+                  tiktokAllowDuet?: boolean;
+                  /** @description Videos only */
+                  tiktokAllowStitch?: boolean;
+                  tiktokBrandOrganic?: boolean;
+                  tiktokBrandContent?: boolean;
+                  tiktokAutoAddMusic?: boolean;
+                  /** @description Videos only */
+                  tiktokIsAigc?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                };
+                instagram?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                youtube?: {
+                  /**
+                   * @description Default private
+                   * @enum {unknown}
+                   */
+                  privacyStatus?: 'private' | 'public' | 'unlisted';
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                twitter?: {
+                  /** @description Post as a reply to this post id (the number in its x.com URL) */
+                  replyToTweetId?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                linkedin?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                facebook?: {
+                  /**
+                   * Format: uri
+                   * @description A link to share with a text post (Facebook shows its preview)
+                   */
+                  link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
+              scheduled_at?: unknown;
+            }
+          | {
+              social_account_ids: unknown;
+            }
+          | {
+              platforms: unknown;
+            };
+      };
+    };
+    responses: {
+      /** @description The created post (Location: /posts/{id}) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  schedulePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description At least one target: social_account_ids or platforms */
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description At most 5000 characters; default "" */
+              content?: string;
+              /** @description Connections to publish to (preferred targeting) */
+              social_account_ids?: string[];
+              /** @description Legacy targeting: the account's active connection for each platform */
+              platforms?: (
+                | 'tiktok'
+                | 'instagram'
+                | 'youtube'
+                | 'twitter'
+                | 'linkedin'
+                | 'facebook'
+              )[];
+              /** @description Public http(s) URLs of the media */
+              media_urls?: string[];
+              /** @description Team account to act in; default: your personal account */
+              workspace_id?: string;
               /** @description Per-platform options keyed by platform name */
               platform_options?: {
                 tiktok?: {
@@ -2323,4073 +1591,792 @@ export interface paths {
               };
               /**
                * Format: date-time
-               * @description When to publish (ISO 8601 with timezone); without it: now
+               * @description When to publish (ISO 8601 with timezone); must be in the future
                */
-              scheduled_at?: string;
-            }[];
-          };
-        };
-      };
-      responses: {
-        /** @description One result per post, in order */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                dry_run: boolean;
-                /** @description Posts created (0 in a dry run) */
-                created: number;
-                /** @description Posts refused (dry run: that would be refused) */
-                failed: number;
-                results: (
-                  | {
-                      /** @description Position in posts[] (bulk) */
-                      index?: number;
-                      /** @description Data row, 1 = first row after the header (CSV) */
-                      row?: number;
-                      /** @description Line in the file (CSV) */
-                      line?: number;
-                      /** @description 201 created, or the status POST /posts would answer */
-                      status: number;
-                      data?: {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * Format: uuid
-                         * @description The account (personal or team) that owns the post
-                         */
-                        account_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The user who created it
-                         */
-                        created_by: string;
-                        content: string;
-                        media_urls: string[];
-                        /** @description Per-platform options keyed by platform name */
-                        platform_options: {
-                          [key: string]: {
-                            [key: string]: unknown;
-                          };
-                        };
-                        /**
-                         * Format: date-time
-                         * @description null for an immediate post
-                         */
-                        scheduled_at: string | null;
-                        /**
-                         * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                         * @enum {unknown}
-                         */
-                        status:
-                          | 'scheduled'
-                          | 'queued'
-                          | 'publishing'
-                          | 'published'
-                          | 'partial'
-                          | 'failed'
-                          | 'cancelled';
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                        sandbox: boolean;
-                        post_targets: {
-                          /** Format: uuid */
-                          id: string;
-                          /** @description The platform name, as in POST /posts platforms */
-                          platform: string;
-                          /**
-                           * Format: uuid
-                           * @description The connection published to
-                           */
-                          social_account_id: string;
-                          /** @description A sandbox target never reaches the platform */
-                          sandbox: boolean;
-                          /**
-                           * @description pending -> publishing -> published | failed, or cancelled
-                           * @enum {unknown}
-                           */
-                          status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                          attempts: number;
-                          /** @description The platform's error code, verbatim */
-                          error_code: string | null;
-                          error_message: string | null;
-                          retryable: boolean | null;
-                          platform_post_id: string | null;
-                          platform_url: string | null;
-                          /** Format: date-time */
-                          published_at: string | null;
-                          /** Format: date-time */
-                          updated_at: string;
-                        }[];
-                      };
-                      error?: {
-                        code: string;
-                        message: string;
-                        details?: {
-                          /** @description Path of the offending field, e.g. `media_urls[0]` */
-                          field: string;
-                          message: string;
-                        }[];
-                      };
-                    }
-                  | {
-                      /** @description Position in posts[] (bulk) */
-                      index?: number;
-                      /** @description Data row, 1 = first row after the header (CSV) */
-                      row?: number;
-                      /** @description Line in the file (CSV) */
-                      line?: number;
-                      /** @description true when creating this post would succeed now */
-                      valid: boolean;
-                      /** @description Every problem found, by field */
-                      problems: {
-                        /** @description Path of the offending field, e.g. `media_urls[0]` */
-                        field: string;
-                        message: string;
-                      }[];
-                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
-                      unchecked?: {
-                        /** @description Path of the offending field, e.g. `media_urls[0]` */
-                        field: string;
-                        message: string;
-                      }[];
-                    }
-                )[];
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/posts/import': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Import posts from a CSV file
-     * @description Content-Type: text/csv. A header row, then one post per row (at most 1000). Columns, in any order: content, scheduled_at, social_account_ids, platforms, media_urls, platform_options; social_account_ids or platforms is required; lists are separated by | or spaces; scheduled_at empty = publish now; platform_options is JSON. Each row is created on its own and has its own result (row = data row from 1, line = line in the file). dry_run=true validates every row as POST /posts/validate does and creates nothing. One Idempotency-Key covers the whole file.
-     */
-    post: {
-      parameters: {
-        query?: {
-          /** @description Team account to act in; default: your personal account */
-          workspace_id?: string;
-          /** @description true: validate every row, create nothing */
-          dry_run?: boolean;
-        };
-        header?: {
-          /** @description Repeat the request with the same key and body: the first response is replayed */
-          'idempotency-key'?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description One result per row, in file order */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                dry_run: boolean;
-                /** @description Posts created (0 in a dry run) */
-                created: number;
-                /** @description Posts refused (dry run: that would be refused) */
-                failed: number;
-                results: (
-                  | {
-                      /** @description Position in posts[] (bulk) */
-                      index?: number;
-                      /** @description Data row, 1 = first row after the header (CSV) */
-                      row?: number;
-                      /** @description Line in the file (CSV) */
-                      line?: number;
-                      /** @description 201 created, or the status POST /posts would answer */
-                      status: number;
-                      data?: {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * Format: uuid
-                         * @description The account (personal or team) that owns the post
-                         */
-                        account_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The user who created it
-                         */
-                        created_by: string;
-                        content: string;
-                        media_urls: string[];
-                        /** @description Per-platform options keyed by platform name */
-                        platform_options: {
-                          [key: string]: {
-                            [key: string]: unknown;
-                          };
-                        };
-                        /**
-                         * Format: date-time
-                         * @description null for an immediate post
-                         */
-                        scheduled_at: string | null;
-                        /**
-                         * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
-                         * @enum {unknown}
-                         */
-                        status:
-                          | 'scheduled'
-                          | 'queued'
-                          | 'publishing'
-                          | 'published'
-                          | 'partial'
-                          | 'failed'
-                          | 'cancelled';
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description Every target is a sandbox one: nothing of this post reaches a platform */
-                        sandbox: boolean;
-                        post_targets: {
-                          /** Format: uuid */
-                          id: string;
-                          /** @description The platform name, as in POST /posts platforms */
-                          platform: string;
-                          /**
-                           * Format: uuid
-                           * @description The connection published to
-                           */
-                          social_account_id: string;
-                          /** @description A sandbox target never reaches the platform */
-                          sandbox: boolean;
-                          /**
-                           * @description pending -> publishing -> published | failed, or cancelled
-                           * @enum {unknown}
-                           */
-                          status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
-                          attempts: number;
-                          /** @description The platform's error code, verbatim */
-                          error_code: string | null;
-                          error_message: string | null;
-                          retryable: boolean | null;
-                          platform_post_id: string | null;
-                          platform_url: string | null;
-                          /** Format: date-time */
-                          published_at: string | null;
-                          /** Format: date-time */
-                          updated_at: string;
-                        }[];
-                      };
-                      error?: {
-                        code: string;
-                        message: string;
-                        details?: {
-                          /** @description Path of the offending field, e.g. `media_urls[0]` */
-                          field: string;
-                          message: string;
-                        }[];
-                      };
-                    }
-                  | {
-                      /** @description Position in posts[] (bulk) */
-                      index?: number;
-                      /** @description Data row, 1 = first row after the header (CSV) */
-                      row?: number;
-                      /** @description Line in the file (CSV) */
-                      line?: number;
-                      /** @description true when creating this post would succeed now */
-                      valid: boolean;
-                      /** @description Every problem found, by field */
-                      problems: {
-                        /** @description Path of the offending field, e.g. `media_urls[0]` */
-                        field: string;
-                        message: string;
-                      }[];
-                      /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
-                      unchecked?: {
-                        /** @description Path of the offending field, e.g. `media_urls[0]` */
-                        field: string;
-                        message: string;
-                      }[];
-                    }
-                )[];
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/social-accounts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List connections */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Team account to act in; default: your personal account */
-          workspace_id?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The connections of the account */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /**
-                 * Format: uuid
-                 * @description Use it in social_account_ids
-                 */
-                id: string;
-                /** @description The platform name, as in POST /posts platforms */
-                platform: string;
-                /** @description The account's id on the platform */
-                external_id: string;
-                display_name: string | null;
-                /**
-                 * @description expired: the platform refused the token or its renewal; connect it again
-                 * @enum {unknown}
-                 */
-                status: 'active' | 'expired' | 'revoked';
-                /** @description Scopes granted on the platform */
-                scopes: string[];
-                /** Format: date-time */
-                token_expires_at: string | null;
-                /** @description A sandbox connection never calls its platform */
-                sandbox: boolean;
-                /** Format: date-time */
-                created_at: string;
-              }[];
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    /**
-     * Connect a social account
-     * @description Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @enum {unknown} */
-            platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
-            /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
-            sandbox?: boolean;
-            /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
-            external_id?: string;
-            display_name?: string;
-            /** @description Required unless sandbox. Encrypted at rest; never returned */
-            access_token?: string;
-            /** @description Encrypted at rest; never returned */
-            refresh_token?: string;
-            /** Format: date-time */
-            token_expires_at?: string;
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The connection */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /**
-                 * Format: uuid
-                 * @description Use it in social_account_ids
-                 */
-                id: string;
-                /** @description The platform name, as in POST /posts platforms */
-                platform: string;
-                /** @description The account's id on the platform */
-                external_id: string;
-                display_name: string | null;
-                /**
-                 * @description expired: the platform refused the token or its renewal; connect it again
-                 * @enum {unknown}
-                 */
-                status: 'active' | 'expired' | 'revoked';
-                /** @description Scopes granted on the platform */
-                scopes: string[];
-                /** Format: date-time */
-                token_expires_at: string | null;
-                /** @description A sandbox connection never calls its platform */
-                sandbox: boolean;
-                /** Format: date-time */
-                created_at: string;
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/social-accounts/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /** Disconnect a social account */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Connection id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description No content */
-        204: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/social-accounts/connect': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Start connecting an account (OAuth)
-     * @description Answers the platform's consent URL. After consent the platform sends the browser to GET /oauth/callback/{platform}, which creates the connection(s) on this account. 400 platform_not_configured names the variables to set.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @enum {unknown} */
-            platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
-            /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
-            return_url?: string;
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The consent URL */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** @description Send the user's browser here: it binds the flow to that browser (a cookie), then redirects to the platform's consent page. Single browser: the callback refuses another one. */
-                authorization_url: string;
-                /** @description Single-use; comes back on the callback */
-                state: string;
+              scheduled_at: string;
+              /** @description Repeats the post: scheduled_at is the first occurrence, each occurrence its own post */
+              recurrence?: {
+                /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0 (HOURLY or slower) */
+                rrule: string;
+                /** @description IANA timezone the rule is read in; wall-clock times stay put across DST */
+                timezone: string;
+                /** @description Occurrences in all, the first included */
+                count?: number | null;
                 /**
                  * Format: date-time
-                 * @description The consent must be completed before this (10 minutes)
+                 * @description No occurrence after this instant (not with count)
                  */
-                expires_at: string;
+                until?: string | null;
               };
+            }
+          | {
+              social_account_ids: unknown;
+            }
+          | {
+              platforms: unknown;
             };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
       };
     };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api-keys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List API keys
-     * @description The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.
-     */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Team account to act in; default: your personal account */
-          workspace_id?: string;
+    responses: {
+      /** @description The created post (Location: /posts/{id}) */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The keys of the account */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /** @description First characters of the key, for recognising it */
-                key_prefix: string;
-                /**
-                 * Format: uuid
-                 * @description The team that owns the key; null for a personal key
-                 */
-                workspace_id: string | null;
-                /** Format: uuid */
-                created_by: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                last_used_at: string | null;
-              }[];
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    /**
-     * Create an API key
-     * @description Issues a key for your personal account or, with workspace_id, for a team (owners and admins only: 403 for a member). A team key acts for its creator: it answers 401 once the creator leaves the team, 403 while the creator is a plain member. The raw key is in this response only; the service keeps its SHA-256 hash. At most 10 keys per account (409 limit_exceeded).
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           'application/json': {
-            /** @description Friendly name, 1-100 characters */
-            name: string;
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The new key, with the raw key shown once */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
                 /** Format: uuid */
                 id: string;
-                name: string;
-                /** @description The raw key. Shown only in this response: store it now. */
-                key: string;
-                key_prefix: string;
-                /** Format: uuid */
-                workspace_id: string | null;
-                /** Format: date-time */
-                created_at: string;
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api-keys/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke an API key
-     * @description Deletes the key at once. A team key may be revoked by the team's owners and admins, or by its creator.
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description API key id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description No content */
-        204: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List webhooks
-     * @description The subscriptions of your personal account or, with workspace_id, of a team.
-     */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Team account to act in; default: your personal account */
-          workspace_id?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The subscriptions (secrets are not shown) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: (
-                  | 'post.published'
-                  | 'post.failed'
-                  | 'post.partial'
-                  | 'social_account.expired'
-                )[];
-                active: boolean;
-                /** Format: date-time */
-                created_at: string;
-              }[];
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    /**
-     * Create a webhook
-     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description HTTPS URL; private and internal addresses are rejected */
-            url: string;
-            /** @description Any of post.published, post.failed, post.partial */
-            events: (
-              | 'post.published'
-              | 'post.failed'
-              | 'post.partial'
-              | 'social_account.expired'
-            )[];
-            /** @description Team account to act in; default: your personal account */
-            workspace_id?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The new subscription, active, with its secret */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                url: string;
-                events: (
-                  | 'post.published'
-                  | 'post.failed'
-                  | 'post.partial'
-                  | 'social_account.expired'
-                )[];
-                active: boolean;
-                /** Format: date-time */
-                created_at: string;
-                /** @description Signs every delivery (HMAC-SHA256). Shown only in this response. */
-                secret: string;
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/webhooks/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /** Delete a webhook */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description No content */
-        204: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    /** Enable or disable a webhook */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description true enables, false disables */
-            active: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description The id and the new state */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                id: string;
-                active: boolean;
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    trace?: never;
-  };
-  '/webhooks/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List deliveries
-     * @description Recent deliveries of a webhook, newest first, each with its attempt log.
-     */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Newest first; default 100 */
-          limit?: number;
-        };
-        header?: never;
-        path: {
-          /** @description Webhook id */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Deliveries, newest first */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
                 /**
                  * Format: uuid
-                 * @description Also sent as the webhook-id header
+                 * @description The connection published to
                  */
-                id: string;
-                /** Format: uuid */
-                webhook_id: string;
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
                 /**
-                 * Format: uuid
-                 * @description null for social_account.expired
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
                  */
-                post_id: string | null;
-                /** @enum {unknown} */
-                event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
-                /** @enum {unknown} */
-                status: 'pending' | 'delivered' | 'failed';
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                 attempts: number;
-                last_status_code: number | null;
-                last_error: string | null;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
                 /** Format: date-time */
-                next_attempt_at: string | null;
+                published_at: string | null;
                 /** Format: date-time */
-                delivered_at: string | null;
-                /** Format: date-time */
-                created_at: string;
-                /** @description The exact JSON bytes that are signed and sent */
-                payload: string;
-                attempt_log: {
-                  attempt_no: number;
-                  status_code: number | null;
-                  error: string | null;
-                  duration_ms: number;
-                  /** Format: date-time */
-                  created_at: string;
-                }[];
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
               }[];
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
       };
     };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  '/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+  getPost: {
     parameters: {
       query?: never;
       header?: never;
-      path?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
       cookie?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Redeliver
-     * @description Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook id */
-          id: string;
-          /** @description Delivery id */
-          delivery_id: string;
+    requestBody?: never;
+    responses: {
+      /** @description The post */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The delivery, pending again */
-        202: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /**
-                 * Format: uuid
-                 * @description Also sent as the webhook-id header
-                 */
-                id: string;
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
                 /** Format: uuid */
-                webhook_id: string;
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
                 /**
                  * Format: uuid
-                 * @description null for social_account.expired
+                 * @description The connection published to
                  */
-                post_id: string | null;
-                /** @enum {unknown} */
-                event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
-                /** @enum {unknown} */
-                status: 'pending' | 'delivered' | 'failed';
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
                 attempts: number;
-                last_status_code: number | null;
-                last_error: string | null;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
                 /** Format: date-time */
-                next_attempt_at: string | null;
+                published_at: string | null;
                 /** Format: date-time */
-                delivered_at: string | null;
-                /** Format: date-time */
-                created_at: string;
-                /** @description The exact JSON bytes that are signed and sent */
-                payload: string;
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
             };
           };
         };
       };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/workspaces': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List your workspaces
-     * @description The teams you belong to, with your role (a team key sees its own team only).
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Your workspaces */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /**
-                 * Format: uuid
-                 * @description Pass it as workspace_id to act in this team
-                 */
-                id: string;
-                name: string;
-                /** @enum {unknown} */
-                role: 'owner' | 'admin' | 'member';
-                /** Format: date-time */
-                created_at: string;
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
               }[];
             };
           };
         };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
       };
     };
-    put?: never;
-    /**
-     * Create a workspace
-     * @description Creates a team account; you become its owner.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
+  };
+  cancelPost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
       };
-      requestBody: {
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cancelled post */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
         content: {
           'application/json': {
-            name: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The workspace */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
                 /**
                  * Format: uuid
-                 * @description Pass it as workspace_id to act in this team
+                 * @description The connection published to
                  */
-                id: string;
-                name: string;
-                /** @enum {unknown} */
-                role: 'owner' | 'admin' | 'member';
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
                 /** Format: date-time */
-                created_at: string;
-              };
-            };
-          };
-        };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
             };
           };
         };
       };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/workspaces/{id}/members': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Add a member or change a role
-     * @description Owners and admins only; only an owner may grant the owner role.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Workspace id */
-          id: string;
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           'application/json': {
-            /**
-             * Format: uuid
-             * @description An existing user
-             */
-            user_id: string;
-            /** @enum {unknown} */
-            role: 'owner' | 'admin' | 'member';
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
           };
         };
       };
-      responses: {
-        /** @description The membership */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                /** Format: uuid */
-                workspace_id: string;
-                /** Format: uuid */
-                user_id: string;
-                /** @enum {unknown} */
-                role: 'owner' | 'admin' | 'member';
-                /** Format: date-time */
-                created_at: string;
-              };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
             };
           };
         };
-        /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
-        /** @description payload_too_large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
         };
-        /** @description unsupported_media_type: the body must be JSON */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
                 message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
+              }[];
             };
           };
         };
       };
     };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  '/workspaces/{id}/members/{user_id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Remove a member
-     * @description Owners and admins remove members; anyone may remove themself. The last owner cannot be removed (409).
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Workspace id */
-          id: string;
-          /** @description User id */
-          user_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description No content */
-        204: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description forbidden: not a member of the workspace, or not allowed in it */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description not_found: no such resource within your reach */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description conflict, limit_exceeded or idempotency_key_reused */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description rate_limited (Retry-After says when to retry) */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description internal_error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-        /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: {
-                /** @description Stable snake_case error code */
-                code: string;
-                /** @description Human-readable sentence */
-                message: string;
-                details?: {
-                  /** @description Path of the offending field, e.g. `media_urls[0]` */
-                  field: string;
-                  message: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/openapi.json': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** This OpenAPI document */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OpenAPI 3.1 */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-}
-export type webhooks = Record<string, never>;
-export interface components {
-  schemas: never;
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
-}
-export type $defs = Record<string, never>;
-export interface operations {
   updatePost: {
     parameters: {
       query?: never;
@@ -6589,11 +2576,16 @@ export interface operations {
                 /** Format: date-time */
                 updated_at: string;
               }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
             };
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6779,6 +2771,5727 @@ export interface operations {
                 message: string;
               }[];
             };
+          };
+        };
+      };
+    };
+  };
+  validatePost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The body of POST /posts, or of POST /posts/schedule (with scheduled_at) */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description At most 5000 characters; default "" */
+          content?: string;
+          /** @description Connections to publish to (preferred targeting) */
+          social_account_ids?: string[];
+          /** @description Legacy targeting: the account's active connection for each platform */
+          platforms?: ('tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook')[];
+          /** @description Public http(s) URLs of the media */
+          media_urls?: string[];
+          /** @description Per-platform options keyed by platform name */
+          platform_options?: {
+            tiktok?: {
+              /**
+               * @description Default SELF_ONLY when offered
+               * @enum {unknown}
+               */
+              tiktokPrivacy?:
+                | 'PUBLIC_TO_EVERYONE'
+                | 'MUTUAL_FOLLOW_FRIENDS'
+                | 'FOLLOWER_OF_CREATOR'
+                | 'SELF_ONLY';
+              tiktokIsDraft?: boolean;
+              tiktokAllowComments?: boolean;
+              /** @description Videos only */
+              tiktokAllowDuet?: boolean;
+              /** @description Videos only */
+              tiktokAllowStitch?: boolean;
+              tiktokBrandOrganic?: boolean;
+              tiktokBrandContent?: boolean;
+              tiktokAutoAddMusic?: boolean;
+              /** @description Videos only */
+              tiktokIsAigc?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
+            instagram?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            youtube?: {
+              /**
+               * @description Default private
+               * @enum {unknown}
+               */
+              privacyStatus?: 'private' | 'public' | 'unlisted';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            twitter?: {
+              /** @description Post as a reply to this post id (the number in its x.com URL) */
+              replyToTweetId?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            linkedin?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            facebook?: {
+              /**
+               * Format: uri
+               * @description A link to share with a text post (Facebook shows its preview)
+               */
+              link?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+          };
+          /**
+           * Format: date-time
+           * @description When to publish (ISO 8601 with timezone); without it: now
+           */
+          scheduled_at?: string;
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description valid, and every problem found */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description true when creating this post would succeed now */
+              valid: boolean;
+              /** @description Every problem found, by field */
+              problems: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+              /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+              unchecked?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createPostsBulk: {
+    parameters: {
+      query?: {
+        /** @description true: validate every post, create nothing */
+        dry_run?: boolean;
+      };
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+          posts: {
+            /** @description At most 5000 characters; default "" */
+            content?: string;
+            /** @description Connections to publish to (preferred targeting) */
+            social_account_ids?: string[];
+            /** @description Legacy targeting: the account's active connection for each platform */
+            platforms?: (
+              | 'tiktok'
+              | 'instagram'
+              | 'youtube'
+              | 'twitter'
+              | 'linkedin'
+              | 'facebook'
+            )[];
+            /** @description Public http(s) URLs of the media */
+            media_urls?: string[];
+            /** @description Per-platform options keyed by platform name */
+            platform_options?: {
+              tiktok?: {
+                /**
+                 * @description Default SELF_ONLY when offered
+                 * @enum {unknown}
+                 */
+                tiktokPrivacy?:
+                  | 'PUBLIC_TO_EVERYONE'
+                  | 'MUTUAL_FOLLOW_FRIENDS'
+                  | 'FOLLOWER_OF_CREATOR'
+                  | 'SELF_ONLY';
+                tiktokIsDraft?: boolean;
+                tiktokAllowComments?: boolean;
+                /** @description Videos only */
+                tiktokAllowDuet?: boolean;
+                /** @description Videos only */
+                tiktokAllowStitch?: boolean;
+                tiktokBrandOrganic?: boolean;
+                tiktokBrandContent?: boolean;
+                tiktokAutoAddMusic?: boolean;
+                /** @description Videos only */
+                tiktokIsAigc?: boolean;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              };
+              instagram?: {
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              youtube?: {
+                /**
+                 * @description Default private
+                 * @enum {unknown}
+                 */
+                privacyStatus?: 'private' | 'public' | 'unlisted';
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              twitter?: {
+                /** @description Post as a reply to this post id (the number in its x.com URL) */
+                replyToTweetId?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              linkedin?: {
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              facebook?: {
+                /**
+                 * Format: uri
+                 * @description A link to share with a text post (Facebook shows its preview)
+                 */
+                link?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+            };
+            /**
+             * Format: date-time
+             * @description When to publish (ISO 8601 with timezone); without it: now
+             */
+            scheduled_at?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description One result per post, in order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              dry_run: boolean;
+              /** @description Posts created (0 in a dry run) */
+              created: number;
+              /** @description Posts refused (dry run: that would be refused) */
+              failed: number;
+              results: (
+                | {
+                    /** @description Position in posts[] (bulk) */
+                    index?: number;
+                    /** @description Data row, 1 = first row after the header (CSV) */
+                    row?: number;
+                    /** @description Line in the file (CSV) */
+                    line?: number;
+                    /** @description 201 created, or the status POST /posts would answer */
+                    status: number;
+                    data?: {
+                      /** Format: uuid */
+                      id: string;
+                      /**
+                       * Format: uuid
+                       * @description The account (personal or team) that owns the post
+                       */
+                      account_id: string;
+                      /**
+                       * Format: uuid
+                       * @description The user who created it
+                       */
+                      created_by: string;
+                      content: string;
+                      media_urls: string[];
+                      /** @description Per-platform options keyed by platform name */
+                      platform_options: {
+                        [key: string]: {
+                          [key: string]: unknown;
+                        };
+                      };
+                      /**
+                       * Format: date-time
+                       * @description null for an immediate post
+                       */
+                      scheduled_at: string | null;
+                      /**
+                       * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+                       * @enum {unknown}
+                       */
+                      status:
+                        | 'scheduled'
+                        | 'queued'
+                        | 'publishing'
+                        | 'published'
+                        | 'partial'
+                        | 'failed'
+                        | 'cancelled';
+                      /** Format: date-time */
+                      created_at: string;
+                      /** Format: date-time */
+                      updated_at: string;
+                      /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+                      sandbox: boolean;
+                      post_targets: {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The platform name, as in POST /posts platforms */
+                        platform: string;
+                        /**
+                         * Format: uuid
+                         * @description The connection published to
+                         */
+                        social_account_id: string;
+                        /** @description A sandbox target never reaches the platform */
+                        sandbox: boolean;
+                        /**
+                         * @description pending -> publishing -> published | failed, or cancelled
+                         * @enum {unknown}
+                         */
+                        status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                        attempts: number;
+                        /** @description The platform's error code, verbatim */
+                        error_code: string | null;
+                        error_message: string | null;
+                        retryable: boolean | null;
+                        platform_post_id: string | null;
+                        platform_url: string | null;
+                        /** Format: date-time */
+                        published_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                      }[];
+                      /**
+                       * Format: uuid
+                       * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                       */
+                      series_id: string | null;
+                    };
+                    error?: {
+                      code: string;
+                      message: string;
+                      details?: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
+                    };
+                  }
+                | {
+                    /** @description Position in posts[] (bulk) */
+                    index?: number;
+                    /** @description Data row, 1 = first row after the header (CSV) */
+                    row?: number;
+                    /** @description Line in the file (CSV) */
+                    line?: number;
+                    /** @description true when creating this post would succeed now */
+                    valid: boolean;
+                    /** @description Every problem found, by field */
+                    problems: {
+                      /** @description Path of the offending field, e.g. `media_urls[0]` */
+                      field: string;
+                      message: string;
+                    }[];
+                    /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                    unchecked?: {
+                      /** @description Path of the offending field, e.g. `media_urls[0]` */
+                      field: string;
+                      message: string;
+                    }[];
+                  }
+              )[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  importPosts: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+        /** @description true: validate every row, create nothing */
+        dry_run?: boolean;
+      };
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'text/csv': string;
+        'application/csv': string;
+      };
+    };
+    responses: {
+      /** @description One result per row, in file order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              dry_run: boolean;
+              /** @description Posts created (0 in a dry run) */
+              created: number;
+              /** @description Posts refused (dry run: that would be refused) */
+              failed: number;
+              results: (
+                | {
+                    /** @description Position in posts[] (bulk) */
+                    index?: number;
+                    /** @description Data row, 1 = first row after the header (CSV) */
+                    row?: number;
+                    /** @description Line in the file (CSV) */
+                    line?: number;
+                    /** @description 201 created, or the status POST /posts would answer */
+                    status: number;
+                    data?: {
+                      /** Format: uuid */
+                      id: string;
+                      /**
+                       * Format: uuid
+                       * @description The account (personal or team) that owns the post
+                       */
+                      account_id: string;
+                      /**
+                       * Format: uuid
+                       * @description The user who created it
+                       */
+                      created_by: string;
+                      content: string;
+                      media_urls: string[];
+                      /** @description Per-platform options keyed by platform name */
+                      platform_options: {
+                        [key: string]: {
+                          [key: string]: unknown;
+                        };
+                      };
+                      /**
+                       * Format: date-time
+                       * @description null for an immediate post
+                       */
+                      scheduled_at: string | null;
+                      /**
+                       * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+                       * @enum {unknown}
+                       */
+                      status:
+                        | 'scheduled'
+                        | 'queued'
+                        | 'publishing'
+                        | 'published'
+                        | 'partial'
+                        | 'failed'
+                        | 'cancelled';
+                      /** Format: date-time */
+                      created_at: string;
+                      /** Format: date-time */
+                      updated_at: string;
+                      /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+                      sandbox: boolean;
+                      post_targets: {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description The platform name, as in POST /posts platforms */
+                        platform: string;
+                        /**
+                         * Format: uuid
+                         * @description The connection published to
+                         */
+                        social_account_id: string;
+                        /** @description A sandbox target never reaches the platform */
+                        sandbox: boolean;
+                        /**
+                         * @description pending -> publishing -> published | failed, or cancelled
+                         * @enum {unknown}
+                         */
+                        status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                        attempts: number;
+                        /** @description The platform's error code, verbatim */
+                        error_code: string | null;
+                        error_message: string | null;
+                        retryable: boolean | null;
+                        platform_post_id: string | null;
+                        platform_url: string | null;
+                        /** Format: date-time */
+                        published_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                      }[];
+                      /**
+                       * Format: uuid
+                       * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+                       */
+                      series_id: string | null;
+                    };
+                    error?: {
+                      code: string;
+                      message: string;
+                      details?: {
+                        /** @description Path of the offending field, e.g. `media_urls[0]` */
+                        field: string;
+                        message: string;
+                      }[];
+                    };
+                  }
+                | {
+                    /** @description Position in posts[] (bulk) */
+                    index?: number;
+                    /** @description Data row, 1 = first row after the header (CSV) */
+                    row?: number;
+                    /** @description Line in the file (CSV) */
+                    line?: number;
+                    /** @description true when creating this post would succeed now */
+                    valid: boolean;
+                    /** @description Every problem found, by field */
+                    problems: {
+                      /** @description Path of the offending field, e.g. `media_urls[0]` */
+                      field: string;
+                      message: string;
+                    }[];
+                    /** @description Media URLs not fetched because the request reached its limit of 100 (valid says nothing about them); absent when every URL was fetched */
+                    unchecked?: {
+                      /** @description Path of the offending field, e.g. `media_urls[0]` */
+                      field: string;
+                      message: string;
+                    }[];
+                  }
+              )[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getPostSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post series id (series_id of its posts) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A repeating post */
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the series
+               */
+              account_id: string;
+              /** Format: uuid */
+              created_by: string;
+              rrule: string;
+              timezone: string;
+              count: number | null;
+              /** Format: date-time */
+              until: string | null;
+              /**
+               * Format: date-time
+               * @description The first occurrence (scheduled_at of the first post)
+               */
+              first_at: string;
+              /**
+               * @description active: occurrences are created ahead; finished: the rule has none left; stopped: DELETE
+               * @enum {unknown}
+               */
+              status: 'active' | 'stopped' | 'finished';
+              content: string;
+              /** @description The connections of every occurrence */
+              social_account_ids: string[];
+              /** @description Occurrences that have their post, oldest first */
+              occurrences: {
+                /**
+                 * Format: date-time
+                 * @description The time the rule gives (the post may have been moved since)
+                 */
+                occurrence_at: string;
+                /** Format: uuid */
+                post_id: string;
+              }[];
+              /** @description The next times the rule gives after now (at most 10; none once stopped) */
+              next_occurrences: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  stopPostSeries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post series id (series_id of its posts) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stopped series */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A repeating post */
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the series
+               */
+              account_id: string;
+              /** Format: uuid */
+              created_by: string;
+              rrule: string;
+              timezone: string;
+              count: number | null;
+              /** Format: date-time */
+              until: string | null;
+              /**
+               * Format: date-time
+               * @description The first occurrence (scheduled_at of the first post)
+               */
+              first_at: string;
+              /**
+               * @description active: occurrences are created ahead; finished: the rule has none left; stopped: DELETE
+               * @enum {unknown}
+               */
+              status: 'active' | 'stopped' | 'finished';
+              content: string;
+              /** @description The connections of every occurrence */
+              social_account_ids: string[];
+              /** @description Occurrences that have their post, oldest first */
+              occurrences: {
+                /**
+                 * Format: date-time
+                 * @description The time the rule gives (the post may have been moved since)
+                 */
+                occurrence_at: string;
+                /** Format: uuid */
+                post_id: string;
+              }[];
+              /** @description The next times the rule gives after now (at most 10; none once stopped) */
+              next_occurrences: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getSocialAccountSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Social account (connection) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The slots */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connection's posting slots */
+            data: {
+              /** Format: uuid */
+              social_account_id: string;
+              timezone: string;
+              /** @description In week order, Monday first */
+              slots: {
+                /** @enum {unknown} */
+                day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+                /** @description HH:MM, 24 h */
+                time: string;
+              }[];
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  putSocialAccountSlots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Social account (connection) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description IANA timezone of the times, e.g. Europe/Berlin (DST is followed) */
+          timezone: string;
+          /** @description Weekly times; an empty list removes every slot */
+          slots: {
+            /** @enum {unknown} */
+            day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+            /** @description HH:MM, 24 h */
+            time: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The slots as stored */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connection's posting slots */
+            data: {
+              /** Format: uuid */
+              social_account_id: string;
+              timezone: string;
+              /** @description In week order, Monday first */
+              slots: {
+                /** @enum {unknown} */
+                day: 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+                /** @description HH:MM, 24 h */
+                time: string;
+              }[];
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  queuePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Repeat the request with the same key and body: the first response is replayed */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description At least one target: social_account_ids or platforms */
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description At most 5000 characters; default "" */
+              content?: string;
+              /** @description Connections to publish to (preferred targeting) */
+              social_account_ids?: string[];
+              /** @description Legacy targeting: the account's active connection for each platform */
+              platforms?: (
+                | 'tiktok'
+                | 'instagram'
+                | 'youtube'
+                | 'twitter'
+                | 'linkedin'
+                | 'facebook'
+              )[];
+              /** @description Public http(s) URLs of the media */
+              media_urls?: string[];
+              /** @description Team account to act in; default: your personal account */
+              workspace_id?: string;
+              /** @description Per-platform options keyed by platform name */
+              platform_options?: {
+                tiktok?: {
+                  /**
+                   * @description Default SELF_ONLY when offered
+                   * @enum {unknown}
+                   */
+                  tiktokPrivacy?:
+                    | 'PUBLIC_TO_EVERYONE'
+                    | 'MUTUAL_FOLLOW_FRIENDS'
+                    | 'FOLLOWER_OF_CREATOR'
+                    | 'SELF_ONLY';
+                  tiktokIsDraft?: boolean;
+                  tiktokAllowComments?: boolean;
+                  /** @description Videos only */
+                  tiktokAllowDuet?: boolean;
+                  /** @description Videos only */
+                  tiktokAllowStitch?: boolean;
+                  tiktokBrandOrganic?: boolean;
+                  tiktokBrandContent?: boolean;
+                  tiktokAutoAddMusic?: boolean;
+                  /** @description Videos only */
+                  tiktokIsAigc?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                };
+                instagram?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                youtube?: {
+                  /**
+                   * @description Default private
+                   * @enum {unknown}
+                   */
+                  privacyStatus?: 'private' | 'public' | 'unlisted';
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                twitter?: {
+                  /** @description Post as a reply to this post id (the number in its x.com URL) */
+                  replyToTweetId?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                linkedin?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                facebook?: {
+                  /**
+                   * Format: uri
+                   * @description A link to share with a text post (Facebook shows its preview)
+                   */
+                  link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
+              scheduled_at?: unknown;
+            }
+          | {
+              social_account_ids: unknown;
+            }
+          | {
+              platforms: unknown;
+            };
+      };
+    };
+    responses: {
+      /** @description The scheduled post (scheduled_at is the slot) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listSocialAccounts: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connections of the account */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Use it in social_account_ids
+               */
+              id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The account's id on the platform */
+              external_id: string;
+              display_name: string | null;
+              /**
+               * @description expired: the platform refused the token or its renewal; connect it again
+               * @enum {unknown}
+               */
+              status: 'active' | 'expired' | 'revoked';
+              /** @description Scopes granted on the platform */
+              scopes: string[];
+              /** Format: date-time */
+              token_expires_at: string | null;
+              /** @description A sandbox connection never calls its platform */
+              sandbox: boolean;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createSocialAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {unknown} */
+          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
+          sandbox?: boolean;
+          /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
+          external_id?: string;
+          display_name?: string;
+          /** @description Required unless sandbox. Encrypted at rest; never returned */
+          access_token?: string;
+          /** @description Encrypted at rest; never returned */
+          refresh_token?: string;
+          /** Format: date-time */
+          token_expires_at?: string;
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The connection */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Use it in social_account_ids
+               */
+              id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The account's id on the platform */
+              external_id: string;
+              display_name: string | null;
+              /**
+               * @description expired: the platform refused the token or its renewal; connect it again
+               * @enum {unknown}
+               */
+              status: 'active' | 'expired' | 'revoked';
+              /** @description Scopes granted on the platform */
+              scopes: string[];
+              /** Format: date-time */
+              token_expires_at: string | null;
+              /** @description A sandbox connection never calls its platform */
+              sandbox: boolean;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getSocialAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Connection id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connection */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Use it in social_account_ids
+               */
+              id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The account's id on the platform */
+              external_id: string;
+              display_name: string | null;
+              /**
+               * @description expired: the platform refused the token or its renewal; connect it again
+               * @enum {unknown}
+               */
+              status: 'active' | 'expired' | 'revoked';
+              /** @description Scopes granted on the platform */
+              scopes: string[];
+              /** Format: date-time */
+              token_expires_at: string | null;
+              /** @description A sandbox connection never calls its platform */
+              sandbox: boolean;
+              /** Format: date-time */
+              created_at: string;
+              rate_limit: {
+                /** @description Calls the platform allows per window (our setting) */
+                limit: number;
+                /** @description The length of that window */
+                window_seconds: number;
+                /** @description Posts that could be sent to the platform right now */
+                remaining: number;
+                /**
+                 * Format: date-time
+                 * @description When the next post may go if none remains, else when the oldest counted one leaves the window
+                 */
+                resets_at: string | null;
+                /** @description Posts waiting for a slot of this connection */
+                waiting: number;
+                /**
+                 * Format: date-time
+                 * @description Until when the platform itself refused calls (its last rate-limit answer)
+                 */
+                blocked_until: string | null;
+              } | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteSocialAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Connection id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  startConnect: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {unknown} */
+          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
+          return_url?: string;
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The consent URL */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Send the user's browser here: it binds the flow to that browser (a cookie), then redirects to the platform's consent page. Single browser: the callback refuses another one. */
+              authorization_url: string;
+              /** @description Single-use; comes back on the callback */
+              state: string;
+              /**
+               * Format: date-time
+               * @description The consent must be completed before this (10 minutes)
+               */
+              expires_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The keys of the account */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @description First characters of the key, for recognising it */
+              key_prefix: string;
+              /**
+               * Format: uuid
+               * @description The team that owns the key; null for a personal key
+               */
+              workspace_id: string | null;
+              /** Format: uuid */
+              created_by: string;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              last_used_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Friendly name, 1-100 characters */
+          name: string;
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The new key, with the raw key shown once */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @description The raw key. Shown only in this response: store it now. */
+              key: string;
+              key_prefix: string;
+              /** Format: uuid */
+              workspace_id: string | null;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description API key id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscriptions (secrets are not shown) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: (
+                | 'post.published'
+                | 'post.failed'
+                | 'post.partial'
+                | 'social_account.expired'
+              )[];
+              active: boolean;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uri
+           * @description An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected
+           */
+          url: string;
+          /** @description Any of post.published, post.failed, post.partial */
+          events: ('post.published' | 'post.failed' | 'post.partial' | 'social_account.expired')[];
+          /** @description Team account to act in; default: your personal account */
+          workspace_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The new subscription, active, with its secret */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: (
+                | 'post.published'
+                | 'post.failed'
+                | 'post.partial'
+                | 'social_account.expired'
+              )[];
+              active: boolean;
+              /** Format: date-time */
+              created_at: string;
+              /** @description Signs every delivery (HMAC-SHA256). Shown only in this response. */
+              secret: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description true enables, false disables */
+          active: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The id and the new state */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              active: boolean;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Newest first; default 100 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deliveries, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Also sent as the webhook-id header
+               */
+              id: string;
+              /** Format: uuid */
+              webhook_id: string;
+              /**
+               * Format: uuid
+               * @description null for social_account.expired
+               */
+              post_id: string | null;
+              /** @enum {unknown} */
+              event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
+              /** @enum {unknown} */
+              status: 'pending' | 'delivered' | 'failed';
+              attempts: number;
+              last_status_code: number | null;
+              last_error: string | null;
+              /** Format: date-time */
+              next_attempt_at: string | null;
+              /** Format: date-time */
+              delivered_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** @description The exact JSON bytes that are signed and sent */
+              payload: string;
+              attempt_log: {
+                attempt_no: number;
+                status_code: number | null;
+                error: string | null;
+                duration_ms: number;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  redeliverWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+        /** @description Delivery id */
+        delivery_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery, pending again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Also sent as the webhook-id header
+               */
+              id: string;
+              /** Format: uuid */
+              webhook_id: string;
+              /**
+               * Format: uuid
+               * @description null for social_account.expired
+               */
+              post_id: string | null;
+              /** @enum {unknown} */
+              event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
+              /** @enum {unknown} */
+              status: 'pending' | 'delivered' | 'failed';
+              attempts: number;
+              last_status_code: number | null;
+              last_error: string | null;
+              /** Format: date-time */
+              next_attempt_at: string | null;
+              /** Format: date-time */
+              delivered_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** @description The exact JSON bytes that are signed and sent */
+              payload: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listWorkspaces: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Your workspaces */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Pass it as workspace_id to act in this team
+               */
+              id: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'member';
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  createWorkspace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The workspace */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Pass it as workspace_id to act in this team
+               */
+              id: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'member';
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  setWorkspaceMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Workspace id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description An existing user
+           */
+          user_id: string;
+          /** @enum {unknown} */
+          role: 'owner' | 'admin' | 'member';
+        };
+      };
+    };
+    responses: {
+      /** @description The membership */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              workspace_id: string;
+              /** Format: uuid */
+              user_id: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'member';
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  removeWorkspaceMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Workspace id */
+        id: string;
+        /** @description User id */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getOpenApiDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenAPI 3.1 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
           };
         };
       };

@@ -19,7 +19,9 @@ export type DomainError =
   | { code: 'limit_exceeded'; message: string }
   | { code: 'unauthorized'; message: string }
   /** A platform whose OAuth client is not configured: the message names the variables. */
-  | { code: 'platform_not_configured'; message: string };
+  | { code: 'platform_not_configured'; message: string }
+  /** POST /posts/queue for a connection that has no posting slots. */
+  | { code: 'no_slots'; message: string };
 
 export const validationFailed = (details: Problem[]): DomainError => ({
   code: 'validation_failed',
@@ -41,6 +43,7 @@ export const postNotEditable = (message: string): DomainError => ({
   code: 'post_not_editable',
   message,
 });
+export const noSlots = (message: string): DomainError => ({ code: 'no_slots', message });
 export const limitExceeded = (message: string): DomainError => ({
   code: 'limit_exceeded',
   message,

@@ -10,4 +10,5 @@ export type * from './ports/index.ts';
 export * from './result.ts';
 export * from './rules/index.ts';
 export * from './secret-cipher.ts';
+export * from './series-model.ts';
 export * from './use-cases/index.ts';

@@ -158,6 +158,8 @@ export interface Post {
   status: PostStatus;
   createdAt: Date;
   updatedAt: Date;
+  /** The repeating series this post is an occurrence of; null for a one-off post. */
+  seriesId: string | null;
 }
 
 /**

@@ -216,6 +216,7 @@ describe('memory repositories', () => {
         id: 'p1',
         accountId: 'a',
         createdBy: 'u',
+        seriesId: null,
         content: '',
         mediaUrls: [],
         platformOptions: {},

@@ -37,6 +37,7 @@ describe('reconcile', () => {
       postsEnqueued: 2,
       leasesResumed: 0,
       deliveriesEnqueued: 0,
+      seriesOccurrencesCreated: 0,
       enqueueFailures: 0,
     });
     expect(deps.queue.enqueued).toEqual([
@@ -105,6 +106,7 @@ describe('reconcile', () => {
       postsEnqueued: 0,
       leasesResumed: 0,
       deliveriesEnqueued: 0,
+      seriesOccurrencesCreated: 0,
       enqueueFailures: 0,
     });
   });

@@ -64,6 +64,7 @@ export const postColumns = [
   'posts.status as status',
   'posts.created_at as createdAt',
   'posts.updated_at as updatedAt',
+  'posts.series_id as seriesId',
 ] as const;
 
 export const targetColumns = [

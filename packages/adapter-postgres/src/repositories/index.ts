@@ -8,6 +8,8 @@ import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
 import { createOAuthStateRepository } from './oauth-states.ts';
 import { createPostRepository } from './posts.ts';
+import { createPostSeriesRepository } from './series.ts';
+import { createSlotRepository } from './slots.ts';
 import { createSocialAccountRepository } from './social-accounts.ts';
 import { createWebhookRepository } from './webhooks.ts';
 
@@ -29,5 +31,7 @@ export function createRepositories(
     deliveries: createDeliveryRepository(db, options),
     idempotency: createIdempotencyRepository(db),
     oauthStates: createOAuthStateRepository(db),
+    series: createPostSeriesRepository(db),
+    slots: createSlotRepository(db),
   };
 }

@@ -46,6 +46,7 @@ const postRow = (post: PostWithTargets) => ({
   status: post.status,
   created_at: post.createdAt.toISOString(),
   updated_at: post.updatedAt.toISOString(),
+  series_id: post.seriesId,
 });
 
 const targetRows = (post: PostWithTargets) =>
@@ -70,7 +71,7 @@ const targetRows = (post: PostWithTargets) =>
   }));
 
 const POST_INSERT_COLUMNS = sql.raw(
-  'id, account_id, created_by, content, media_urls, platform_options, scheduled_at, status, created_at, updated_at',
+  'id, account_id, created_by, content, media_urls, platform_options, scheduled_at, status, created_at, updated_at, series_id',
 );
 const TARGET_COLUMN_NAMES =
   'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at';

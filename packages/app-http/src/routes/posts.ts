@@ -4,6 +4,7 @@ import {
   type CreatePostInput,
   cancelPost,
   createPost,
+  createRepeatingPost,
   getPost,
   listPosts,
   listPostsPage,
@@ -26,7 +27,8 @@ import {
   PATH_ERRORS,
   WorkspaceQuery,
 } from '../schemas/common.ts';
-import { createPostBody, IdempotencyHeaders, schedulePostBody } from '../schemas/post-input.ts';
+import { createPostBody, IdempotencyHeaders } from '../schemas/post-input.ts';
+import { scheduleBody } from '../schemas/post-series.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
@@ -52,7 +54,7 @@ const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
     'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
   security: SECURED,
   headers: IdempotencyHeaders,
-  body: mode === 'now' ? createPostBody(catalog) : schedulePostBody(catalog),
+  body: mode === 'now' ? createPostBody(catalog) : scheduleBody(catalog),
   response: {
     201: Data(PostSchema, 'The created post (Location: /posts/{id})'),
     ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
@@ -66,10 +68,18 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   { deps, idempotency },
 ) => {
   const create = (mode: PostMode) => async (request: FastifyRequest) => {
-    const body = (request.body ?? {}) as CreatePostInput & { workspace_id?: string };
-    const { workspace_id: workspaceId, ...input } = body;
+    const body = (request.body ?? {}) as CreatePostInput & {
+      workspace_id?: string;
+      recurrence?: unknown;
+    };
+    const { workspace_id: workspaceId, recurrence, ...input } = body;
     const ctx = await contextOf(deps, request, workspaceId);
-    const post = unwrap(await createPost(deps, ctx, input, mode, { requestId: request.id }));
+    const meta = { requestId: request.id };
+    const post = unwrap(
+      mode === 'scheduled' && recurrence !== undefined
+        ? await createRepeatingPost(deps, ctx, input, recurrence, meta)
+        : await createPost(deps, ctx, input, mode, meta),
+    );
     return { statusCode: 201, body: { data: presentPost(post) } };
   };
 

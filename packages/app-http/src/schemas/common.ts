@@ -47,7 +47,7 @@ const errorBody = (description: string) =>
 
 /** Every error status the API answers with, and what it means. */
 export const ERROR_DESCRIPTIONS = {
-  400: 'validation_failed (each problem in details), invalid_json, bad_request or platform_not_configured',
+  400: 'validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue)',
   401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
   403: 'forbidden: not a member of the workspace, or not allowed in it',
   404: 'not_found: no such resource within your reach',

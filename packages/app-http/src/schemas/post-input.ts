@@ -61,7 +61,7 @@ export const postFields = (catalog: PlatformCatalog) => ({
 });
 
 /** At least one target, by either list (an empty list is no target). */
-const AT_LEAST_ONE_TARGET = {
+export const AT_LEAST_ONE_TARGET = {
   anyOf: [
     { required: ['social_account_ids'], properties: { social_account_ids: { minItems: 1 } } },
     { required: ['platforms'], properties: { platforms: { minItems: 1 } } },

@@ -55,6 +55,9 @@ export const PostSchema = Type.Object({
     description: 'Every target is a sandbox one: nothing of this post reaches a platform',
   }),
   post_targets: Type.Array(PostTargetSchema),
+  series_id: Nullable(
+    Uuid('The repeating series (GET /post-series/:id) this post is an occurrence of'),
+  ),
 });
 
 export type PostJson = Static<typeof PostSchema>;
@@ -92,5 +95,6 @@ export function presentPost(post: PostWithTargets): PostJson {
     updated_at: post.updatedAt.toISOString(),
     sandbox: post.targets.length > 0 && post.targets.every((target) => target.sandbox),
     post_targets: post.targets.map(presentTarget),
+    series_id: post.seriesId,
   };
 }

@@ -10,5 +10,7 @@ export type * from './storage/idempotency.ts';
 export type * from './storage/oauth-states.ts';
 export type * from './storage/posts.ts';
 export type * from './storage/repositories.ts';
+export type * from './storage/series.ts';
+export type * from './storage/slots.ts';
 export type * from './storage/social-accounts.ts';
 export type * from './storage/webhooks.ts';

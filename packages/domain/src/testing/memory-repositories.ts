@@ -3,6 +3,7 @@ import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accoun
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
 import { memoryOAuthStateRepository } from './memory-oauth-states.ts';
 import { memoryPostRepository } from './memory-posts.ts';
+import { memoryPostSeriesRepository, memorySlotRepository } from './memory-series.ts';
 import { memorySocialAccountRepository } from './memory-social-accounts.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { memoryDeliveryRepository, memoryWebhookRepository } from './memory-webhooks.ts';
@@ -30,6 +31,8 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     deliveries: withFaults(store, 'deliveries', memoryDeliveryRepository(store)),
     idempotency: withFaults(store, 'idempotency', memoryIdempotencyRepository(store)),
     oauthStates: withFaults(store, 'oauthStates', memoryOAuthStateRepository(store)),
+    series: withFaults(store, 'series', memoryPostSeriesRepository(store)),
+    slots: withFaults(store, 'slots', memorySlotRepository(store)),
   };
 }
 

@@ -12,6 +12,7 @@ import type {
   WebhookDelivery,
 } from '../model.ts';
 import type { IdempotencyRecord } from '../ports/index.ts';
+import type { PostSeries, SeriesOccurrence, SlotSet } from '../series-model.ts';
 
 /** Every table of the in-memory database. Maps keep insertion order, like a heap without ORDER BY. */
 export interface MemoryTables {
@@ -32,6 +33,11 @@ export interface MemoryTables {
   oauthStates: Map<string, OAuthState>;
   /** Token refresh leases by connection id (a column of social_accounts in PostgreSQL). */
   refreshLeases: Map<string, Date>;
+  postSeries: Map<string, PostSeries>;
+  /** Keyed `${seriesId}/${occurrence ISO}`: the unique (series, occurrence time) of PostgreSQL. */
+  seriesOccurrences: Map<string, SeriesOccurrence & { seriesId: string }>;
+  /** Keyed by connection id. */
+  slotSets: Map<string, SlotSet>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -48,6 +54,9 @@ const emptyTables = (): MemoryTables => ({
   idempotency: new Map(),
   oauthStates: new Map(),
   refreshLeases: new Map(),
+  postSeries: new Map(),
+  seriesOccurrences: new Map(),
+  slotSets: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

@@ -133,6 +133,7 @@ export async function preparePost(
     status: mode === 'now' ? 'queued' : 'scheduled',
     createdAt: now,
     updatedAt: now,
+    seriesId: null,
     targets,
   };
   return ok(post);
@@ -156,11 +157,21 @@ export async function storePost(
   post: PostWithTargets,
   meta: JobMeta = {},
 ): Promise<PostWithTargets> {
-  const { scheduledAt, targets } = post;
   // No unit of work: `insert` is atomic by itself (the PostgreSQL adapter stores the post and
   // its targets in one statement, a data-modifying CTE; the in-memory fake checks before it
   // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
   await deps.repos.posts.insert(post);
+  await enqueueStoredPost(deps, post, meta);
+  return post;
+}
+
+/** Counts a committed post and enqueues its publish job (the reconciler retries a failed enqueue). */
+export async function enqueueStoredPost(
+  deps: CoreDeps,
+  post: PostWithTargets,
+  meta: JobMeta = {},
+): Promise<void> {
+  const { scheduledAt, targets } = post;
   deps.metrics?.postCreated({ scheduled: scheduledAt !== null, targets: targets.length });
   try {
     await deps.queue.enqueuePublish(post.id, scheduledAt, meta);
@@ -168,7 +179,6 @@ export async function storePost(
     // The post is committed; the reconciler enqueues it on its next pass.
     deps.logger.warn({ postId: post.id, err: String(error) }, 'enqueue of publish job failed');
   }
-  return post;
 }
 
 /** The caller's own posts, newest first; a team key sees only those in its team. */

@@ -1,9 +1,12 @@
 import type { CoreDeps } from '../deps.ts';
+import { extendSeries } from './recurrence.ts';
 
 export interface ReconcileReport {
   postsEnqueued: number;
   leasesResumed: number;
   deliveriesEnqueued: number;
+  /** Occurrences of repeating posts created ahead of their time. */
+  seriesOccurrencesCreated: number;
   /** Enqueue calls that failed (logged); the next pass tries again. */
   enqueueFailures: number;
 }
@@ -23,6 +26,7 @@ export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
     postsEnqueued: 0,
     leasesResumed: 0,
     deliveriesEnqueued: 0,
+    seriesOccurrencesCreated: 0,
     enqueueFailures: 0,
   };
   const attempt = async (what: object, enqueue: () => Promise<void>): Promise<boolean> => {
@@ -35,6 +39,9 @@ export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
       return false;
     }
   };
+
+  // First: an occurrence created here whose enqueue failed is re-added by the pass below.
+  report.seriesOccurrencesCreated = await extendSeries(deps);
 
   const until = new Date(now.getTime() + RECONCILE_LOOK_AHEAD_MS);
   for (const post of await repos.posts.findDuePosts(until, settings.reconcileBatchSize)) {

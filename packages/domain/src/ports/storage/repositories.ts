@@ -4,6 +4,8 @@ import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
 import type { OAuthStateRepository } from './oauth-states.ts';
 import type { PostRepository } from './posts.ts';
+import type { PostSeriesRepository } from './series.ts';
+import type { SlotRepository } from './slots.ts';
 import type { SocialAccountRepository } from './social-accounts.ts';
 import type { WebhookRepository } from './webhooks.ts';
 
@@ -16,6 +18,8 @@ export interface Repositories {
   deliveries: DeliveryRepository;
   idempotency: IdempotencyRepository;
   oauthStates: OAuthStateRepository;
+  series: PostSeriesRepository;
+  slots: SlotRepository;
 }
 
 /** Runs work inside one transaction; the repositories passed in are bound to it. */

@@ -208,6 +208,7 @@ export function makePost(
     status: 'queued',
     createdAt,
     updatedAt: createdAt,
+    seriesId: null,
     ...options.post,
     targets: platforms.map((platform, index) =>
       makeTarget(id, options.socialAccountIds?.[index] ?? newId(), {

@@ -1,0 +1,227 @@
+/**
+ * Repeating posts. Each occurrence is its own post, created ahead of time: the first with the
+ * series, the next ones by `extendSeries` (every reconcile pass), so the next occurrence exists
+ * before the current one is due, also after a restart. Several workers may extend at once: the
+ * unique (series, occurrence time) claim lets exactly one of them create each occurrence.
+ */
+import type { CoreDeps } from '../deps.ts';
+import { type DomainError, notFound, type Problem, validationFailed } from '../errors.ts';
+import type { AccountContext, Actor, PostTarget, PostWithTargets } from '../model.ts';
+import type { JobMeta } from '../ports/index.ts';
+import { err, ok, type Result } from '../result.ts';
+import type { CreatePostInput } from '../rules/post-rules.ts';
+import { occurrencesAfter, validateRecurrence } from '../rules/recurrence.ts';
+import { isUuid } from '../rules/shape.ts';
+import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
+import { canAccessAccount } from './access.ts';
+import { cancelPost, enqueueStoredPost, preparePost } from './posts.ts';
+
+/** Future occurrences kept created: the one due next and the one after it. */
+export const SERIES_OCCURRENCES_AHEAD = 2;
+/** Upcoming times GET /post-series/:id shows. */
+export const SERIES_PREVIEW = 10;
+
+/** POST /posts/schedule with `recurrence`: the series and its first occurrence (returned). */
+export async function createRepeatingPost(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: CreatePostInput,
+  recurrenceValue: unknown,
+  meta: JobMeta = {},
+): Promise<Result<PostWithTargets, DomainError>> {
+  const { problems, recurrence } = validateRecurrence(recurrenceValue);
+  const prepared = await preparePost(deps, ctx, input, 'scheduled');
+  const postProblems: Problem[] =
+    !prepared.ok && prepared.error.code === 'validation_failed' ? prepared.error.details : [];
+  if (prepared.ok && recurrence?.until && recurrence.until < (prepared.value.scheduledAt as Date)) {
+    problems.push({ field: 'recurrence.until', message: 'must not be before scheduled_at' });
+  }
+  if (problems.length > 0 || !recurrence)
+    return err(validationFailed([...postProblems, ...problems]));
+  if (!prepared.ok) return prepared;
+
+  const post = prepared.value;
+  const now = deps.clock.now();
+  const series: PostSeries = {
+    id: deps.ids.newId(),
+    accountId: post.accountId,
+    createdBy: post.createdBy,
+    rrule: recurrence.rrule,
+    timezone: recurrence.timezone,
+    count: recurrence.count,
+    until: recurrence.until,
+    firstAt: post.scheduledAt as Date,
+    template: {
+      content: post.content,
+      mediaUrls: post.mediaUrls,
+      platformOptions: post.platformOptions,
+      targets: post.targets.map(({ socialAccountId, platform, sandbox }) => ({
+        socialAccountId,
+        platform,
+        sandbox,
+      })),
+    },
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+  };
+  post.seriesId = series.id;
+  await deps.uow.run(async (repos) => {
+    await repos.series.insert(series);
+    await repos.series.claimOccurrence(series.id, series.firstAt, post.id);
+    await repos.posts.insert(post);
+  });
+  await enqueueStoredPost(deps, post, meta);
+  await extendOne(deps, series, series.firstAt);
+  return ok(post);
+}
+
+/** The post of one occurrence: the template at `at`. */
+function occurrencePost(deps: CoreDeps, series: PostSeries, at: Date): PostWithTargets {
+  const now = deps.clock.now();
+  const postId = deps.ids.newId();
+  const targets: PostTarget[] = series.template.targets.map((target) => ({
+    id: deps.ids.newId(),
+    postId,
+    platform: target.platform,
+    socialAccountId: target.socialAccountId,
+    sandbox: target.sandbox,
+    status: 'pending',
+    attempts: 0,
+    errorCode: null,
+    errorMessage: null,
+    retryable: null,
+    platformPostId: null,
+    platformUrl: null,
+    resumeState: null,
+    leaseExpiresAt: null,
+    publishedAt: null,
+    updatedAt: now,
+  }));
+  return {
+    id: postId,
+    accountId: series.accountId,
+    createdBy: series.createdBy,
+    content: series.template.content,
+    mediaUrls: series.template.mediaUrls,
+    platformOptions: series.template.platformOptions,
+    scheduledAt: at,
+    status: 'scheduled',
+    createdAt: now,
+    updatedAt: now,
+    seriesId: series.id,
+    targets,
+  };
+}
+
+/**
+ * Creates the series' next SERIES_OCCURRENCES_AHEAD occurrences that have no post yet; marks it
+ * finished when the rule has no occurrence left. Returns how many posts this call created.
+ */
+async function extendOne(
+  deps: CoreDeps,
+  series: PostSeries,
+  lastOccurrenceAt: Date | null,
+): Promise<number> {
+  const now = deps.clock.now();
+  const upcoming = occurrencesAfter(series, now, SERIES_OCCURRENCES_AHEAD);
+  if (upcoming.length === 0) {
+    await deps.repos.series.setStatus(series.id, ['active'], 'finished', now);
+    return 0;
+  }
+  let created = 0;
+  for (const at of upcoming) {
+    if (lastOccurrenceAt !== null && at.getTime() <= lastOccurrenceAt.getTime()) continue;
+    const post = occurrencePost(deps, series, at);
+    const claimed = await deps.uow.run(async (repos) => {
+      if (!(await repos.series.claimOccurrence(series.id, at, post.id))) return false;
+      await repos.posts.insert(post);
+      return true;
+    });
+    if (!claimed) continue;
+    created++;
+    await enqueueStoredPost(deps, post);
+  }
+  return created;
+}
+
+/** The reconciler's pass over active series: returns how many occurrences it created. */
+export async function extendSeries(deps: CoreDeps): Promise<number> {
+  let created = 0;
+  // Only the series short of occurrences ahead: most passes expand no rule at all.
+  const due = await deps.repos.series.listNeedingOccurrences(
+    deps.clock.now(),
+    SERIES_OCCURRENCES_AHEAD,
+    deps.settings.reconcileBatchSize,
+  );
+  for (const { series, lastOccurrenceAt } of due) {
+    try {
+      created += await extendOne(deps, series, lastOccurrenceAt);
+    } catch (error) {
+      // One series failing (a connection deleted meanwhile...) must not stop the others.
+      deps.logger.warn({ seriesId: series.id, err: String(error) }, 'extending a series failed');
+    }
+  }
+  return created;
+}
+
+/** A series as GET /post-series/:id shows it. */
+export interface SeriesView {
+  series: PostSeries;
+  occurrences: SeriesOccurrence[];
+  /** The rule's next times after now (empty once the series is stopped or finished). */
+  nextOccurrences: Date[];
+}
+
+async function findSeries(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<PostSeries, DomainError>> {
+  const series = isUuid(id) ? await deps.repos.series.findById(id) : null;
+  const role = series ? await canAccessAccount(deps, actor, series.accountId) : null;
+  return series && role ? ok(series) : err(notFound('post series'));
+}
+
+async function viewOf(deps: CoreDeps, series: PostSeries): Promise<SeriesView> {
+  return {
+    series,
+    occurrences: await deps.repos.series.listOccurrences(series.id),
+    nextOccurrences:
+      series.status === 'stopped' ? [] : occurrencesAfter(series, deps.clock.now(), SERIES_PREVIEW),
+  };
+}
+
+export async function getSeries(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<SeriesView, DomainError>> {
+  const found = await findSeries(deps, actor, id);
+  return found.ok ? ok(await viewOf(deps, found.value)) : found;
+}
+
+/**
+ * Stops future occurrences: no new one is created, and those not yet publishing are
+ * cancelled; published ones stay. Stopping twice is fine.
+ */
+export async function stopSeries(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<SeriesView, DomainError>> {
+  const found = await findSeries(deps, actor, id);
+  if (!found.ok) return found;
+  // After this commits no occurrence can be claimed (the claim holds and checks the series row),
+  // so the list read below has every occurrence there will ever be.
+  await deps.repos.series.setStatus(id, ['active', 'finished'], 'stopped', deps.clock.now());
+  for (const occurrence of await deps.repos.series.listOccurrences(id)) {
+    const post = await deps.repos.posts.findById(occurrence.postId);
+    if (post && (post.status === 'scheduled' || post.status === 'queued')) {
+      // A post a worker starts meanwhile answers a conflict: it publishes, as a started one does.
+      await cancelPost(deps, actor, post.id);
+    }
+  }
+  const series = await deps.repos.series.findById(id);
+  return ok(await viewOf(deps, series ?? found.value));
+}

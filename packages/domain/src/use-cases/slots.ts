@@ -1,0 +1,121 @@
+/**
+ * Posting slots: a connection's weekly times, and POST /posts/queue, which schedules a post at
+ * the earliest slot none of its connections uses yet. The choice and the insert run in one
+ * transaction holding a database lock per connection, so concurrent requests (in any number
+ * of API processes) never get the same slot.
+ */
+import type { CoreDeps } from '../deps.ts';
+import { conflict, type DomainError, noSlots, notFound, validationFailed } from '../errors.ts';
+import type { AccountContext, Actor, PostWithTargets } from '../model.ts';
+import type { JobMeta } from '../ports/index.ts';
+import { err, ok, type Result } from '../result.ts';
+import type { CreatePostInput } from '../rules/post-rules.ts';
+import { isUuid } from '../rules/shape.ts';
+import { SLOT_HORIZON_DAYS, slotTimes, validateSlotSet } from '../rules/slots.ts';
+import type { SlotSet } from '../series-model.ts';
+import { canAccessAccount } from './access.ts';
+import { enqueueStoredPost, preparePost } from './posts.ts';
+
+async function findConnection(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<string, DomainError>> {
+  const connection = isUuid(id) ? await deps.repos.socialAccounts.findById(id) : null;
+  const role = connection ? await canAccessAccount(deps, actor, connection.accountId) : null;
+  return connection && role ? ok(connection.id) : err(notFound('social account'));
+}
+
+/** PUT /social-accounts/:id/slots: replaces the connection's slots. */
+export async function putSlots(
+  deps: CoreDeps,
+  actor: Actor,
+  socialAccountId: string,
+  body: unknown,
+): Promise<Result<SlotSet, DomainError>> {
+  const found = await findConnection(deps, actor, socialAccountId);
+  if (!found.ok) return found;
+  const { problems, timezone, slots } = validateSlotSet(body);
+  if (problems.length > 0) return err(validationFailed(problems));
+  const set: SlotSet = {
+    socialAccountId: found.value,
+    timezone,
+    slots,
+    updatedAt: deps.clock.now(),
+  };
+  await deps.repos.slots.put(set);
+  return ok(set);
+}
+
+/** GET /social-accounts/:id/slots: no slots yet reads as an empty list in UTC. */
+export async function getSlots(
+  deps: CoreDeps,
+  actor: Actor,
+  socialAccountId: string,
+): Promise<Result<SlotSet, DomainError>> {
+  const found = await findConnection(deps, actor, socialAccountId);
+  if (!found.ok) return found;
+  const set = await deps.repos.slots.find(found.value);
+  return ok(
+    set ?? {
+      socialAccountId: found.value,
+      timezone: 'UTC',
+      slots: [],
+      updatedAt: deps.clock.now(),
+    },
+  );
+}
+
+/** POST /posts/queue: the post of POST /posts, scheduled at its connections' next free slot. */
+export async function queuePost(
+  deps: CoreDeps,
+  ctx: AccountContext,
+  input: CreatePostInput,
+  meta: JobMeta = {},
+): Promise<Result<PostWithTargets, DomainError>> {
+  if (input.scheduled_at !== undefined) {
+    return err(
+      validationFailed([
+        { field: 'scheduled_at', message: 'is not allowed here: the queue picks the time' },
+      ]),
+    );
+  }
+  // Every rule of an immediate post applies; the time comes from the slots below.
+  const prepared = await preparePost(deps, ctx, input, 'now');
+  if (!prepared.ok) return prepared;
+  const post = prepared.value;
+  const connectionIds = [...new Set(post.targets.map((target) => target.socialAccountId))].sort();
+  const sets = await Promise.all(connectionIds.map((id) => deps.repos.slots.find(id)));
+  const withoutSlots = connectionIds.filter((_, index) => (sets[index]?.slots.length ?? 0) === 0);
+  if (withoutSlots.length > 0) {
+    return err(noSlots(`no posting slots set for social account ${withoutSlots.join(', ')}`));
+  }
+
+  const stored = await deps.uow.run(async (repos) => {
+    // Sorted ids: two requests sharing connections lock them in the same order (no deadlock).
+    await repos.slots.lock(connectionIds);
+    const now = deps.clock.now();
+    const until = new Date(now.getTime() + SLOT_HORIZON_DAYS * 86_400_000);
+    const taken = new Set(
+      (await repos.slots.scheduledTimes(connectionIds, now, until)).map((at) => at.getTime()),
+    );
+    const candidates = new Set<number>();
+    for (const set of sets) {
+      if (set) for (const at of slotTimes(set, now)) candidates.add(at.getTime());
+    }
+    const free = [...candidates].sort((a, b) => a - b).find((at) => !taken.has(at));
+    if (free === undefined) return null;
+    const scheduled: PostWithTargets = {
+      ...post,
+      scheduledAt: new Date(free),
+      status: 'scheduled',
+    };
+    await repos.posts.insert(scheduled);
+    return scheduled;
+  });
+  if (!stored) {
+    return err(conflict(`every slot of the next ${SLOT_HORIZON_DAYS} days is taken`));
+  }
+  await enqueueStoredPost(deps, stored, meta);
+  return ok(stored);
+}
