@@ -68,6 +68,9 @@ describe.skipIf(skipReason)(
         PLATFORM_POLL_INTERVAL_MS: '100',
         RECONCILE_INTERVAL_MS: '1000',
         RATE_LIMIT_MAX: '1000000',
+        // 200 posts to one TikTok connection: paced at TikTok's real 6 a minute they would take
+        // half an hour (pacing has its own tests).
+        TIKTOK_RATE_LIMIT: 'off',
         WORKER_CONCURRENCY: '16',
         WORKER_PROCESSES: '1',
         LOG_LEVEL: 'warn',

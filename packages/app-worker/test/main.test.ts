@@ -90,6 +90,7 @@ describe.skipIf(skipReason)(
         QUEUE_PREFIX: killPrefix,
         TIKTOK_API_BASE_URL: tiktok.baseUrl,
         TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
+        TIKTOK_RATE_LIMIT: 'off',
       };
       const killConfig = testConfig(env);
       const producer = await createRuntime(killConfig, log.logger, { role: 'api' });
@@ -156,6 +157,7 @@ describe.skipIf(skipReason)(
         QUEUE_PREFIX: prefix,
         TIKTOK_API_BASE_URL: tiktok.baseUrl,
         TIKTOK_TOKEN_BASE_URL: tiktok.baseUrl,
+        TIKTOK_RATE_LIMIT: 'off',
         WORKER_PROCESSES: '2',
       };
       const producer = await createRuntime(testConfig(env), log.logger, { role: 'api' });

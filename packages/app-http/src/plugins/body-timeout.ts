@@ -62,6 +62,12 @@ export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts)
     source.once('end', settle);
     source.once('close', settle);
     body.once('close', settle);
+    // Answered before the body was read (a refusal, a drained upload): nothing waits for it.
+    reply.raw.once('finish', settle);
+    reply.raw.once('close', settle);
+    // The refusal reaches the parser through its own listener; without one (nobody reads the
+    // body any more) it must not become an uncaught exception that ends the process.
+    body.on('error', () => {});
     return body;
   });
 }

@@ -221,6 +221,12 @@ const FAST = {
   WORKER_CONCURRENCY: '4',
   // Every test polls GET /posts/:id; the default 600/min would be a test artefact.
   RATE_LIMIT_MAX: '100000',
+  // Pacing at the platforms' real limits (TikTok 6 a minute) would make every burst of posts to
+  // one fake connection take minutes; e2e-pacing.test.ts, where pacing is the subject, sets its own.
+  TIKTOK_RATE_LIMIT: 'off',
+  X_RATE_LIMIT: 'off',
+  INSTAGRAM_RATE_LIMIT: 'off',
+  LINKEDIN_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
