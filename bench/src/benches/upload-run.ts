@@ -75,6 +75,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
     recordIntent: async () => {},
     clearIntent: async () => {},
     saveTokens: async () => {},
+    beforeCountedCall: async () => {},
     signal: new AbortController().signal,
   };
 }

@@ -2,7 +2,10 @@
  * upload: one 2 GB video through the YouTube publisher into the fake YouTube, the media coming
  * from the fake media server (both in a helper process). The uploader runs in a fresh process
  * of its own; its peak RSS growth over the upload is the adapter's memory cost.
- * Floor: the same bytes through a bare undici GET -> PUT pipe (throughput and RSS).
+ * Floor: the same bytes through a bare undici GET -> PUT pipe (throughput and RSS). The memory
+ * target is the adapter's growth against the pipe's in the same run (each adapter run paired
+ * with the pipe run after it): an absolute figure mostly measures Node's and undici's own
+ * buffers on the machine of the day, which the pipe pays too.
  */
 import type { Bench, BenchOptions } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
@@ -115,11 +118,13 @@ async function run(options: BenchOptions): Promise<Figure[]> {
     const speed = median(adapter.map((r) => bytes / MB / (r.ms / 1000)));
     const floorGrowth = median(floor.map((r) => r.growth / MB));
     const floorSpeed = median(floor.map((r) => bytes / MB / (r.ms / 1000)));
+    const ratios = adapter.map((r, index) => r.growth / (floor[index]?.growth ?? Number.NaN));
+    const growthRatio = median(ratios);
     out(
       `upload: peak RSS growth ${fmt(growth, 1)} MB (runs ${fmtRuns(
         adapter.map((r) => r.growth / MB),
         1,
-      )}), ${fmt(speed, 0)} MB/s; floor ${fmt(floorGrowth, 1)} MB, ${fmt(floorSpeed, 0)} MB/s; throughput ratio ${fmt(speed / floorSpeed, 2)}`,
+      )}), ${fmt(speed, 0)} MB/s; floor ${fmt(floorGrowth, 1)} MB, ${fmt(floorSpeed, 0)} MB/s; RSS growth ratio to the floor ${fmt(growthRatio, 2)} (runs ${fmtRuns(ratios, 2)}); throughput ratio ${fmt(speed / floorSpeed, 2)}`,
     );
     return [
       {
@@ -127,8 +132,15 @@ async function run(options: BenchOptions): Promise<Figure[]> {
         name: `upload ${fmt(bytes / MB, 0)} MB: peak RSS growth`,
         value: growth,
         unit: 'MB',
-        target: { op: '<=', value: 64 },
         digits: 1,
+      },
+      {
+        bench: 'upload',
+        name: 'upload: peak RSS growth ratio to the bare pipe (same run)',
+        value: growthRatio,
+        unit: 'x',
+        target: { op: '<=', value: 1.25 },
+        digits: 2,
       },
       { bench: 'upload', name: 'upload: throughput', value: speed, unit: 'MB/s', digits: 0 },
       {

@@ -65,6 +65,11 @@ const TIMINGS = {
   QUEUE_STALLED_INTERVAL_MS: '2000',
   QUEUE_LOCK_DURATION_MS: '4000',
   RATE_LIMIT_MAX: '1000000',
+  // The storm's posts all go to one account per platform: paced (the pacer stays in the path)
+  // at a scaled-up limit, since the fakes here enforce none and TikTok's 6 per minute would
+  // leave most posts waiting past the storm's end.
+  TIKTOK_RATE_LIMIT: '100/1s',
+  INSTAGRAM_RATE_LIMIT: '100/1s',
   LOG_LEVEL: 'warn',
 };
 

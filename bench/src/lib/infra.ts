@@ -52,7 +52,12 @@ export interface Backend {
 
 let prefixes = 0;
 
-export async function createBackend(mode: Mode, name: string): Promise<Backend> {
+/** `redisUrl`: a Redis of the bench's own instead of REDIS_URL (production mode). */
+export async function createBackend(
+  mode: Mode,
+  name: string,
+  options: { redisUrl?: string } = {},
+): Promise<Backend> {
   const dataDir = mkdtempSync(join(tmpdir(), `sp-bench-${name}-`));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (mode === 'embedded') {
@@ -68,7 +73,7 @@ export async function createBackend(mode: Mode, name: string): Promise<Backend> 
       cleanup: async () => removeDir(),
     };
   }
-  const urls = serverUrls();
+  const urls = { ...serverUrls(), ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}) };
   const database = await createTestDatabase({ serverUrl: urls.databaseUrl, docker: false });
   if (database.skipReason !== undefined) throw new Error(database.skipReason);
   prefixes += 1;

@@ -104,6 +104,8 @@ export interface Harness {
   intents: Array<string | null>;
   /** The intent the store holds now (saveProgress and clearIntent end it). */
   pendingIntent(): PublishIntent | null;
+  /** fake.requests.length (or whatever `countedMark` gives) at each beforeCountedCall. */
+  countedAt: number[];
   controller: AbortController;
 }
 
@@ -118,6 +120,10 @@ export interface RequestInput {
   resumeState?: ResumeState | null;
   /** An intent left by an earlier run (a crash after recordIntent). */
   intent?: PublishIntent | null;
+  /** What the counted-call hook records (e.g. how many requests a fake has seen). */
+  countedMark?: () => number;
+  /** The pacer's answer at the counted call (default: go ahead). */
+  pace?: () => Promise<void>;
   targetId?: string;
 }
 
@@ -161,6 +167,7 @@ export function makeRequest(input: RequestInput): Harness {
   const progress: ResumeState[] = [];
   const tokens: RefreshedTokens[] = [];
   const intents: Array<string | null> = [];
+  const countedAt: number[] = [];
   let pending: PublishIntent | null = input.intent ?? null;
   const controller = new AbortController();
   const request: PublishRequest = {
@@ -191,9 +198,21 @@ export function makeRequest(input: RequestInput): Harness {
     saveTokens: async (fresh) => {
       tokens.push(fresh);
     },
+    beforeCountedCall: async () => {
+      countedAt.push(input.countedMark?.() ?? 0);
+      await input.pace?.();
+    },
     signal: controller.signal,
   };
-  return { request, progress, tokens, intents, pendingIntent: () => pending, controller };
+  return {
+    request,
+    progress,
+    tokens,
+    intents,
+    pendingIntent: () => pending,
+    countedAt,
+    controller,
+  };
 }
 
 /** The request a worker would build after a crash: same post/target, stored resume state. */

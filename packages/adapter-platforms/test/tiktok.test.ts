@@ -1,3 +1,4 @@
+import { PaceDeferral } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   afterCrash,
@@ -388,6 +389,50 @@ describe('tiktok publisher', () => {
         code: 'server_error',
         retryable: true,
       });
+    });
+  });
+
+  describe('pacing at the counted call', () => {
+    const CREATOR = '/v2/post/publish/creator_info/query/';
+
+    it('asks the pacer once, after the creator-info query and right before init (what TikTok counts)', async () => {
+      const from = fake.requests.length;
+      const h = makeRequest({
+        platform: 'tiktok',
+        mediaUrls: [VIDEO],
+        countedMark: () => fake.requests.length,
+      });
+      expectPublished(await publisher().publish(h.request));
+      expect(h.countedAt).toHaveLength(1);
+      const mark = h.countedAt[0] ?? -1;
+      expect(fake.requests[mark - 1]?.path).toBe(CREATOR);
+      expect(fake.requests[mark]?.path).toBe(INIT);
+      expect(calls(INIT, from)).toHaveLength(1);
+    });
+
+    it('a connection out of budget: no init, no intent, the deferral reaches the worker', async () => {
+      const from = fake.requests.length;
+      const wait = { until: new Date(Date.now() + 10_000), limit: { count: 6, windowMs: 60_000 } };
+      const h = makeRequest({
+        platform: 'tiktok',
+        mediaUrls: [VIDEO],
+        pace: async () => {
+          throw new PaceDeferral(wait);
+        },
+      });
+      await expect(publisher().publish(h.request)).rejects.toBeInstanceOf(PaceDeferral);
+      expect(calls(CREATOR, from)).toHaveLength(1);
+      expect(calls(INIT, from)).toHaveLength(0);
+      expect(h.intents).toEqual([]);
+      expect(h.progress).toEqual([]);
+    });
+
+    it('a resume that only polls a stored publish_id makes no counted call', async () => {
+      const first = makeRequest({ platform: 'tiktok', mediaUrls: [VIDEO] });
+      expectPublished(await publisher().publish(first.request));
+      const again = afterCrash(first);
+      expectPublished(await publisher().resume(again.request));
+      expect(again.countedAt).toEqual([]);
     });
   });
 

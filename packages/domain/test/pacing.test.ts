@@ -101,6 +101,60 @@ describe('processPublishJob: pacing ahead of the platform limit', () => {
     expect(state.rateLimit).toMatchObject({ remaining: 0, blockedUntil: reset, waiting: 3 });
   });
 
+  it('the call is counted when the publisher reaches it, after its preliminary calls, not when the run starts', async () => {
+    const pacer = createMemoryPacer();
+    const { deps, hot, post } = await setup(pacer);
+    const start = deps.clock.now().getTime();
+    // The platform's preliminary query (TikTok's creator info) takes 40 s before the init.
+    deps.platforms.publisher('tiktok').beforeCounted(() => {
+      deps.clock.advance(40_000);
+    });
+    expect(await processPublishJob(deps, (await post(hot.id)).id, jobCtx())).toEqual({
+      kind: 'done',
+    });
+    const state = await pacer.state(`tiktok:${hot.id}`, TWO_PER_MINUTE, deps.clock.now());
+    // Counted at the init (start + 40 s): it leaves the window a minute after that.
+    expect(state.resetsAt?.getTime()).toBe(start + 40_000 + 60_000 + MARGIN);
+  });
+
+  it('out of budget at the counted call: the preliminary ran, the counted call did not, the target waits for its slot', async () => {
+    const { deps, hot, post } = await setup();
+    let preliminaries = 0;
+    deps.platforms.publisher('tiktok').beforeCounted(() => {
+      preliminaries += 1;
+    });
+    const posts = [await post(hot.id), await post(hot.id), await post(hot.id)];
+    const results = [];
+    for (const p of posts) results.push(await processPublishJob(deps, p.id, jobCtx()));
+    expect(preliminaries).toBe(3);
+    expect(calls(deps, 'tiktok')).toBe(2);
+    expect(results[2]).toMatchObject({ kind: 'retry', spendsAttempt: false });
+    expect(await targetOf(deps, posts[2]?.id ?? '')).toMatchObject({
+      status: 'pending',
+      errorCode: 'rate_limited',
+    });
+  });
+
+  it('a publisher that wraps the deferral in its own error still leaves the target waiting, no attempt spent', async () => {
+    const { deps, hot, post } = await setup();
+    const posts = [await post(hot.id), await post(hot.id), await post(hot.id)];
+    // The first two take the budget.
+    for (const p of posts.slice(0, 2)) await processPublishJob(deps, p.id, jobCtx());
+    deps.platforms.publisher('tiktok').beforeCounted(async (request) => {
+      try {
+        await request.beforeCountedCall();
+      } catch {
+        throw new Error('wrapped by the adapter');
+      }
+    });
+    const third = await processPublishJob(deps, posts[2]?.id ?? '', jobCtx());
+    expect(third).toMatchObject({ kind: 'retry', spendsAttempt: false });
+    expect(await targetOf(deps, posts[2]?.id ?? '')).toMatchObject({
+      status: 'pending',
+      errorCode: 'rate_limited',
+    });
+  });
+
   it('a pacer that cannot answer lets the call through (the platform still decides), with a warning', async () => {
     const failing: ConnectionPacer = {
       take: async () => {

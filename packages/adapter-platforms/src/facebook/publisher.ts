@@ -57,6 +57,7 @@ export function createFacebookPublisher(
       if (!progress.photos[index]) await assertMediaAllowed(url, runtime, request.signal);
     }
 
+    await request.beforeCountedCall();
     const kinds = urls.map(mediaKindOf);
     if (kinds.includes('video')) {
       const url = urls[0];

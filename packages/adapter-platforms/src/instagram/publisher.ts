@@ -159,6 +159,7 @@ export function createInstagramPublisher(
       // as the platform post id and no permalink is known.
       return { kind: 'published', platformPostId: containerId, platformUrl: null };
     }
+    await request.beforeCountedCall();
     const mediaId = await auth.call((token) =>
       api.publish(token, request.connection.externalId, containerId),
     );

@@ -110,6 +110,7 @@ export function createLinkedinPublisher(
       isReshareDisabledByAuthor: false,
       ...(content === undefined ? {} : { content }),
     };
+    await request.beforeCountedCall();
     let urn: string;
     try {
       urn = await sendOnce(request, CREATE_POST, () => auth.call((t) => api.createPost(t, post)));

@@ -1,4 +1,4 @@
-import type { PublishOutcome } from '@social-publisher/domain';
+import { PaceDeferral, type PublishOutcome } from '@social-publisher/domain';
 
 /**
  * Thrown inside an adapter to end the publish with `outcome` (a failure or connection_expired).
@@ -53,7 +53,7 @@ export const connectionExpired = (message: string): PublishFailure =>
 
 /**
  * Runs one publish/resume. Expected failures become outcomes; an abort (shutdown, lost lease)
- * is rethrown so the worker hands the target back untouched.
+ * and a pacing deferral are rethrown so the worker hands the target back untouched.
  */
 export async function runPublish(
   signal: AbortSignal,
@@ -63,6 +63,8 @@ export async function runPublish(
     return await body();
   } catch (error) {
     if (signal.aborted) throw error;
+    // The connection is out of budget before the counted call: the worker makes the target wait.
+    if (error instanceof PaceDeferral) throw error;
     if (error instanceof PublishFailure) return error.outcome;
     if (error instanceof TokenRejected) {
       return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };

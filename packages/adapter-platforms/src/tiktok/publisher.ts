@@ -60,6 +60,7 @@ export function createTiktokPublisher(
     const init = (endpoint: 'video' | 'inbox_video' | 'content', body: unknown) =>
       sendOnce(request, 'init', () => auth.call((token) => api.init(endpoint, token, body)));
 
+    await request.beforeCountedCall();
     let publishId: string;
     if (mediaType === 'video' && draft) {
       // Inbox upload: source_info only; caption and settings are completed in the TikTok app.

@@ -68,6 +68,7 @@ export function createTwitterPublisher(
       ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
       ...(replyTo ? { reply: { in_reply_to_tweet_id: replyTo } } : {}),
     };
+    await request.beforeCountedCall();
     const id = await sendOnce(request, CREATE_TWEET, () =>
       auth.call((token) => api.createTweet(token, tweet)),
     );

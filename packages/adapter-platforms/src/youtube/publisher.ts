@@ -40,6 +40,7 @@ export function createYoutubePublisher(
     if (mediaUrl === undefined) throw fail('invalid_params', 'YouTube needs a video URL', false);
     const api = createYoutubeApi(config, runtime, request.signal);
     const media = await api.probeMedia(mediaUrl);
+    await request.beforeCountedCall();
     const sessionUrl = await auth.call((token) =>
       api.startSession(token, media, videoMetadata(request)),
     );

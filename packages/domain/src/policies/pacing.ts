@@ -24,8 +24,8 @@ export function parseRateLimit(text: string): RateLimit | null | undefined {
 
 /**
  * Kept between a call leaving the window and the next one (5 % of the window, at most 2 s): we
- * count a call when its publish run starts, the platform when the call arrives, a few requests
- * later (TikTok's creator info query comes first); a busy worker stretches that gap.
+ * count a call just before the publisher sends it, the platform when it arrives; the request's
+ * own trip (and a busy event loop before it leaves) lies between the two.
  */
 export const paceMarginMs = (limit: RateLimit): number =>
   Math.min(2_000, Math.ceil(limit.windowMs / 20));

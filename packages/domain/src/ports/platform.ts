@@ -46,6 +46,14 @@ export interface PublishRequest {
   clearIntent(): Promise<void>;
   /** Persists tokens obtained by a refresh (the use case encrypts them). */
   saveTokens(tokens: RefreshedTokens): Promise<void>;
+  /**
+   * Called just before the call the platform counts against the connection's limit (TikTok's
+   * init, X's create...), after any preliminary calls: the platform counts that call when it
+   * arrives, so it is paced there, not when the run starts. Resolves when the call may go;
+   * rejects with PaceDeferral when the connection is out of budget (let it through: the target
+   * waits for its slot, nothing was sent). Counts once per run however often it is called.
+   */
+  beforeCountedCall(): Promise<void>;
   /** Aborted on shutdown or when the lease is lost. */
   signal: AbortSignal;
 }

@@ -38,6 +38,7 @@ export class ScriptedPublisher implements PlatformPublisher {
   readonly calls: PublisherCall[] = [];
   #steps: ScriptStep[] = [];
   #validate: (draft: PostDraft) => Problem[] = () => [];
+  #preliminary: (request: PublishRequest) => Promise<void> | void = () => {};
 
   constructor(platform: Platform) {
     this.platform = platform;
@@ -46,6 +47,12 @@ export class ScriptedPublisher implements PlatformPublisher {
   /** Appends steps to the script. */
   script(...steps: ScriptStep[]): this {
     this.#steps.push(...steps);
+    return this;
+  }
+
+  /** What each call does before its counted call (a platform's preliminary queries). */
+  beforeCounted(preliminary: (request: PublishRequest) => Promise<void> | void): this {
+    this.#preliminary = preliminary;
     return this;
   }
 
@@ -67,7 +74,10 @@ export class ScriptedPublisher implements PlatformPublisher {
     return this.#call('resume', request);
   }
 
+  /** Each call is one counted call: paced first, recorded once it may go to the platform. */
   async #call(mode: PublishMode, request: PublishRequest): Promise<PublishOutcome> {
+    await this.#preliminary(request);
+    await request.beforeCountedCall();
     this.calls.push({
       mode,
       postId: request.post.id,

@@ -27,6 +27,19 @@ export interface PaceWait {
 }
 
 /**
+ * Thrown by a publish request's `beforeCountedCall` when the connection is out of budget: the
+ * publisher lets it through untouched, and the run ends with the target waiting for its slot.
+ */
+export class PaceDeferral extends Error {
+  readonly wait: PaceWait;
+  constructor(wait: PaceWait) {
+    super(`waiting for the platform's limit until ${wait.until.toISOString()}`);
+    this.name = 'PaceDeferral';
+    this.wait = wait;
+  }
+}
+
+/**
  * Asks the pacer for the counted call of one target: null to go ahead, or the slot reserved for
  * it. A job that has already waited as often as it may is let through (the platform decides),
  * and a pacer that cannot answer lets the call through too: the platform's own refusal is

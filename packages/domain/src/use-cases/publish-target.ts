@@ -9,7 +9,13 @@ import type {
 } from '../ports/index.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
-import { afterPlatformRefusal, describeRateLimit, paceTarget } from './pace-target.ts';
+import {
+  afterPlatformRefusal,
+  describeRateLimit,
+  PaceDeferral,
+  type PaceWait,
+  paceTarget,
+} from './pace-target.ts';
 import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
 import { sandboxOutcome } from './sandbox.ts';
 
@@ -71,6 +77,7 @@ function buildRequest(
   target: PostTarget,
   connection: SocialAccount,
   signal: AbortSignal,
+  beforeCountedCall: () => Promise<void>,
 ): PublishRequest {
   const { cipher } = deps;
   const save = (state: ResumeState) =>
@@ -134,6 +141,7 @@ function buildRequest(
         },
         deps.clock.now(),
       ),
+    beforeCountedCall,
     signal,
   };
 }
@@ -142,6 +150,36 @@ interface PublisherRun {
   outcome: PublishOutcome;
   /** Another worker took the target over while this one ran: this claim no longer counts. */
   leaseLost: boolean;
+  /** The counted call was not made: the connection is out of budget until this slot. */
+  deferred?: PaceWait;
+}
+
+/**
+ * The pacing hook of one run: asks the pacer once, just before the counted call, and remembers
+ * a refusal, so the run ends waiting even if a publisher wrapped the PaceDeferral it threw.
+ */
+function countedCallGate(
+  deps: CoreDeps,
+  target: PostTarget,
+  connection: SocialAccount,
+  job: JobContext,
+) {
+  let asked: Promise<void> | null = null;
+  let deferred: PaceWait | undefined;
+  const ask = async () => {
+    const wait = await paceTarget(deps, target, connection, job);
+    if (wait) {
+      deferred = wait;
+      throw new PaceDeferral(wait);
+    }
+  };
+  return {
+    beforeCountedCall: () => {
+      asked ??= ask();
+      return asked;
+    },
+    deferred: () => deferred,
+  };
 }
 
 /** Calls the publisher under a renewed lease; a throw is a transient `internal_error`. */
@@ -156,12 +194,24 @@ async function callPublisher(
 ): Promise<PublisherRun> {
   const lease = new AbortController();
   const stopLease = keepLease(deps, target.id, lease);
+  const gate = countedCallGate(deps, target, connection, job);
   try {
     const signal = AbortSignal.any([job.signal, lease.signal]);
-    const request = buildRequest(deps, post, target, connection, signal);
+    const request = buildRequest(deps, post, target, connection, signal, gate.beforeCountedCall);
     const outcome = resume ? await publisher.resume(request) : await publisher.publish(request);
+    const deferred = gate.deferred();
+    if (deferred) return { outcome, leaseLost: lease.signal.aborted, deferred };
     return { outcome, leaseLost: lease.signal.aborted };
   } catch (error) {
+    const deferred = gate.deferred();
+    if (deferred) {
+      const message = errorMessage(error);
+      return {
+        outcome: failed('rate_limited', message, true),
+        leaseLost: lease.signal.aborted,
+        deferred,
+      };
+    }
     if (error instanceof SecretUnreadableError) {
       // Another attempt would read the same bytes: failed for good, nothing was sent.
       const message = `${error.message}; reconnect the account`;
@@ -328,24 +378,20 @@ export async function publishClaimedTarget(
   connection: SocialAccount | null,
 ): Promise<TargetRun> {
   const resume = takenOver || target.resumeState !== null;
-  // Every run of a target that may reach its platform is counted against the connection's
-  // limit (a resumed run may repeat the counted call), before it is sent: a connection out of
-  // budget hands the target back until its slot instead of calling and being refused.
-  if (!target.sandbox && connection?.status === 'active' && deps.platforms.get(target.platform)) {
-    const wait = await paceTarget(deps, target, connection, job);
-    if (wait) {
-      const until = wait.until.toISOString();
-      await deps.repos.posts.releaseTarget(
-        target.id,
-        {
-          errorCode: 'rate_limited',
-          errorMessage: `waiting for the platform's limit (${describeRateLimit(wait.limit)} per connection) until ${until}`,
-        },
-        deps.clock.now(),
-      );
-      return { kind: 'wait', until: wait.until };
-    }
-  }
   const run = await runTarget(deps, post, target, resume, job, connection);
+  // The publisher reached its counted call with the connection out of budget and did not make
+  // it: the target is handed back until its slot instead of calling and being refused.
+  if (run.deferred && !run.leaseLost && !job.signal.aborted) {
+    const { until, limit } = run.deferred;
+    await deps.repos.posts.releaseTarget(
+      target.id,
+      {
+        errorCode: 'rate_limited',
+        errorMessage: `waiting for the platform's limit (${describeRateLimit(limit)} per connection) until ${until.toISOString()}`,
+      },
+      deps.clock.now(),
+    );
+    return { kind: 'wait', until };
+  }
   return recordOutcome(deps, target, connection, run, job);
 }
