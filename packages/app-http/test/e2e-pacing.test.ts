@@ -3,8 +3,10 @@
  * per-user rate limits ends with every post published and none failed for rate limiting. The
  * limits keep the platforms' counts (TikTok: 6 init calls per window per user token) with the
  * window compressed from a minute to a second, so the test takes seconds, not minutes.
- * TikTok is paced with the fake's own limit (TIKTOK_RATE_LIMIT=6/1s): the burst is spread ahead
- * of the limit instead of refused. X is paced looser than its fake allows, so the fake's 429 and
+ * TikTok is paced a little under the fake's limit (TIKTOK_RATE_LIMIT=5/1s against 6 per second),
+ * as an operator would: a compressed 1 s window leaves the pacer a 50 ms margin, which the
+ * scheduling jitter of a loaded test machine exceeds. The burst is spread ahead of the limit
+ * instead of refused. X is paced looser than its fake allows, so the fake's 429 and
  * x-rate-limit-reset still decide: the platform's counters remain the truth.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +80,7 @@ describe.each(modes)('pacing, %s mode', (mode) => {
       ...(database?.url ? { databaseUrl: database.url } : {}),
       // Five windows' worth of posts with two attempts each: only waits that spend no attempt
       // can publish them all.
-      env: { PUBLISH_MAX_ATTEMPTS: '2', TIKTOK_RATE_LIMIT: '6/1s', X_RATE_LIMIT: '10/1s' },
+      env: { PUBLISH_MAX_ATTEMPTS: '2', TIKTOK_RATE_LIMIT: '5/1s', X_RATE_LIMIT: '10/1s' },
       fakes: {
         tiktok: { initRateLimit: { limit: 6, windowMs: 1_000, retryAfterHeader: true } },
         // X: 100 posts per 15 minutes per user, compressed to 5 per second.
@@ -108,7 +110,7 @@ describe.each(modes)('pacing, %s mode', (mode) => {
     expect(posts.map((post) => post.status)).toEqual(posts.map(() => 'published'));
     expect(new Set(posts.map((post) => post.post_targets[0]?.platform_post_id)).size).toBe(BURST);
     // Paced ahead: (almost) nothing refused, every post reached the platform exactly once, and
-    // the burst took about the windows it needs (5 after the first), not much more.
+    // the burst took about the windows it needs (5 after the first at 5 a second), not much more.
     expect(system.tiktok.rateLimitedCalls).toBeLessThanOrEqual(BURST / 10);
     expect(system.tiktok.publishes).toHaveLength(BURST);
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -118,7 +120,7 @@ describe.each(modes)('pacing, %s mode', (mode) => {
     );
     expect(detail.status).toBe(200);
     expect(detail.body.data.rate_limit).toMatchObject({
-      limit: 6,
+      limit: 5,
       window_seconds: 1,
       remaining: expect.any(Number),
       waiting: 0,
