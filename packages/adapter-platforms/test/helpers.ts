@@ -112,6 +112,8 @@ export interface RequestInput {
   content?: string;
   mediaUrls?: string[];
   platformOptions?: PlatformOptions;
+  thread?: Post['thread'];
+  firstComment?: string;
   accessToken?: string;
   refreshToken?: string | null;
   externalId?: string;
@@ -134,6 +136,8 @@ export function makeRequest(input: RequestInput): Harness {
     content: input.content ?? 'Hello from the tests\nSecond line',
     mediaUrls: input.mediaUrls ?? [],
     platformOptions: input.platformOptions ?? {},
+    thread: input.thread ?? [],
+    firstComment: input.firstComment ?? null,
     scheduledAt: null,
     status: 'publishing',
     createdAt: now,
@@ -152,6 +156,8 @@ export function makeRequest(input: RequestInput): Harness {
     retryable: null,
     platformPostId: null,
     platformUrl: null,
+    threadPostIds: [],
+    firstCommentId: null,
     resumeState: input.resumeState ?? null,
     leaseExpiresAt: null,
     publishedAt: null,
@@ -205,6 +211,8 @@ export function afterCrash(previous: Harness, resumeState?: ResumeState | null):
     content: post.content,
     mediaUrls: post.mediaUrls,
     platformOptions: post.platformOptions,
+    thread: post.thread,
+    ...(post.firstComment === null ? {} : { firstComment: post.firstComment }),
     accessToken: latestTokens?.accessToken ?? connection.accessToken,
     refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
     externalId: connection.externalId,

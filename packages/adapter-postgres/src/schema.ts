@@ -14,6 +14,7 @@ import type {
   ResumeState,
   Role,
   TargetStatus,
+  ThreadPart,
   WebhookEvent,
 } from '@social-publisher/domain';
 import type { ColumnType, Generated } from 'kysely';
@@ -93,6 +94,8 @@ export interface PostsTable {
   content: string;
   media_urls: string[];
   platform_options: Json<PlatformOptions>;
+  thread: Json<ThreadPart[]>;
+  first_comment: string | null;
   scheduled_at: ColumnType<Date | null, Date | null, Date | null>;
   status: PostStatus;
   created_at: Timestamp;
@@ -115,6 +118,8 @@ export interface PostTargetsTable {
   retryable: boolean | null;
   platform_post_id: string | null;
   platform_url: string | null;
+  thread_post_ids: Json<string[]>;
+  first_comment_id: string | null;
   resume_state: ColumnType<ResumeState | null, string | null, string | null>;
   lease_expires_at: ColumnType<Date | null, Date | null, Date | null>;
   published_at: ColumnType<Date | null, Date | null, Date | null>;

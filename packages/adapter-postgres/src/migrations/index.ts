@@ -10,6 +10,7 @@ import { migration0003 } from './0003_connect_accounts.ts';
 import { migration0004 } from './0004_lookup_change_notices.ts';
 import { migration0005 } from './0005_oauth_state_browser.ts';
 import { migration0006 } from './0006_webhook_secrets_sealed.ts';
+import { migration0007 } from './0007_threads_and_first_comments.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0004_lookup_change_notices': migration0004,
   '0005_oauth_state_browser': migration0005,
   '0006_webhook_secrets_sealed': migration0006,
+  '0007_threads_and_first_comments': migration0007,
 };

@@ -7,4 +7,5 @@ export * from './platform-options.ts';
 export * from './post-rules.ts';
 export * from './shape.ts';
 export * from './storable-text.ts';
+export * from './thread-rules.ts';
 export * from './webhook-rules.ts';
