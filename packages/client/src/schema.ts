@@ -796,6 +796,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -843,6 +849,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1101,6 +1111,13 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              thread?: {
+                content: string;
+                media_urls?: string[];
+              }[];
+              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
             }
@@ -1141,6 +1158,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1188,6 +1211,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1507,6 +1534,13 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              thread?: {
+                content: string;
+                media_urls?: string[];
+              }[];
+              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              first_comment?: string;
               /**
                * Format: date-time
                * @description When to publish (ISO 8601 with timezone); must be in the future
@@ -1550,6 +1584,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1597,6 +1637,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1837,6 +1881,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1884,6 +1934,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -2061,6 +2115,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -2108,6 +2168,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -2372,6 +2436,13 @@ export interface operations {
               [key: string]: unknown;
             };
           };
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          thread?: {
+            content: string;
+            media_urls?: string[];
+          }[];
+          /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+          first_comment?: string;
           /**
            * Format: date-time
            * @description When to publish (ISO 8601 with timezone); without it: now
@@ -2700,6 +2771,13 @@ export interface operations {
                 [key: string]: unknown;
               };
             };
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+            thread?: {
+              content: string;
+              media_urls?: string[];
+            }[];
+            /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+            first_comment?: string;
             /**
              * Format: date-time
              * @description When to publish (ISO 8601 with timezone); without it: now
@@ -2754,6 +2832,12 @@ export interface operations {
                           [key: string]: unknown;
                         };
                       };
+                      /** @description Follow-ups published as replies after the main post */
+                      thread: {
+                        content: string;
+                        media_urls: string[];
+                      }[];
+                      first_comment: string | null;
                       /**
                        * Format: date-time
                        * @description null for an immediate post
@@ -2801,6 +2885,10 @@ export interface operations {
                         retryable: boolean | null;
                         platform_post_id: string | null;
                         platform_url: string | null;
+                        /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                        thread_post_ids: string[];
+                        /** @description Id of the first comment, once posted */
+                        first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
                         /** Format: date-time */
@@ -3101,6 +3189,12 @@ export interface operations {
                           [key: string]: unknown;
                         };
                       };
+                      /** @description Follow-ups published as replies after the main post */
+                      thread: {
+                        content: string;
+                        media_urls: string[];
+                      }[];
+                      first_comment: string | null;
                       /**
                        * Format: date-time
                        * @description null for an immediate post
@@ -3148,6 +3242,10 @@ export interface operations {
                         retryable: boolean | null;
                         platform_post_id: string | null;
                         platform_url: string | null;
+                        /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                        thread_post_ids: string[];
+                        /** @description Id of the first comment, once posted */
+                        first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
                         /** Format: date-time */
