@@ -127,6 +127,42 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
     expect(tweets.filter((tweet) => tweet.text === main)).toHaveLength(1);
   }, 30_000);
 
+  it('LinkedIn: the first comment goes on the published post, its id in GET /posts/:id', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const content = tag('Commented');
+    const post = await publishAndWait({
+      content,
+      social_account_ids: [connections.get('linkedin')],
+      first_comment: 'The link: https://example.com',
+    });
+    const target = post.post_targets[0];
+    expect(post.status, JSON.stringify(target)).toBe('published');
+    const made = system.linkedin.posts.find((candidate) => candidate.commentary === content);
+    const comment = system.linkedin.comments.find((candidate) => candidate.object === made?.urn);
+    expect(comment?.text).toBe('The link: https://example.com');
+    expect(target).toMatchObject({
+      platform_post_id: made?.urn,
+      first_comment_id: comment?.urn,
+      thread_post_ids: [],
+    });
+  }, 30_000);
+
+  it('X refuses first_comment with a 400 naming the field', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const response = await system.api.call<{
+      error: { details: { field: string; message: string }[] };
+    }>('POST', '/posts', {
+      content: tag('No comments'),
+      social_account_ids: [connections.get('twitter')],
+      first_comment: 'hi',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toContainEqual({
+      field: 'first_comment',
+      message: 'is not supported on twitter',
+    });
+  });
+
   it('a platform without replies refuses thread with a 400 naming the field', async (context) => {
     if (skipReason || !system) return context.skip(skipReason);
     const response = await system.api.call<{
