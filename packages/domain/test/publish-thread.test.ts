@@ -45,7 +45,10 @@ describe('processPublishJob: what a target published besides its main post', () 
   it('a failure after the main post went out keeps the ids published (never lost)', async () => {
     const { deps, post } = await setup();
     deps.platforms.publisher('tiktok').script({
-      ...failedOutcome('duplicate_content', 'refused', false),
+      kind: 'failed',
+      code: 'duplicate_content',
+      message: 'refused',
+      retryable: false,
       publishedSoFar: {
         platformPostId: 'main',
         platformUrl: 'https://x.test/main',
