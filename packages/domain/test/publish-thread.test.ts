@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPost, processPublishJob } from '../src/index.ts';
-import { createTestDeps, failedOutcome, seedConnection, seedUser } from '../src/testing/index.ts';
+import { createTestDeps, seedConnection, seedUser } from '../src/testing/index.ts';
 import { jobCtx, unwrap } from './support.ts';
 
 async function setup() {
