@@ -52,6 +52,9 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   readonly contentMaxLength?: number;
   /** The platform's own character count, when not code points (see PlatformRules). */
   readonly contentLength?: (content: string) => number;
+  /** Whether its publisher posts a `thread` (replies) and a `first_comment` (see PlatformRules). */
+  readonly replies?: boolean;
+  readonly comments?: boolean;
   /** `platform_options.<name>`: its JSON Schema and the rule (default: anything goes). */
   readonly options?: {
     schema: Readonly<Record<string, unknown>>;
@@ -91,6 +94,7 @@ export function definePlatform<S extends PlatformSettingsSpec>(
   definition: PlatformDefinition<S>,
 ): PlatformDescriptor {
   const { name, label, media, contentMaxLength, contentLength, options, settings } = definition;
+  const { replies, comments } = definition;
   return {
     name,
     label,
@@ -99,6 +103,8 @@ export function definePlatform<S extends PlatformSettingsSpec>(
       media,
       ...(contentMaxLength === undefined ? {} : { contentMaxLength }),
       ...(contentLength === undefined ? {} : { contentLength }),
+      ...(replies ? { replies } : {}),
+      ...(comments ? { comments } : {}),
       optionsSchema: options?.schema ?? OPEN_OPTIONS,
       validateOptions: options?.validate ?? (() => []),
     },

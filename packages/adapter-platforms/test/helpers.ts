@@ -114,6 +114,8 @@ export interface RequestInput {
   content?: string;
   mediaUrls?: string[];
   platformOptions?: PlatformOptions;
+  thread?: Post['thread'];
+  firstComment?: string;
   accessToken?: string;
   refreshToken?: string | null;
   externalId?: string;
@@ -141,6 +143,8 @@ export function makeRequest(input: RequestInput): Harness {
     content: input.content ?? 'Hello from the tests\nSecond line',
     mediaUrls: input.mediaUrls ?? [],
     platformOptions: input.platformOptions ?? {},
+    thread: input.thread ?? [],
+    firstComment: input.firstComment ?? null,
     scheduledAt: null,
     status: 'publishing',
     createdAt: now,
@@ -159,6 +163,8 @@ export function makeRequest(input: RequestInput): Harness {
     retryable: null,
     platformPostId: null,
     platformUrl: null,
+    threadPostIds: [],
+    firstCommentId: null,
     resumeState: input.resumeState ?? null,
     leaseExpiresAt: null,
     publishedAt: null,
@@ -225,6 +231,8 @@ export function afterCrash(previous: Harness, resumeState?: ResumeState | null):
     content: post.content,
     mediaUrls: post.mediaUrls,
     platformOptions: post.platformOptions,
+    thread: post.thread,
+    ...(post.firstComment === null ? {} : { firstComment: post.firstComment }),
     accessToken: latestTokens?.accessToken ?? connection.accessToken,
     refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
     externalId: connection.externalId,

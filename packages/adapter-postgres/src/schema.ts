@@ -17,6 +17,7 @@ import type {
   SeriesTemplate,
   Slot,
   TargetStatus,
+  ThreadPart,
   WebhookEvent,
 } from '@social-publisher/domain';
 import type { ColumnType, Generated } from 'kysely';
@@ -96,6 +97,8 @@ export interface PostsTable {
   content: string;
   media_urls: string[];
   platform_options: Json<PlatformOptions>;
+  thread: Json<ThreadPart[]>;
+  first_comment: string | null;
   scheduled_at: ColumnType<Date | null, Date | null, Date | null>;
   status: PostStatus;
   created_at: Timestamp;
@@ -120,6 +123,8 @@ export interface PostTargetsTable {
   retryable: boolean | null;
   platform_post_id: string | null;
   platform_url: string | null;
+  thread_post_ids: Json<string[]>;
+  first_comment_id: string | null;
   resume_state: ColumnType<ResumeState | null, string | null, string | null>;
   lease_expires_at: ColumnType<Date | null, Date | null, Date | null>;
   published_at: ColumnType<Date | null, Date | null, Date | null>;

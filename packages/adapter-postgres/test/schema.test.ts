@@ -60,7 +60,8 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
         expect(cols.length, table).toBeGreaterThan(0);
         for (const col of cols) {
           if (col.column_name === 'id' || col.column_name.endsWith('_id')) {
-            if (['external_id', 'platform_post_id'].includes(col.column_name)) continue;
+            if (['external_id', 'platform_post_id', 'first_comment_id'].includes(col.column_name))
+              continue;
             expect(col.data_type, `${table}.${col.column_name}`).toBe('uuid');
           }
           if (/(_at)$/.test(col.column_name)) {

@@ -16,6 +16,7 @@ const POST_KEYS = [
   'content',
   'created_at',
   'created_by',
+  'first_comment',
   'id',
   'media_urls',
   'platform_options',
@@ -24,12 +25,14 @@ const POST_KEYS = [
   'scheduled_at',
   'series_id',
   'status',
+  'thread',
   'updated_at',
 ];
 const TARGET_KEYS = [
   'attempts',
   'error_code',
   'error_message',
+  'first_comment_id',
   'id',
   'platform',
   'platform_post_id',
@@ -39,6 +42,7 @@ const TARGET_KEYS = [
   'sandbox',
   'social_account_id',
   'status',
+  'thread_post_ids',
   'updated_at',
 ];
 

@@ -868,6 +868,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -915,6 +921,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1178,6 +1188,13 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              thread?: {
+                content: string;
+                media_urls?: string[];
+              }[];
+              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
             }
@@ -1218,6 +1235,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1265,6 +1288,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1589,6 +1616,13 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              thread?: {
+                content: string;
+                media_urls?: string[];
+              }[];
+              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              first_comment?: string;
               /**
                * Format: date-time
                * @description When to publish (ISO 8601 with timezone); must be in the future
@@ -1646,6 +1680,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1693,6 +1733,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -1938,6 +1982,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -1985,6 +2035,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -2167,6 +2221,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -2214,6 +2274,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -2524,6 +2588,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -2571,6 +2641,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */
@@ -2882,6 +2956,13 @@ export interface operations {
               [key: string]: unknown;
             };
           };
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          thread?: {
+            content: string;
+            media_urls?: string[];
+          }[];
+          /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+          first_comment?: string;
           /**
            * Format: date-time
            * @description When to publish (ISO 8601 with timezone); without it: now
@@ -3210,6 +3291,13 @@ export interface operations {
                 [key: string]: unknown;
               };
             };
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+            thread?: {
+              content: string;
+              media_urls?: string[];
+            }[];
+            /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+            first_comment?: string;
             /**
              * Format: date-time
              * @description When to publish (ISO 8601 with timezone); without it: now
@@ -3264,6 +3352,12 @@ export interface operations {
                           [key: string]: unknown;
                         };
                       };
+                      /** @description Follow-ups published as replies after the main post */
+                      thread: {
+                        content: string;
+                        media_urls: string[];
+                      }[];
+                      first_comment: string | null;
                       /**
                        * Format: date-time
                        * @description null for an immediate post
@@ -3311,6 +3405,10 @@ export interface operations {
                         retryable: boolean | null;
                         platform_post_id: string | null;
                         platform_url: string | null;
+                        /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                        thread_post_ids: string[];
+                        /** @description Id of the first comment, once posted */
+                        first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
                         /** Format: date-time */
@@ -3616,6 +3714,12 @@ export interface operations {
                           [key: string]: unknown;
                         };
                       };
+                      /** @description Follow-ups published as replies after the main post */
+                      thread: {
+                        content: string;
+                        media_urls: string[];
+                      }[];
+                      first_comment: string | null;
                       /**
                        * Format: date-time
                        * @description null for an immediate post
@@ -3663,6 +3767,10 @@ export interface operations {
                         retryable: boolean | null;
                         platform_post_id: string | null;
                         platform_url: string | null;
+                        /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                        thread_post_ids: string[];
+                        /** @description Id of the first comment, once posted */
+                        first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
                         /** Format: date-time */
@@ -4799,6 +4907,13 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              thread?: {
+                content: string;
+                media_urls?: string[];
+              }[];
+              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
             }
@@ -4839,6 +4954,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
               /**
                * Format: date-time
                * @description null for an immediate post
@@ -4886,6 +5007,10 @@ export interface operations {
                 retryable: boolean | null;
                 platform_post_id: string | null;
                 platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
                 /** Format: date-time */

@@ -146,6 +146,12 @@ export const TERMINAL_TARGET_STATUSES: readonly TargetStatus[] = [
 /** Per-platform options as sent by the client, keyed by platform name. Validated by rules. */
 export type PlatformOptions = Partial<Record<Platform, Record<string, unknown>>>;
 
+/** One follow-up of a thread. */
+export interface ThreadPart {
+  content: string;
+  mediaUrls: string[];
+}
+
 export interface Post {
   id: string;
   accountId: string;
@@ -153,6 +159,10 @@ export interface Post {
   content: string;
   mediaUrls: string[];
   platformOptions: PlatformOptions;
+  /** Follow-ups published after the main post, each a reply to the one before. */
+  thread: ThreadPart[];
+  /** A comment on the published post (the first reply where the platform has no comments). */
+  firstComment: string | null;
   /** null for an immediate post. */
   scheduledAt: Date | null;
   status: PostStatus;
@@ -192,6 +202,9 @@ export interface PostTarget {
   retryable: boolean | null;
   platformPostId: string | null;
   platformUrl: string | null;
+  /** The follow-ups published so far, in order (kept when a later one failed). */
+  threadPostIds: string[];
+  firstCommentId: string | null;
   resumeState: ResumeState | null;
   /** While `publishing`: the claim is valid until then; past it the reconciler may resume. */
   leaseExpiresAt: Date | null;

@@ -1,5 +1,5 @@
 /** Entities of repeating posts and posting slots (model.ts holds the others). */
-import type { Platform, PlatformOptions } from './model.ts';
+import type { Platform, PlatformOptions, ThreadPart } from './model.ts';
 
 export type PostSeriesStatus = 'active' | 'stopped' | 'finished';
 
@@ -15,6 +15,9 @@ export interface SeriesTemplate {
   content: string;
   mediaUrls: string[];
   platformOptions: PlatformOptions;
+  /** Follow-ups and first comment of every occurrence (absent in series stored before them). */
+  thread?: ThreadPart[];
+  firstComment?: string | null;
   targets: SeriesTarget[];
 }
 

@@ -73,6 +73,11 @@ export function createFacebookApi(
       return params.published === 'false' ? idOf(body, 'photo') : idOf(body, 'photo', 'post_id');
     },
 
+    /** POST /{object-id}/comments (message), as the Page -> the comment id. */
+    async comment(token: string, objectId: string, message: string): Promise<string> {
+      return idOf(await call('POST', `/${objectId}/comments`, token, { message }), 'comment');
+    },
+
     /** POST /{page}/videos with file_url: Facebook fetches and processes it -> the video id. */
     async video(token: string, pageId: string, params: Record<string, string>): Promise<string> {
       return idOf(await call('POST', `/${pageId}/videos`, token, params), 'video');

@@ -10,6 +10,7 @@ export const facebook = definePlatform({
   label: 'Facebook',
   media: {},
   contentMaxLength: 63_206,
+  comments: true,
   options: { schema: FACEBOOK_OPTIONS_SCHEMA, validate: validateFacebookOptions },
   settings: FACEBOOK_SETTINGS,
   createPublisher: createFacebookPublisher,

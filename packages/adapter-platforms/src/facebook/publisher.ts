@@ -128,7 +128,21 @@ export function createFacebookPublisher(
     }
   }
 
-  return progressPublisher({ platform: 'facebook', validate: validateFacebook, readProgress, run });
+  const comment = {
+    label: LABEL,
+    send: (request: PublishRequest, objectId: string, message: string) => {
+      const api = createFacebookApi(config, runtime, request.signal);
+      const auth = new AuthSession(request, null, LABEL);
+      return auth.call((token) => api.comment(token, objectId, message));
+    },
+  };
+  return progressPublisher({
+    platform: 'facebook',
+    validate: validateFacebook,
+    readProgress,
+    run,
+    comment,
+  });
 }
 
 const publishedAs = (id: string) =>

@@ -91,6 +91,14 @@ export function createInstagramApi(
       return id;
     },
 
+    /** POST /{ig-media-id}/comments?message= -> the comment id. */
+    async comment(token: string, mediaId: string, message: string): Promise<string> {
+      const body = await call('POST', `/${mediaId}/comments`, token, { message });
+      const id = asString(body.id);
+      if (!id) throw fail('invalid_response', 'Instagram comment returned no id', false);
+      return id;
+    },
+
     /** GET /{media-id}?fields=permalink */
     async permalink(token: string, mediaId: string): Promise<string | null> {
       const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });

@@ -7,6 +7,7 @@ export const instagram = definePlatform({
   name: 'instagram',
   label: 'Instagram',
   media: { requiredMessage: 'instagram requires at least one media URL' },
+  comments: true,
   settings: INSTAGRAM_SETTINGS,
   createPublisher: createInstagramPublisher,
   createOAuth: createInstagramOAuth,

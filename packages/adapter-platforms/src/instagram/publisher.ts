@@ -7,6 +7,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
+import { type CommentSender, publishWithFirstComment } from '../shared/first-comment.ts';
 import { codePointLength, mediaKindOf } from '../shared/media.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -185,21 +186,32 @@ export function createInstagramPublisher(
     return { kind: 'published', platformPostId: mediaId, platformUrl: permalink };
   }
 
+  /** The first comment, on the published media. */
+  const sendComment: CommentSender = (request, mediaId, message) => {
+    const api = createInstagramApi(config, runtime, request.signal);
+    return newAuth(request).call((token) => api.comment(token, mediaId, message));
+  };
+  const withComment = (request: PublishRequest, main: () => Promise<PublishOutcome>) =>
+    publishWithFirstComment('Instagram', request, sendComment, main);
+
   return {
     platform: 'instagram',
     validate: validateInstagram,
-    publish: (request) => runPublish(request.signal, () => publish(request)),
+    publish: (request) =>
+      runPublish(request.signal, () => withComment(request, () => publish(request))),
     resume: (request) =>
-      runPublish(request.signal, async () => {
-        const progress = readProgress(request.target.resumeState);
-        if (progress.containerId === undefined && progress.childIds === undefined) {
-          return publish(request); // nothing was created (or recorded): start over
-        }
-        const api = createInstagramApi(config, runtime, request.signal);
-        const auth = newAuth(request);
-        if (progress.containerId !== undefined) return finish(request, api, auth, progress);
-        return createCarouselAndFinish(request, api, auth, progress, request.post.content);
-      }),
+      runPublish(request.signal, () =>
+        withComment(request, async () => {
+          const progress = readProgress(request.target.resumeState);
+          if (progress.containerId === undefined && progress.childIds === undefined) {
+            return publish(request); // nothing was created (or recorded): start over
+          }
+          const api = createInstagramApi(config, runtime, request.signal);
+          const auth = newAuth(request);
+          if (progress.containerId !== undefined) return finish(request, api, auth, progress);
+          return createCarouselAndFinish(request, api, auth, progress, request.post.content);
+        }),
+      ),
   };
 }
 

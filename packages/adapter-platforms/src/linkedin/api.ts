@@ -124,6 +124,21 @@ export function createLinkedinApi(
     },
 
     /**
+     * POST /rest/socialActions/{post urn}/comments as `actor` -> the comment URN ($URN in the
+     * body, x-restli-id in the headers).
+     */
+    async createComment(token: string, actor: string, object: string, text: string) {
+      const path = `/rest/socialActions/${encodeURIComponent(object)}/comments`;
+      const body = { actor, object, message: { text } };
+      const response = await call('POST', path, token, 'comment', body, actor);
+      const json = isRecord(response.json) ? response.json : {};
+      const urn =
+        asString(json.$URN) ?? header(response.headers, 'x-restli-id') ?? asString(json.id);
+      if (!urn) throw fail('invalid_response', 'LinkedIn comment gave no id', false);
+      return urn;
+    },
+
+    /**
      * GET /rest/posts?q=author: the author's latest posts, newest first (needs r_member_social
      * or r_organization_social, which many apps do not have: a 403 then).
      */

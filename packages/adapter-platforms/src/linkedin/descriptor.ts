@@ -8,6 +8,7 @@ export const linkedin = definePlatform({
   label: 'LinkedIn',
   media: {},
   contentMaxLength: 3000,
+  comments: true,
   settings: LINKEDIN_SETTINGS,
   createPublisher: createLinkedinPublisher,
   createOAuth: createLinkedinOAuth,

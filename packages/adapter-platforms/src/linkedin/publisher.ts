@@ -233,7 +233,22 @@ export function createLinkedinPublisher(
     }
   }
 
-  return progressPublisher({ platform: 'linkedin', validate: validateLinkedin, readProgress, run });
+  const comment = {
+    label: LABEL,
+    send: (request: PublishRequest, postUrn: string, text: string) => {
+      const api = createLinkedinApi(config, runtime, request.signal);
+      const auth = new AuthSession(request, refresher, LABEL);
+      const actor = authorOf(request.connection.externalId);
+      return auth.call((token) => api.createComment(token, actor, postUrn, text));
+    },
+  };
+  return progressPublisher({
+    platform: 'linkedin',
+    validate: validateLinkedin,
+    readProgress,
+    run,
+    comment,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
+import { type CommentSender, publishWithFirstComment } from './first-comment.ts';
 import { runPublish } from './outcome.ts';
 
 /** What a publisher whose publish and resume are one run declares. */
@@ -15,6 +16,8 @@ export interface ProgressPublisherSpec<P> {
   readProgress(state: Record<string, unknown> | null, mediaCount: number): P | null;
   /** One run: from scratch (`stored` null) or from what an earlier run stored. */
   run(request: PublishRequest, stored: P | null): Promise<PublishOutcome>;
+  /** How a `first_comment` is posted on the published post (absent: the platform takes none). */
+  comment?: { label: string; send: CommentSender };
 }
 
 /**
@@ -22,14 +25,19 @@ export interface ProgressPublisherSpec<P> {
  * outcome (runPublish: failures become outcomes, an abort is rethrown).
  */
 export function progressPublisher<P>(spec: ProgressPublisherSpec<P>): PlatformPublisher {
-  const { platform, validate, readProgress, run } = spec;
+  const { platform, validate, readProgress, run, comment } = spec;
+  const runAll = (request: PublishRequest, main: () => Promise<PublishOutcome>) =>
+    comment ? publishWithFirstComment(comment.label, request, comment.send, main) : main();
   return {
     platform,
     validate,
-    publish: (request) => runPublish(request.signal, () => run(request, null)),
+    publish: (request) =>
+      runPublish(request.signal, () => runAll(request, () => run(request, null))),
     resume: (request) =>
       runPublish(request.signal, () =>
-        run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
+        runAll(request, () =>
+          run(request, readProgress(request.target.resumeState, request.post.mediaUrls.length)),
+        ),
       ),
   };
 }

@@ -12,6 +12,7 @@ export const twitter = definePlatform({
   media: {},
   contentMaxLength: X_MAX_WEIGHTED_LENGTH,
   contentLength: weightedLength,
+  replies: true,
   options: { schema: TWITTER_OPTIONS_SCHEMA, validate: validateTwitterOptions },
   settings: TWITTER_SETTINGS,
   createPublisher: createTwitterPublisher,

@@ -20,12 +20,18 @@ export interface XProgress {
   video: VideoProgress | null;
   /** When the first of the stored media expires on X (ms), null when X did not say. */
   expiresAt: number | null;
+  /** The main post, once X answered: stored before any follow-up is sent. */
+  tweetId: string | null;
+  /** The follow-ups published so far, in order: each stored before the next is sent. */
+  threadIds: string[];
 }
 
 export const freshProgress = (mediaCount: number): XProgress => ({
   images: Array.from({ length: mediaCount }, () => null),
   video: null,
   expiresAt: null,
+  tweetId: null,
+  threadIds: [],
 });
 
 /** Keeps the earliest expiry of the media stored. */
@@ -46,6 +52,12 @@ export function readProgress(
 ): XProgress | null {
   if (!state || !Array.isArray(state.images)) return null;
   const expiresAt = typeof state.expiresAt === 'number' ? state.expiresAt : null;
+  const tweetId = typeof state.tweetId === 'string' ? state.tweetId : null;
+  const threadIds = Array.isArray(state.threadIds)
+    ? state.threadIds.filter((id): id is string => typeof id === 'string')
+    : [];
+  // Once the main post is out its media are spent: only the posted ids matter (never re-posted).
+  if (tweetId !== null) return { ...freshProgress(mediaCount), tweetId, threadIds };
   if (expiresAt !== null && now > expiresAt - EXPIRY_MARGIN_MS) return null;
   const images = state.images.map((item) => (typeof item === 'string' ? item : null));
   while (images.length < mediaCount) images.push(null);
@@ -60,5 +72,5 @@ export function readProgress(
           pollStartedAt: typeof v.pollStartedAt === 'number' ? v.pollStartedAt : null,
         }
       : null;
-  return { images, video, expiresAt };
+  return { images, video, expiresAt, tweetId: null, threadIds: [] };
 }

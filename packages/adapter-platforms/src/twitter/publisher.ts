@@ -1,8 +1,15 @@
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
+import type {
+  PlatformPublisher,
+  PublishIntent,
+  PublishOutcome,
+  PublishRequest,
+  ThreadPart,
+} from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
+import { afterMainPost } from '../shared/follow-ups.ts';
 import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
@@ -21,6 +28,8 @@ import { validateTwitter } from './validate.ts';
 const LABEL = 'X';
 /** The intent step of POST /2/tweets. */
 const CREATE_TWEET = 'create_tweet';
+/** The intent step of follow-up n (`thread_0`, ...): each looked for on its own. */
+const FOLLOW_UP = 'thread_';
 /** X takes images up to 5 MB in one request (streamed from the media URL, not held). */
 export const X_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Video segments: each read from the media URL by range and streamed into its append. */
@@ -44,35 +53,71 @@ export function createTwitterPublisher(
     const save = () => request.saveProgress(structuredClone(progress) as never);
     const text = request.post.content;
 
-    // An earlier run sent the post and stopped before recording X's answer: look for it.
-    const sentBefore = request.intent?.step === CREATE_TWEET ? request.intent : null;
-    if (sentBefore !== null) {
-      const found = await findSentTweet(sentBefore.at.getTime());
-      if (found !== undefined) return publishedAs(found);
+    const tweetId = progress.tweetId ?? (await postMain());
+    const thread = request.post.thread;
+    if (thread.length === 0) return publishedAs(tweetId);
+    if (progress.tweetId === null) {
+      progress.tweetId = tweetId;
+      await save();
     }
-
-    const mediaIds: string[] = [];
-    if (urls.some((url) => mediaKindOf(url) === 'video')) {
-      const url = urls[0];
-      if (url === undefined || urls.length > 1) {
-        throw fail('invalid_params', 'X takes one video per post, without photos', false);
+    const soFar = () => ({ ...publishedAs(tweetId), threadPostIds: [...progress.threadIds] });
+    return afterMainPost(request.signal, soFar, async () => {
+      for (let index = progress.threadIds.length; index < thread.length; index++) {
+        const part = thread[index] as ThreadPart;
+        const previous = progress.threadIds[index - 1] ?? tweetId;
+        progress.threadIds.push(await postFollowUp(part, `${FOLLOW_UP}${index}`, previous));
+        await save();
       }
-      mediaIds.push(await uploadVideo(url));
-    } else {
-      for (const [index, url] of urls.entries()) mediaIds.push(await uploadImage(url, index));
+      return { ...publishedAs(tweetId), threadPostIds: [...progress.threadIds] };
+    });
+
+    /** A follow-up, a reply to `previous`: looked for first when an earlier run sent it. */
+    async function postFollowUp(part: ThreadPart, step: string, previous: string) {
+      if (request.intent?.step === step) {
+        const found = await findSentTweet(request.intent, part.content, part.mediaUrls.length > 0);
+        if (found !== undefined) return found;
+      }
+      const mediaIds: string[] = [];
+      for (const url of part.mediaUrls) mediaIds.push((await sendImage(url)).id);
+      const tweet = {
+        text: part.content,
+        ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
+        reply: { in_reply_to_tweet_id: previous },
+      };
+      return sendOnce(request, step, () => auth.call((token) => api.createTweet(token, tweet)));
     }
 
-    const replyTo = replyOf(request);
-    const tweet: Record<string, unknown> = {
-      text,
-      ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
-      ...(replyTo ? { reply: { in_reply_to_tweet_id: replyTo } } : {}),
-    };
-    await request.beforeCountedCall();
-    const id = await sendOnce(request, CREATE_TWEET, () =>
-      auth.call((token) => api.createTweet(token, tweet)),
-    );
-    return publishedAs(id);
+    /** The main post: its media, then POST /2/tweets under an intent. */
+    async function postMain(): Promise<string> {
+      // An earlier run sent the post and stopped before recording X's answer: look for it.
+      const sentBefore = request.intent?.step === CREATE_TWEET ? request.intent : null;
+      if (sentBefore !== null) {
+        const found = await findSentTweet(sentBefore, text, urls.length > 0);
+        if (found !== undefined) return found;
+      }
+
+      const mediaIds: string[] = [];
+      if (urls.some((url) => mediaKindOf(url) === 'video')) {
+        const url = urls[0];
+        if (url === undefined || urls.length > 1) {
+          throw fail('invalid_params', 'X takes one video per post, without photos', false);
+        }
+        mediaIds.push(await uploadVideo(url));
+      } else {
+        for (const [index, url] of urls.entries()) mediaIds.push(await uploadImage(url, index));
+      }
+
+      const replyTo = replyOf(request);
+      const tweet: Record<string, unknown> = {
+        text,
+        ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
+        ...(replyTo ? { reply: { in_reply_to_tweet_id: replyTo } } : {}),
+      };
+      await request.beforeCountedCall();
+      return sendOnce(request, CREATE_TWEET, () =>
+        auth.call((token) => api.createTweet(token, tweet)),
+      );
+    }
 
     /**
      * The post an earlier run sent, among the author's latest (the user id is the connection's
@@ -81,8 +126,12 @@ export function createTwitterPublisher(
      * the lookup for good the outcome stays unknown. X down, a wait (429) or an expired
      * connection end this run as such: the intent stays, the next run looks again.
      */
-    async function findSentTweet(sentAt: number): Promise<string | undefined> {
-      const since = sentAt - INTENT_SKEW_MS;
+    async function findSentTweet(
+      intent: PublishIntent,
+      text: string,
+      withMedia: boolean,
+    ): Promise<string | undefined> {
+      const since = intent.at.getTime() - INTENT_SKEW_MS;
       let recent: RecentTweet[];
       try {
         recent = await auth.call((token) =>
@@ -91,13 +140,12 @@ export function createTwitterPublisher(
       } catch (error) {
         if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
         if (error.outcome.retryable) throw error;
-        const unknown = outcomeUnknown(LABEL, sentBefore ?? { step: CREATE_TWEET, at: new Date() });
+        const unknown = outcomeUnknown(LABEL, intent);
         throw new PublishFailure({
           ...unknown,
           message: `${unknown.message} (looking it up failed: ${error.outcome.message})`,
         });
       }
-      const withMedia = urls.length > 0;
       const wanted = comparableText(text);
       const match = recent.find(
         (candidate) =>
@@ -109,8 +157,17 @@ export function createTwitterPublisher(
     async function uploadImage(url: string, index: number): Promise<string> {
       const done = progress.images[index];
       if (done) return done;
+      const uploaded = await sendImage(url);
+      progress.images[index] = uploaded.id;
+      noteExpiry(progress, uploaded.expiresAt);
+      await save();
+      return uploaded.id;
+    }
+
+    /** One image, streamed from its URL (a follow-up's are not kept: uploading posts nothing). */
+    function sendImage(url: string) {
       // Fetched again for a retried call (a refreshed token): a stream is read once.
-      const uploaded = await auth.call(async (token) => {
+      return auth.call(async (token) => {
         const image = await media.whole(url);
         try {
           if (image.length !== undefined && image.length > X_MAX_IMAGE_BYTES) throw tooLarge(url);
@@ -121,10 +178,6 @@ export function createTwitterPublisher(
           discard(image.body);
         }
       });
-      progress.images[index] = uploaded.id;
-      noteExpiry(progress, uploaded.expiresAt);
-      await save();
-      return uploaded.id;
     }
 
     /**

@@ -1,5 +1,5 @@
 import type { PostDraft, Problem } from '@social-publisher/domain';
-import { oneVideoOrPhotos } from '../shared/media.ts';
+import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 
 export const X_MAX_IMAGES = 4;
 
@@ -8,5 +8,18 @@ export const X_MAX_IMAGES = 4;
  * video, or up to 4 photos, not both.
  */
 export function validateTwitter(draft: PostDraft): Problem[] {
-  return oneVideoOrPhotos('twitter', draft.mediaUrls, X_MAX_IMAGES);
+  const problems = oneVideoOrPhotos('twitter', draft.mediaUrls, X_MAX_IMAGES);
+  (draft.thread ?? []).forEach((part, index) => {
+    const field = `thread[${index}].media_urls`;
+    // A follow-up's media are uploaded when it is sent, not resumed like the main post's video.
+    if (part.mediaUrls.some((url) => mediaKindOf(url) === 'video')) {
+      problems.push({
+        field,
+        message: 'X follow-ups take photos only (a video goes in the main post)',
+      });
+    } else if (part.mediaUrls.length > X_MAX_IMAGES) {
+      problems.push({ field, message: `X takes at most ${X_MAX_IMAGES} photos per post` });
+    }
+  });
+  return problems;
 }

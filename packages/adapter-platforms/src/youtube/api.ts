@@ -71,6 +71,31 @@ export function createYoutubeApi(
       };
     },
 
+    /** commentThreads.insert: a top-level comment on the video -> the comment thread's id. */
+    async insertComment(token: string, videoId: string, text: string): Promise<string> {
+      const response = await httpCall(
+        {
+          url: `${config.apiBaseUrl}/youtube/v3/commentThreads?part=snippet`,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json; charset=UTF-8',
+          },
+          body: JSON.stringify({
+            snippet: { videoId, topLevelComment: { snippet: { textOriginal: text } } },
+          }),
+          dispatcher: runtime.apiDispatcher,
+          signal,
+          timeoutMs: runtime.requestTimeoutMs,
+        },
+        'YouTube comment',
+      );
+      if (response.status < 200 || response.status >= 300) throw youtubeFailure(response);
+      const id = isRecord(response.json) ? asString(response.json.id) : undefined;
+      if (!id) throw fail('invalid_response', 'YouTube returned no comment thread id', false);
+      return id;
+    },
+
     /** POST the resumable session with the metadata -> session URL (Location). */
     async startSession(token: string, media: MediaInfo, metadata: unknown): Promise<string> {
       const response = await httpCall(

@@ -11,6 +11,7 @@ export const youtube = definePlatform({
     requiredMessage: 'youtube requires a video URL',
     refuses: { photo: 'youtube does not accept photos; give a video URL' },
   },
+  comments: true,
   options: { schema: YOUTUBE_OPTIONS_SCHEMA, validate: validateYoutubeOptions },
   settings: YOUTUBE_SETTINGS,
   createPublisher: createYoutubePublisher,

@@ -7,6 +7,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
+import { type CommentSender, publishWithFirstComment } from '../shared/first-comment.ts';
 import { firstLine, mediaKindOf, truncateCodePoints } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
@@ -100,20 +101,33 @@ export function createYoutubePublisher(
     );
   }
 
+  /** The first comment: a top-level comment on the uploaded video. */
+  const sendComment: CommentSender = (request, videoId, text) => {
+    const api = createYoutubeApi(config, runtime, request.signal);
+    const auth = new AuthSession(request, refresher, 'YouTube');
+    return auth.call((token) => api.insertComment(token, videoId, text));
+  };
+  const withComment = (request: PublishRequest, main: () => Promise<PublishOutcome>) =>
+    publishWithFirstComment('YouTube', request, sendComment, main);
+
   return {
     platform: 'youtube',
     validate: validateYoutube,
     publish: (request) =>
       runPublish(request.signal, () =>
-        startFresh(request, new AuthSession(request, refresher, 'YouTube'), false),
+        withComment(request, () =>
+          startFresh(request, new AuthSession(request, refresher, 'YouTube'), false),
+        ),
       ),
     resume: (request) =>
-      runPublish(request.signal, async () => {
-        const auth = new AuthSession(request, refresher, 'YouTube');
-        const progress = readProgress(request.target.resumeState);
-        if (progress === null) return startFresh(request, auth, false);
-        return transfer(request, auth, progress, null, false);
-      }),
+      runPublish(request.signal, () =>
+        withComment(request, async () => {
+          const auth = new AuthSession(request, refresher, 'YouTube');
+          const progress = readProgress(request.target.resumeState);
+          if (progress === null) return startFresh(request, auth, false);
+          return transfer(request, auth, progress, null, false);
+        }),
+      ),
   };
 }
 

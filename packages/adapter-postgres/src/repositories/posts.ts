@@ -42,6 +42,8 @@ const postRow = (post: PostWithTargets) => ({
   content: post.content,
   media_urls: post.mediaUrls,
   platform_options: post.platformOptions ?? {},
+  thread: post.thread,
+  first_comment: post.firstComment,
   scheduled_at: isoOrNull(post.scheduledAt),
   status: post.status,
   created_at: post.createdAt.toISOString(),
@@ -64,6 +66,8 @@ const targetRows = (post: PostWithTargets) =>
     retryable: target.retryable,
     platform_post_id: target.platformPostId,
     platform_url: target.platformUrl,
+    thread_post_ids: target.threadPostIds,
+    first_comment_id: target.firstCommentId,
     resume_state: target.resumeState,
     lease_expires_at: isoOrNull(target.leaseExpiresAt),
     published_at: isoOrNull(target.publishedAt),
@@ -71,10 +75,10 @@ const targetRows = (post: PostWithTargets) =>
   }));
 
 const POST_INSERT_COLUMNS = sql.raw(
-  'id, account_id, created_by, content, media_urls, platform_options, scheduled_at, status, created_at, updated_at, series_id',
+  'id, account_id, created_by, content, media_urls, platform_options, thread, first_comment, scheduled_at, status, created_at, updated_at, series_id',
 );
 const TARGET_COLUMN_NAMES =
-  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, resume_state, lease_expires_at, published_at, updated_at';
+  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, thread_post_ids, first_comment_id, resume_state, lease_expires_at, published_at, updated_at';
 const TARGET_INSERT_COLUMNS = sql.raw(TARGET_COLUMN_NAMES);
 
 /** The insert columns of new targets, their positions counted on from `last_position`. */

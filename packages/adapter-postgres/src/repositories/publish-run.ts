@@ -162,12 +162,16 @@ const completeStatement = (rows: unknown[]) => sql<PostTarget>`${preparedMark('t
 with completion as (
   select * from json_to_recordset(${JSON.stringify(rows)}::json) as c(
     id uuid, status text, platform_post_id text, platform_url text,
+    thread_post_ids jsonb, first_comment_id text,
     error_code text, error_message text, retryable boolean, at timestamptz)
 )
 update post_targets t set
   status = c.status,
-  platform_post_id = case when c.status = 'published' then c.platform_post_id else t.platform_post_id end,
-  platform_url = case when c.status = 'published' then c.platform_url else t.platform_url end,
+  -- A failed target brings ids only for what went out before the failure (kept, shown).
+  platform_post_id = coalesce(c.platform_post_id, t.platform_post_id),
+  platform_url = coalesce(c.platform_url, t.platform_url),
+  thread_post_ids = coalesce(c.thread_post_ids, t.thread_post_ids),
+  first_comment_id = coalesce(c.first_comment_id, t.first_comment_id),
   published_at = case when c.status = 'published' then c.at else t.published_at end,
   error_code = c.error_code,
   error_message = c.error_message,
@@ -197,6 +201,8 @@ export async function completeTargetsMany(
           status: c.status,
           platform_post_id: c.platformPostId,
           platform_url: c.platformUrl,
+          thread_post_ids: c.threadPostIds ?? null,
+          first_comment_id: c.firstCommentId ?? null,
           error_code: null,
           error_message: null,
           retryable: null,
@@ -205,8 +211,10 @@ export async function completeTargetsMany(
       : {
           id: targetId,
           status: c.status,
-          platform_post_id: null,
-          platform_url: null,
+          platform_post_id: c.publishedSoFar?.platformPostId ?? null,
+          platform_url: c.publishedSoFar?.platformUrl ?? null,
+          thread_post_ids: c.publishedSoFar?.threadPostIds ?? null,
+          first_comment_id: c.publishedSoFar?.firstCommentId ?? null,
           error_code: c.errorCode,
           error_message: c.errorMessage,
           retryable: c.retryable,

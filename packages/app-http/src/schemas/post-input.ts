@@ -58,7 +58,31 @@ export const postFields = (catalog: PlatformCatalog) => ({
   ),
   workspace_id: WorkspaceField,
   platform_options: Type.Optional(platformOptionsInput(catalog)),
+  thread: Type.Optional(ThreadInput),
+  first_comment: Type.Optional(
+    Type.String({
+      maxLength: 5000,
+      description:
+        'A comment posted on the published post (instagram, facebook, linkedin, youtube)',
+    }),
+  ),
 });
+
+/** `thread`: follow-ups, each published as a reply to the one before. */
+const ThreadInput = Type.Array(
+  Type.Object(
+    {
+      content: Type.String({ maxLength: 5000 }),
+      media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: 25,
+    description:
+      'Follow-ups published after the main post, each a reply to the one before (twitter)',
+  },
+);
 
 /** At least one target, by either list (an empty list is no target). */
 export const AT_LEAST_ONE_TARGET = {

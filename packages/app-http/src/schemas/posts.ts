@@ -25,6 +25,13 @@ export const PostTargetSchema = Type.Object(
     retryable: Nullable(Type.Boolean()),
     platform_post_id: Nullable(Type.String()),
     platform_url: Nullable(Type.String()),
+    thread_post_ids: Type.Array(Type.String(), {
+      description:
+        'Ids of the follow-ups published, in order (kept when a later one failed: never re-posted)',
+    }),
+    first_comment_id: Nullable(
+      Type.String({ description: 'Id of the first comment, once posted' }),
+    ),
     published_at: Nullable(Timestamp()),
     updated_at: Timestamp(),
   },
@@ -44,6 +51,11 @@ export const PostSchema = Type.Object({
   content: Type.String(),
   media_urls: Type.Array(Type.String()),
   platform_options: PlatformOptionsSchema,
+  thread: Type.Array(
+    Type.Object({ content: Type.String(), media_urls: Type.Array(Type.String()) }),
+    { description: 'Follow-ups published as replies after the main post' },
+  ),
+  first_comment: Nullable(Type.String()),
   scheduled_at: Nullable(Timestamp('null for an immediate post')),
   status: Type.Enum([...POST_STATUSES], {
     description:
@@ -75,6 +87,8 @@ function presentTarget(target: PostTarget): Static<typeof PostTargetSchema> {
     retryable: target.retryable,
     platform_post_id: target.platformPostId,
     platform_url: target.platformUrl,
+    thread_post_ids: target.threadPostIds,
+    first_comment_id: target.firstCommentId,
     published_at: iso(target.publishedAt),
     updated_at: target.updatedAt.toISOString(),
   };
@@ -89,6 +103,8 @@ export function presentPost(post: PostWithTargets): PostJson {
     content: post.content,
     media_urls: post.mediaUrls,
     platform_options: post.platformOptions as Record<string, Record<string, unknown>>,
+    thread: post.thread.map((part) => ({ content: part.content, media_urls: part.mediaUrls })),
+    first_comment: post.firstComment,
     scheduled_at: iso(post.scheduledAt),
     status: post.status,
     created_at: post.createdAt.toISOString(),

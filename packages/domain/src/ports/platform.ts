@@ -6,6 +6,7 @@ import type {
   PostTarget,
   PublishIntent,
   ResumeState,
+  ThreadPart,
 } from '../model.ts';
 import type { PlatformOAuth } from './oauth.ts';
 
@@ -58,10 +59,32 @@ export interface PublishRequest {
   signal: AbortSignal;
 }
 
+/**
+ * What a target published besides its main post: its follow-ups (in order) and its first
+ * comment. Left out when there were none.
+ */
+export interface PublishedParts {
+  threadPostIds?: string[];
+  firstCommentId?: string | null;
+}
+
+/** What was published before a later part (a follow-up, the comment) failed: kept and shown. */
+export interface PublishedSoFar extends PublishedParts {
+  platformPostId: string;
+  platformUrl: string | null;
+}
+
 export type PublishOutcome =
-  | { kind: 'published'; platformPostId: string; platformUrl: string | null }
+  | ({ kind: 'published'; platformPostId: string; platformUrl: string | null } & PublishedParts)
   /** `code` and `message` are the platform's own, verbatim where it gave them. */
-  | { kind: 'failed'; code: string; message: string; retryable: boolean }
+  | {
+      kind: 'failed';
+      code: string;
+      message: string;
+      retryable: boolean;
+      /** Set when the main post went out and a follow-up or the comment did not. */
+      publishedSoFar?: PublishedSoFar;
+    }
   /** The token is expired or revoked and could not be refreshed: the connection is marked expired. */
   | { kind: 'connection_expired'; message: string }
   /**
@@ -74,6 +97,9 @@ export type PublishOutcome =
 export interface PostDraft {
   content: string;
   mediaUrls: string[];
+  /** Follow-ups, counted against the platform's limits like the main post (absent: none). */
+  thread?: ThreadPart[];
+  firstComment?: string | null;
   platformOptions: PlatformOptions;
 }
 
@@ -112,6 +138,10 @@ export interface PlatformRules {
    * CJK characters and emoji as 2): `contentMaxLength` is then in its units.
    */
   contentLength?(content: string): number;
+  /** Replies to one's own posts can be published: the platform takes a `thread`. */
+  readonly replies?: boolean;
+  /** Comments on one's own posts can be published: the platform takes a `first_comment`. */
+  readonly comments?: boolean;
   /**
    * JSON Schema of `platform_options.<name>` (the HTTP schema and OpenAPI show it). The
    * domain never interprets it: `validateOptions` is the rule.

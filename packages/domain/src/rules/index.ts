@@ -9,5 +9,6 @@ export * from './recurrence.ts';
 export * from './shape.ts';
 export * from './slots.ts';
 export * from './storable-text.ts';
+export * from './thread-rules.ts';
 export * from './wall-clock.ts';
 export * from './webhook-rules.ts';

@@ -30,7 +30,7 @@ export function classifyMedia(url: string): MediaKind {
   return 'unknown';
 }
 
-function checkMediaUrl(value: unknown, field: string): Problem | null {
+export function checkMediaUrl(value: unknown, field: string): Problem | null {
   if (typeof value !== 'string')
     return { field, message: `must be a string, got ${typeName(value)}` };
   if (value.length > MAX_URL_LENGTH) {

@@ -1,6 +1,7 @@
 import type { Problem } from '../errors.ts';
 import type { Platform } from '../model.ts';
 import type { PlatformCatalog, PlatformRules } from '../ports/platform.ts';
+import { validateContent } from './content.ts';
 import { parseIsoInstant } from './iso-time.ts';
 import { mediaUrlsOf, validateMediaUrls, validatePlatformMedia } from './media.ts';
 import {
@@ -9,10 +10,12 @@ import {
   validatePlatformContent,
   validatePlatformOptions,
 } from './platform-options.ts';
-import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
+import { isAbsent, isUuid, typeName } from './shape.ts';
 import { validateStorableText } from './storable-text.ts';
+import { validateFirstComment, validateThread } from './thread-rules.ts';
 
-export const MAX_CONTENT_LENGTH = 5000;
+// Where they were first defined: callers import them from here.
+export { MAX_CONTENT_LENGTH, validateContent } from './content.ts';
 
 /** `POST /posts` publishes now, `POST /posts/schedule` later. */
 export type PostMode = 'now' | 'scheduled';
@@ -27,18 +30,9 @@ export interface CreatePostInput {
   platforms?: unknown;
   media_urls?: unknown;
   platform_options?: unknown;
+  thread?: unknown;
+  first_comment?: unknown;
   scheduled_at?: unknown;
-}
-
-export function validateContent(value: unknown): Problem[] {
-  if (isAbsent(value)) return [];
-  if (typeof value !== 'string') {
-    return [{ field: 'content', message: `must be a string, got ${typeName(value)}` }];
-  }
-  if (charLength(value) > MAX_CONTENT_LENGTH) {
-    return [{ field: 'content', message: `must be at most ${MAX_CONTENT_LENGTH} characters` }];
-  }
-  return [];
 }
 
 function validateIdList(value: unknown, problems: Problem[]): boolean {
@@ -156,6 +150,8 @@ export function validateCreatePost(
     ...validateMediaUrls(input.media_urls),
     ...validatePlatformMedia(targets, media),
     ...validatePlatformOptions(input.platform_options, media, catalog),
+    ...validateThread(input.thread, targets),
+    ...validateFirstComment(input.first_comment, targets),
     ...validateScheduledAt(input.scheduled_at, context.mode, context.now),
     ...validateStorableText(input),
   ];

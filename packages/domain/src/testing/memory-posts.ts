@@ -160,6 +160,8 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       if (completion.status === 'published') {
         target.platformPostId = completion.platformPostId;
         target.platformUrl = completion.platformUrl;
+        target.threadPostIds = completion.threadPostIds ?? target.threadPostIds;
+        target.firstCommentId = completion.firstCommentId ?? target.firstCommentId;
         target.publishedAt = new Date(completion.at);
         target.errorCode = null;
         target.errorMessage = null;
@@ -168,6 +170,13 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
         target.errorCode = completion.errorCode;
         target.errorMessage = completion.errorMessage;
         target.retryable = completion.retryable;
+        const kept = completion.publishedSoFar;
+        if (kept) {
+          target.platformPostId = kept.platformPostId;
+          target.platformUrl = kept.platformUrl;
+          target.threadPostIds = kept.threadPostIds ?? target.threadPostIds;
+          target.firstCommentId = kept.firstCommentId ?? target.firstCommentId;
+        }
       }
       return copy(target);
     },

@@ -8,6 +8,7 @@ import type {
   PostTarget,
   PostWithTargets,
   SocialAccount,
+  ThreadPart,
 } from '../model.ts';
 import type { JobMeta, PostDraft } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
@@ -25,11 +26,33 @@ export function draftOf(input: CreatePostInput): PostDraft | null {
     if (!Array.isArray(media) || !media.every((url) => typeof url === 'string')) return null;
   }
   if (options !== undefined && options !== null && !isRecord(options)) return null;
+  const thread = threadOf(input.thread);
+  const firstComment = input.first_comment;
+  if (thread === null) return null;
+  if (firstComment !== undefined && firstComment !== null && typeof firstComment !== 'string') {
+    return null;
+  }
   return {
     content: content ?? '',
     mediaUrls: media ?? [],
     platformOptions: (options ?? {}) as PlatformOptions,
+    thread,
+    firstComment: firstComment ?? null,
   };
+}
+
+/** The follow-ups as stored, or null when ill-typed (the shared rules say how). */
+function threadOf(value: unknown): ThreadPart[] | null {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return null;
+  const parts: ThreadPart[] = [];
+  for (const part of value) {
+    if (!isRecord(part) || typeof part.content !== 'string') return null;
+    const media = part.media_urls ?? [];
+    if (!Array.isArray(media) || !media.every((url) => typeof url === 'string')) return null;
+    parts.push({ content: part.content, mediaUrls: media });
+  }
+  return parts;
 }
 
 /** Rules each target platform's publisher adds, and platforms this deployment cannot serve. */
@@ -70,6 +93,8 @@ export function newTarget(
     retryable: null,
     platformPostId: null,
     platformUrl: null,
+    threadPostIds: [],
+    firstCommentId: null,
     resumeState: null,
     leaseExpiresAt: null,
     publishedAt: null,
@@ -129,6 +154,8 @@ export async function preparePost(
     content: draft.content,
     mediaUrls: draft.mediaUrls,
     platformOptions: draft.platformOptions,
+    thread: draft.thread ?? [],
+    firstComment: draft.firstComment ?? null,
     scheduledAt,
     status: mode === 'now' ? 'queued' : 'scheduled',
     createdAt: now,

@@ -310,19 +310,29 @@ async function recordOutcome(
     }
     outcome = asFailure;
   }
+  const publishedSoFar = outcome.kind === 'failed' ? outcome.publishedSoFar : undefined;
   const fail = (errorCode: string, errorMessage: string, retryable: boolean) =>
-    posts.completeTarget(target.id, { status: 'failed', errorCode, errorMessage, retryable, at });
+    posts.completeTarget(target.id, {
+      status: 'failed',
+      errorCode,
+      errorMessage,
+      retryable,
+      at,
+      ...(publishedSoFar ? { publishedSoFar } : {}),
+    });
 
   let recorded: PostTarget | null = null;
   let handedBack = false;
   if (outcome.kind === 'published') {
     // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
-    const { platformPostId, platformUrl } = outcome;
+    const { platformPostId, platformUrl, threadPostIds, firstCommentId } = outcome;
     recorded = await posts.completeTarget(target.id, {
       status: 'published',
       platformPostId,
       platformUrl,
       at,
+      ...(threadPostIds ? { threadPostIds } : {}),
+      ...(firstCommentId ? { firstCommentId } : {}),
     });
   } else if (run.leaseLost) {
     // The target belongs to another worker now; touching it would break that worker's claim:

@@ -1,7 +1,8 @@
 // The Page publishing half of the fake Graph API: /{page}/feed (text, link, attached_media),
 // /{page}/photos (published, or unpublished for a multi-photo post), /{page}/videos (file_url,
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
-// duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage.
+// duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage;
+// POST /{object-id}/comments (message) on a post or video of the Page.
 import type { ServerResponse } from 'node:http';
 
 export interface FacebookPost {
@@ -26,6 +27,14 @@ export interface FacebookError {
   status?: number;
   /** Headers sent along, e.g. `x-app-usage` with `estimated_time_to_regain_access`. */
   headers?: Record<string, string>;
+}
+
+/** A comment made with POST /{object-id}/comments. */
+export interface FacebookComment {
+  id: string;
+  /** The post (`{page}_{post}`) or video commented on. */
+  objectId: string;
+  message: string;
 }
 
 export interface FacebookPhoto {
@@ -70,6 +79,7 @@ type Refuse = (
 
 export function createFacebookPages(options: FacebookPagesOptions, answer: Answer, refuse: Refuse) {
   const posts: FacebookPost[] = [];
+  const comments: FacebookComment[] = [];
   const photos = new Map<string, FacebookPhoto>();
   const videos = new Map<string, FacebookVideo>();
   const windows = new Map<string, { started: number; count: number }>();
@@ -268,6 +278,31 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     answer(response, 200, { data });
   }
 
+  /** As the Page: on its own post or video only; Graph answers 100 for an unknown object. */
+  function comment(
+    response: ServerResponse,
+    objectId: string,
+    params: Record<string, string>,
+    pageOf: string | undefined,
+  ) {
+    const target = posts.find((post) => post.id === objectId || post.videoId === objectId);
+    if (!target) {
+      return refuse(response, {
+        code: 100,
+        subcode: 33,
+        message: `Unsupported post request. Object with ID '${objectId}' does not exist`,
+      });
+    }
+    if (pageOf !== undefined && pageOf !== target.pageId) {
+      return refuse(response, { code: 200, message: '(#200) Permissions error' });
+    }
+    if (!params.message)
+      return refuse(response, { code: 100, message: '(#100) message is required' });
+    const made = { id: `${target.id}_${nextId()}`, objectId, message: params.message };
+    comments.push(made);
+    answer(response, 200, { id: made.id });
+  }
+
   /**
    * Serves `segments` (after the version) when they are a Page route; false otherwise.
    * `pageOf(token)` is the Page a token may act for (undefined: any, for tokens tests bring).
@@ -287,6 +322,10 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
       return true;
     }
     if (segments.length !== 2 || edge === undefined) return false;
+    if (method === 'POST' && edge === 'comments') {
+      comment(response, first, params, pageOf);
+      return true;
+    }
     const routes: Record<string, () => void> = {
       'POST feed': () => feed(response, first, params),
       'POST photos': () => photo(response, first, params),
@@ -311,6 +350,7 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
 
   return {
     posts,
+    comments,
     photos,
     videos,
     handle,

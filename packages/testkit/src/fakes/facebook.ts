@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createFacebookPages,
+  type FacebookComment,
   type FacebookError,
   type FacebookPagesOptions,
   type FacebookPhoto,
@@ -27,7 +28,7 @@ import {
 } from './http.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 
-export type { FacebookError, FacebookPhoto, FacebookPost, FacebookVideo };
+export type { FacebookComment, FacebookError, FacebookPhoto, FacebookPost, FacebookVideo };
 
 /**
  * Documented errors. The code-exchange subcodes (36007 expired, 36008 redirect_uri mismatch,
@@ -157,6 +158,8 @@ export interface FakeFacebook extends FakeServer {
   deauthorize(): void;
   /** Page posts created (feed, published photos, videos), in order. */
   posts: FacebookPost[];
+  /** Comments made on the Page's posts and videos, in order. */
+  comments: FacebookComment[];
   photos: Map<string, FacebookPhoto>;
   videos: Map<string, FacebookVideo>;
   /** The next video created answers `video_status: error` with this message once processed. */
@@ -501,6 +504,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     longLivedTokens,
     expireAccessToken: (token) => expired.add(token),
     posts: pagesApi.posts,
+    comments: pagesApi.comments,
     photos: pagesApi.photos,
     videos: pagesApi.videos,
     failNextVideo: pagesApi.failNextVideo,

@@ -154,6 +154,8 @@ export const INSTAGRAM_ERRORS = {
  */
 export type InstagramCall =
   | 'create'
+  /** POST /{ig-media-id}/comments */
+  | 'comment'
   | 'status'
   | 'publish'
   | 'permalink'
@@ -194,10 +196,19 @@ export interface InstagramMedia {
   permalink: string;
 }
 
+/** A comment made with POST /{ig-media-id}/comments?message=. */
+export interface InstagramComment {
+  id: string;
+  mediaId: string;
+  message: string;
+}
+
 export interface FakeInstagram extends FakeServer {
   script(step: InstagramScript): void;
   containers: InstagramContainer[];
   media: InstagramMedia[];
+  /** Comments made on published media, in order. */
+  comments: InstagramComment[];
   /**
    * Further calls with this access token answer error 190 (publishing, identity, long-lived
    * exchange and refresh alike): an expired or revoked token.
@@ -247,6 +258,7 @@ const callOf = (method: string, path: string, fields: string | null): InstagramC
   if (method === 'GET' && segments.length === 1 && segments[0] === 'me') return 'me';
   if (method === 'POST' && segments[1] === 'media') return 'create';
   if (method === 'POST' && segments[1] === 'media_publish') return 'publish';
+  if (method === 'POST' && segments[1] === 'comments') return 'comment';
   if (fields?.includes('permalink')) return 'permalink';
   return 'status';
 };
@@ -257,6 +269,7 @@ export async function startFakeInstagram(
   const requests: RecordedRequest[] = [];
   const containers: InstagramContainer[] = [];
   const media: InstagramMedia[] = [];
+  const comments: InstagramComment[] = [];
   const scripts = new ScriptQueue<InstagramScript>();
   const expired = new Set<string>();
   const oauth = new FakeOAuthProvider({
@@ -343,6 +356,22 @@ export async function startFakeInstagram(
       return create(response, id, params, recorded);
     if (request.method === 'POST' && edge === 'media_publish')
       return publish(request, response, id, params, recorded);
+    if (request.method === 'POST' && edge === 'comments') {
+      if (!media.some((item) => item.id === id)) {
+        return graphError(response, {
+          code: 100,
+          message: `Unsupported post request. Object with ID '${id}' does not exist`,
+        });
+      }
+      if (!params.message) return invalid(response, 'The parameter message is required');
+      const made = {
+        id: String(18_100_000_000_000_000 + comments.length + 1),
+        mediaId: id,
+        message: params.message,
+      };
+      comments.push(made);
+      return sendJson(response, 200, { id: made.id });
+    }
     if (request.method === 'GET' && edge === 'content_publishing_limit') {
       const used = media.length;
       return sendJson(response, 200, {
@@ -635,6 +664,7 @@ export async function startFakeInstagram(
     requests,
     containers,
     media,
+    comments,
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean = () => true;

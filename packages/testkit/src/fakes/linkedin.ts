@@ -79,6 +79,15 @@ export interface LinkedinOrganization {
 }
 
 /** Which call a script entry applies to. */
+export interface LinkedinComment {
+  /** urn:li:comment:({post urn},{id}) */
+  urn: string;
+  /** The post commented on. */
+  object: string;
+  actor: string;
+  text: string;
+}
+
 export type LinkedinCall =
   | 'token'
   | 'userinfo'
@@ -94,6 +103,8 @@ export type LinkedinCall =
   | 'videoFinalize'
   /** GET /rest/videos/{urn} */
   | 'videoStatus'
+  /** POST /rest/socialActions/{urn}/comments */
+  | 'comment'
   /** PUT to an upload URL (image or video part) */
   | 'upload'
   | 'any';
@@ -190,6 +201,8 @@ export interface FakeLinkedin extends FakeServer {
   revokeAccessToken(token: string): void;
   /** Posts created, in order. */
   posts: LinkedinPost[];
+  /** Comments made with POST /rest/socialActions/{urn}/comments, in order. */
+  comments: LinkedinComment[];
   images: LinkedinImage[];
   videos: LinkedinVideo[];
   /** Completed PUTs to upload URLs, in order (the upload counter). */
@@ -217,12 +230,14 @@ const callOf = (path: string, query: Record<string, string> = {}): LinkedinCall 
   if (path === '/rest/videos' && query.action === 'initializeUpload') return 'videoInit';
   if (path === '/rest/videos' && query.action === 'finalizeUpload') return 'videoFinalize';
   if (/^\/rest\/videos\/[^/]+$/.test(path)) return 'videoStatus';
+  if (/^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comment';
   if (path.startsWith(UPLOAD_PREFIX)) return 'upload';
   return 'other';
 };
 
 const PUBLISHING_CALLS = new Set<LinkedinCall | 'other'>([
   'post',
+  'comment',
   'imageInit',
   'videoInit',
   'videoFinalize',
@@ -268,6 +283,7 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
   ];
   const revoked = new Set<string>();
   const posts: LinkedinPost[] = [];
+  const comments: LinkedinComment[] = [];
   const images: LinkedinImage[] = [];
   const videos: LinkedinVideo[] = [];
   const uploads: LinkedinUpload[] = [];
@@ -601,6 +617,9 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     if (call === 'post' && request.method === 'POST')
       return createPost(response, body, scopes, version);
     if (call === 'post' && request.method === 'GET') return listPosts(response, url, scopes);
+    if (call === 'comment' && request.method === 'POST') {
+      return createComment(response, url, body, scopes);
+    }
     if (call === 'imageInit' && request.method === 'POST') {
       const init = (body.initializeUploadRequest ?? {}) as Record<string, unknown>;
       const denied = authorRefusal(init.owner, scopes, 'images.ACTION-initializeUpload');
@@ -824,6 +843,38 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
       .end();
   }
 
+  /** As the post's author, on a post that exists: `{ actor, object, message: { text } }`. */
+  function createComment(
+    response: ServerResponse,
+    url: URL,
+    body: Record<string, unknown>,
+    scopes: string[],
+  ) {
+    const object = decodeURIComponent(url.pathname.split('/')[3] ?? '');
+    const denied = authorRefusal(body.actor, scopes, 'socialActions.comments.CREATE');
+    if (denied) return apiError(response, denied);
+    const text = (body.message as Record<string, unknown> | undefined)?.text;
+    if (typeof text !== 'string' || text === '')
+      return invalid(response, 'ERROR :: /message/text :: field is required but not found');
+    if (body.object !== undefined && body.object !== object)
+      return invalid(response, 'ERROR :: /object :: does not match the path');
+    if (!posts.some((post) => post.urn === object)) {
+      return apiError(response, { status: 404, code: 'NOT_FOUND', message: `${object} not found` });
+    }
+    counter += 1;
+    const id = String(7_400_000_000_000_000_000n + BigInt(counter));
+    const urn = `urn:li:comment:(${object},${id})`;
+    comments.push({ urn, object, actor: String(body.actor), text });
+    sendJson(
+      response,
+      201,
+      { id, $URN: urn, actor: body.actor, object, message: { text } },
+      {
+        'x-restli-id': urn,
+      },
+    );
+  }
+
   /**
    * GET /rest/posts?q=author&author={urn}&count=N&sortBy=LAST_MODIFIED: the author's posts,
    * newest first. Reading needs r_member_social (members) or r_organization_social (pages),
@@ -946,6 +997,7 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     authorizedScopes,
     revokeAccessToken: (token) => revoked.add(token),
     posts,
+    comments,
     images,
     videos,
     uploads,

@@ -83,8 +83,18 @@ export interface YoutubeSession {
   videoId: string | null;
 }
 
+/** A top-level comment made with commentThreads.insert. */
+export interface YoutubeComment {
+  /** The comment thread's id. */
+  id: string;
+  videoId: string;
+  textOriginal: string;
+}
+
 export interface FakeYoutube extends FakeServer {
   script(step: YoutubeScript): void;
+  /** commentThreads.insert calls, in order. */
+  comments: YoutubeComment[];
   /** Every resumable session created, in order. */
   sessions: YoutubeSession[];
   expireAccessToken(token: string): void;
@@ -111,6 +121,7 @@ export async function startFakeYoutube(
   });
   const requests: RecordedRequest[] = [];
   const sessions: YoutubeSession[] = [];
+  const comments: YoutubeComment[] = [];
   const scripts = new ScriptQueue<YoutubeScript>();
   const expired = new Set<string>();
   const revoked = new Set<string>();
@@ -190,6 +201,45 @@ export async function startFakeYoutube(
               },
             ]
           : [],
+      });
+    }
+
+    if (url.pathname === '/youtube/v3/commentThreads' && request.method === 'POST') {
+      const body = recorded.body;
+      const snippet = (isRecordLike(body) ? body.snippet : undefined) as
+        | { videoId?: unknown; topLevelComment?: { snippet?: { textOriginal?: unknown } } }
+        | undefined;
+      const videoId = snippet?.videoId;
+      const text = snippet?.topLevelComment?.snippet?.textOriginal;
+      if (url.searchParams.get('part') !== 'snippet' || typeof text !== 'string' || text === '') {
+        return googleError(response, {
+          status: 400,
+          reason: 'commentTextRequired',
+          domain: 'youtube.commentThread',
+          message: 'The comment must contain text.',
+        });
+      }
+      if (!sessions.some((session) => session.videoId === videoId)) {
+        return googleError(response, {
+          status: 404,
+          reason: 'videoNotFound',
+          domain: 'youtube.commentThread',
+          message: 'The video identified by the videoId parameter could not be found.',
+        });
+      }
+      const made = {
+        id: `Ugw${comments.length + 1}fakeThread`,
+        videoId: String(videoId),
+        textOriginal: text,
+      };
+      comments.push(made);
+      return sendJson(response, 200, {
+        kind: 'youtube#commentThread',
+        id: made.id,
+        snippet: {
+          videoId: made.videoId,
+          topLevelComment: { id: made.id, snippet: { textOriginal: text } },
+        },
       });
     }
 
@@ -431,6 +481,7 @@ export async function startFakeYoutube(
     baseUrl,
     requests,
     sessions,
+    comments,
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean = () => true;
@@ -460,3 +511,6 @@ export async function startFakeYoutube(
   };
   return fake;
 }
+
+const isRecordLike = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

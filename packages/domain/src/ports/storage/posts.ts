@@ -1,14 +1,22 @@
 import type { Post, PostStatus, PostTarget, PostWithTargets, ResumeState } from '../../model.ts';
+import type { PublishedParts, PublishedSoFar } from '../platform.ts';
 
 /** Outcome of one target as recorded by the publisher. */
 export type TargetCompletion =
-  | { status: 'published'; platformPostId: string; platformUrl: string | null; at: Date }
+  | ({
+      status: 'published';
+      platformPostId: string;
+      platformUrl: string | null;
+      at: Date;
+    } & PublishedParts)
   | {
       status: 'failed';
       errorCode: string;
       errorMessage: string;
       retryable: boolean;
       at: Date;
+      /** The parts that did go out before the failure: stored with it, never lost. */
+      publishedSoFar?: PublishedSoFar;
     };
 
 /** A post's conditional status change, as `PostRepository.transitionStatus` makes it. */

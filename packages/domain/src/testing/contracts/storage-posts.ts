@@ -767,6 +767,65 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         });
       });
 
+      it('records a thread and first comment with the published result', async () => {
+        const { post, target, now } = await claimedTarget();
+        await posts().completeTarget(target.id, {
+          status: 'published',
+          platformPostId: 'main-1',
+          platformUrl: null,
+          threadPostIds: ['reply-1', 'reply-2'],
+          firstCommentId: 'comment-1',
+          at: plus(now, 3_000),
+        });
+        expect(await targetOf(post.id, target.id)).toMatchObject({
+          platformPostId: 'main-1',
+          threadPostIds: ['reply-1', 'reply-2'],
+          firstCommentId: 'comment-1',
+        });
+      });
+
+      it('a failure after the main post keeps what was published', async () => {
+        const { post, target, now } = await claimedTarget();
+        const recorded = await posts().completeTarget(target.id, {
+          status: 'failed',
+          errorCode: 'duplicate_content',
+          errorMessage: 'refused',
+          retryable: false,
+          at: plus(now, 3_000),
+          publishedSoFar: {
+            platformPostId: 'main-2',
+            platformUrl: 'https://x.com/i/web/status/main-2',
+            threadPostIds: ['reply-3'],
+          },
+        });
+        expect(recorded).toEqual(await targetOf(post.id, target.id));
+        expect(recorded).toMatchObject({
+          status: 'failed',
+          errorCode: 'duplicate_content',
+          platformPostId: 'main-2',
+          platformUrl: 'https://x.com/i/web/status/main-2',
+          threadPostIds: ['reply-3'],
+          firstCommentId: null,
+          publishedAt: null,
+        });
+      });
+
+      it('stores a post with its thread and first comment', async () => {
+        const user = await seedUser(storage().repos);
+        const post = makePost(user.id, user.id, {
+          post: {
+            thread: [{ content: 'next', mediaUrls: ['https://cdn.example.test/a.jpg'] }],
+            firstComment: 'first!',
+          },
+        });
+        await posts().insert(post);
+        expect(await posts().findById(post.id)).toMatchObject({
+          thread: [{ content: 'next', mediaUrls: ['https://cdn.example.test/a.jpg'] }],
+          firstComment: 'first!',
+          targets: [{ threadPostIds: [], firstCommentId: null }],
+        });
+      });
+
       it('does not complete a target that is not publishing', async () => {
         const post = await seedPost(storage().repos);
         const id = post.targets[0]?.id ?? '';

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterCrash,
+  expectPublished,
+  type FakeInstagram,
+  makeRequest,
+  publisherFor,
+  startFakeInstagram,
+  testConfig,
+} from './helpers.ts';
+
+const IMAGE = 'https://cdn.example.com/photo.jpg';
+
+let fake: FakeInstagram;
+beforeAll(async () => {
+  fake = await startFakeInstagram({});
+});
+afterAll(() => fake.close());
+
+const publisher = () =>
+  publisherFor(
+    'instagram',
+    testConfig({ instagram: { apiBaseUrl: fake.baseUrl, graphVersion: '21.0' } }),
+  );
+const request = (firstComment: string) =>
+  makeRequest({ platform: 'instagram', mediaUrls: [IMAGE], content: 'Caption', firstComment });
+
+describe('instagram publisher: first comment', () => {
+  it('comments on the published media (POST /{ig-media-id}/comments?message=)', async () => {
+    const outcome = expectPublished(await publisher().publish(request('#tags #here').request));
+    const comment = fake.comments.at(-1);
+    expect(comment).toMatchObject({ mediaId: outcome.platformPostId, message: '#tags #here' });
+    expect(outcome.firstCommentId).toBe(comment?.id);
+    const sent = fake.requests.find((r) => r.path.endsWith(`/${outcome.platformPostId}/comments`));
+    expect(sent?.query.message).toBe('#tags #here');
+  });
+
+  it('a comment that fails for a while is retried alone: the media is not published again', async () => {
+    fake.script({ error: { code: 2, message: 'Service temporarily unavailable' }, on: 'comment' });
+    const h = request('later');
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed', retryable: true });
+    const published = fake.media.length;
+    const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
+    expect(fake.media.length).toBe(published);
+    expect(fake.comments.filter((c) => c.mediaId === outcome.platformPostId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * Threads end to end, in both modes: POST /posts with `thread` -> worker -> the fake X -> a
+ * reply chain; GET /posts/:id shows the main post and each follow-up's id. A follow-up X
+ * refuses leaves the target failed with what was published kept and shown; a platform without
+ * replies refuses `thread` with a 400 naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../testkit/src/index.ts';
+import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+
+interface TargetJson {
+  status: string;
+  platform_post_id: string | null;
+  thread_post_ids: string[];
+  first_comment_id: string | null;
+  error_code: string | null;
+}
+interface PostJson {
+  id: string;
+  status: string;
+  thread: { content: string; media_urls: string[] }[];
+  post_targets: TargetJson[];
+}
+
+let sequence = 0;
+const tag = (label: string) => `${label}-${Date.now().toString(36)}-${++sequence}`;
+const modes: Mode[] = ['production', 'embedded'];
+
+describe.each(modes)('threads end to end, %s mode', (mode) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let system: System | undefined;
+  let skipReason: string | undefined;
+  const connections = new Map<string, string>();
+
+  beforeAll(async () => {
+    if (mode === 'production') {
+      database = await createTestDatabase();
+      skipReason = await unavailable(mode, database);
+      if (skipReason) return;
+    }
+    system = await startSystem({ mode, ...(database?.url ? { databaseUrl: database.url } : {}) });
+    const accounts = {
+      twitter: { external_id: system.x.user.id, access_token: 'x-thread-token' },
+      linkedin: {
+        external_id: `urn:li:person:${system.linkedin.member.sub}`,
+        access_token: 'linkedin-thread-token',
+      },
+    };
+    for (const [platform, connection] of Object.entries(accounts)) {
+      const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+        platform,
+        display_name: `${platform} threads`,
+        ...connection,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      connections.set(platform, created.body.data.id);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    try {
+      await system?.close();
+    } finally {
+      await database?.drop();
+    }
+  }, 60_000);
+
+  async function publishAndWait(body: Record<string, unknown>): Promise<PostJson> {
+    const api = (system as System).api;
+    const response = await api.call<{ data: PostJson }>('POST', '/posts', body);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const id = response.body.data.id;
+    return waitFor(
+      'the thread to end',
+      async () => {
+        const got = await api.call<{ data: PostJson }>('GET', `/posts/${id}`);
+        return ['published', 'failed', 'partial'].includes(got.body.data.status)
+          ? got.body.data
+          : undefined;
+      },
+      20_000,
+    );
+  }
+
+  it('X: the follow-ups go out as a reply chain, their ids in GET /posts/:id', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const main = tag('Main');
+    const thread = [{ content: tag('Second') }, { content: tag('Third') }];
+    const post = await publishAndWait({
+      content: main,
+      social_account_ids: [connections.get('twitter')],
+      thread,
+    });
+    const target = post.post_targets[0];
+    expect(post.status, JSON.stringify(target)).toBe('published');
+    expect(post.thread.map((part) => part.content)).toEqual(thread.map((part) => part.content));
+    const tweets = system.x.tweets;
+    const mainTweet = tweets.find((tweet) => tweet.text === main);
+    const [second, third] = thread.map((part) => tweets.find((t) => t.text === part.content));
+    expect(target).toMatchObject({
+      platform_post_id: mainTweet?.id,
+      thread_post_ids: [second?.id, third?.id],
+      first_comment_id: null,
+    });
+    expect(second?.replyTo).toBe(mainTweet?.id);
+    expect(third?.replyTo).toBe(second?.id);
+  }, 30_000);
+
+  it('X: a follow-up refused leaves the target failed, what was published kept and shown', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const main = tag('Kept');
+    const first = tag('Out');
+    // X refuses a duplicate (403): the second follow-up repeats the main post.
+    const post = await publishAndWait({
+      content: main,
+      social_account_ids: [connections.get('twitter')],
+      thread: [{ content: first }, { content: main }],
+    });
+    const tweets = system.x.tweets;
+    expect(post.status).toBe('failed');
+    expect(post.post_targets[0]).toMatchObject({
+      status: 'failed',
+      error_code: 'duplicate_content',
+      platform_post_id: tweets.find((tweet) => tweet.text === main)?.id,
+      thread_post_ids: [tweets.find((tweet) => tweet.text === first)?.id],
+    });
+    expect(tweets.filter((tweet) => tweet.text === main)).toHaveLength(1);
+  }, 30_000);
+
+  it('LinkedIn: the first comment goes on the published post, its id in GET /posts/:id', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const content = tag('Commented');
+    const post = await publishAndWait({
+      content,
+      social_account_ids: [connections.get('linkedin')],
+      first_comment: 'The link: https://example.com',
+    });
+    const target = post.post_targets[0];
+    expect(post.status, JSON.stringify(target)).toBe('published');
+    const made = system.linkedin.posts.find((candidate) => candidate.commentary === content);
+    const comment = system.linkedin.comments.find((candidate) => candidate.object === made?.urn);
+    expect(comment?.text).toBe('The link: https://example.com');
+    expect(target).toMatchObject({
+      platform_post_id: made?.urn,
+      first_comment_id: comment?.urn,
+      thread_post_ids: [],
+    });
+  }, 30_000);
+
+  it('X refuses first_comment with a 400 naming the field', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const response = await system.api.call<{
+      error: { details: { field: string; message: string }[] };
+    }>('POST', '/posts', {
+      content: tag('No comments'),
+      social_account_ids: [connections.get('twitter')],
+      first_comment: 'hi',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toContainEqual({
+      field: 'first_comment',
+      message: 'is not supported on twitter',
+    });
+  });
+
+  it('a platform without replies refuses thread with a 400 naming the field', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const response = await system.api.call<{
+      error: { code: string; details: { field: string; message: string }[] };
+    }>('POST', '/posts', {
+      content: tag('No replies'),
+      social_account_ids: [connections.get('linkedin')],
+      thread: [{ content: 'more' }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toContainEqual({
+      field: 'thread',
+      message: 'is not supported on linkedin (no replies)',
+    });
+  });
+
+  it('a follow-up over X limit is refused at validation, naming the part', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const response = await system.api.call<{
+      error: { details: { field: string; message: string }[] };
+    }>('POST', '/posts', {
+      content: tag('Long'),
+      social_account_ids: [connections.get('twitter')],
+      thread: [{ content: 'ok' }, { content: 'x'.repeat(281) }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toContainEqual({
+      field: 'thread[1].content',
+      message: 'twitter posts are limited to 280 characters',
+    });
+  });
+});
