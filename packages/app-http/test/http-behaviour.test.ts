@@ -210,7 +210,7 @@ describe('request errors', () => {
     );
     const wrongMethod = await h.call({ method: 'PUT', url: '/posts/abc' });
     expectError(wrongMethod, 405, 'method_not_allowed');
-    expect(wrongMethod.headers.allow).toBe('DELETE, GET, HEAD');
+    expect(wrongMethod.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
     const patchCollection = await h.call({ method: 'PATCH', url: '/webhooks' });
     expectError(patchCollection, 405);
     expect(patchCollection.headers.allow).toBe('GET, HEAD, POST');

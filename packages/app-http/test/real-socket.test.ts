@@ -103,7 +103,7 @@ describe('over a real socket', () => {
       });
       const item = await send(method, '/posts/some-id?x=1');
       expect(item.status, item.body).toBe(405);
-      expect(item.allow).toBe('DELETE, GET, HEAD');
+      expect(item.allow).toBe('DELETE, GET, HEAD, PATCH');
       const nowhere = await send(method, '/nowhere');
       expect(nowhere.status, nowhere.body).toBe(404);
       expect(JSON.parse(nowhere.body).error.code).toBe('route_not_found');
