@@ -3,7 +3,7 @@
  * through the SSRF-guarded dispatcher, following redirects as publishers do. Never downloads
  * the media; a refusal keeps the reason the publisher would have given at publish time.
  */
-import type { MediaProbe, MediaProbeResult } from '@social-publisher/domain';
+import { errorMessage, type MediaProbe, type MediaProbeResult } from '@social-publisher/domain';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import type { PublisherRuntime } from './publisher-runtime.ts';
@@ -38,7 +38,7 @@ export function createMediaProbe(
         if (error instanceof PublishFailure && error.outcome.kind === 'failed') {
           return { ok: false, reason: error.outcome.message };
         }
-        return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+        return { ok: false, reason: errorMessage(error) };
       }
     },
   };

@@ -13,7 +13,7 @@
  * twice. Inside a transaction statements always go unnamed: a refusal there would abort the
  * transaction, and no hot statement runs in one.
  */
-import type { Logger } from '@social-publisher/domain';
+import { errorMessage, type Logger } from '@social-publisher/domain';
 import { type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 
@@ -62,7 +62,7 @@ export function preparingClientClass(options: PreparedStatementsOptions): typeof
     if (!state.enabled) return;
     state.enabled = false;
     options.logger?.warn(
-      { err: error instanceof Error ? error.message : String(error), statement: name },
+      { err: errorMessage(error), statement: name },
       'postgres refused a prepared statement (PgBouncer in transaction pooling?): statements are sent unnamed from now on; set DATABASE_PREPARED_STATEMENTS=false to skip this',
     );
   };

@@ -1,5 +1,6 @@
 /** Arguments of the admin CLI (src/cli.ts), parsed without side effects. */
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@social-publisher/domain';
 
 export const USAGE = `usage: pnpm cli <command>
 
@@ -25,7 +26,7 @@ function parse(argv: string[]) {
   try {
     return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 

@@ -7,7 +7,7 @@
  * Usage errors exit 2 with the usage on stderr; failures exit 1 with one line.
  */
 import { type Config, ConfigError } from '@social-publisher/config';
-import { createUser } from '@social-publisher/domain';
+import { createUser, errorMessage } from '@social-publisher/domain';
 import {
   createRuntime,
   loadRuntimeConfig,
@@ -87,7 +87,7 @@ async function reencrypt(config: Config, logger: ReturnType<typeof createLogger>
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`error: ${errorMessage(error)}\n`);
     process.exit(1);
   },
 );

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { errorMessage } from '@social-publisher/domain';
 import { type Dispatcher, request } from 'undici';
 import { failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
@@ -48,7 +49,7 @@ export function transportFailure(error: unknown, signal: AbortSignal, what: stri
   if (signal.aborted) return error;
   if (error instanceof PublishFailure || error instanceof TokenRejected) return error;
   const code = errorCode(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const maybeSent = code === undefined || !NOT_CONNECTED_CODES.has(code);
   const timeout = code !== undefined && TIMEOUT_CODES.has(code);
   const outcome = failedOutcome(

@@ -7,12 +7,13 @@
  * `TokenRenewal` on `standardTokenRequest`; `oauthRefresh` makes it the connector's `refresh`
  * and `publisherRefresher` the publisher's renewal on a rejected token: one request for both.
  */
-import type {
-  ConnectedIdentity,
-  ConnectOutcome,
-  GrantedTokens,
-  RefreshInput,
-  RefreshOutcome,
+import {
+  type ConnectedIdentity,
+  type ConnectOutcome,
+  errorMessage,
+  type GrantedTokens,
+  type RefreshInput,
+  type RefreshOutcome,
 } from '@social-publisher/domain';
 import type { PlatformSettingsSpec } from '../descriptor.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
@@ -160,7 +161,7 @@ function failureOf(error: unknown, label: string, signal: AbortSignal): StepFail
       kind: 'failed',
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { code: 'adapter_error', message: `${label}: ${message}`, kind: 'failed' };
 }
 

@@ -1,4 +1,4 @@
-import { PaceDeferral, type PublishOutcome } from '@social-publisher/domain';
+import { errorMessage, PaceDeferral, type PublishOutcome } from '@social-publisher/domain';
 
 /**
  * Thrown inside an adapter to end the publish with `outcome` (a failure or connection_expired).
@@ -70,7 +70,7 @@ export async function runPublish(
       return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
     }
     // A bug in the adapter, not a platform answer: retrying does not fix it.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return failedOutcome('adapter_error', message, false);
   }
 }

@@ -4,7 +4,7 @@
  * media_urls, platform_options (JSON). Lists are separated by `|` or spaces.
  */
 import type { Readable } from 'node:stream';
-import type { BatchItem, Problem } from '@social-publisher/domain';
+import { type BatchItem, errorMessage, type Problem } from '@social-publisher/domain';
 import { CsvError, parse } from 'csv-parse';
 import { formatBytes, HttpError } from '../errors.ts';
 
@@ -42,7 +42,7 @@ function toItem(record: Record<string, string>): { item: BatchItem; problems: Pr
     } catch (error) {
       problems.push({
         field: 'platform_options',
-        message: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        message: `is not valid JSON: ${errorMessage(error)}`,
       });
     }
   }

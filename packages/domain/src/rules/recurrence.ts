@@ -6,6 +6,7 @@
  */
 import rrulePackage, { type Options } from 'rrule';
 import type { Problem } from '../errors.ts';
+import { errorMessage } from '../errors.ts';
 import type { PostSeries } from '../series-model.ts';
 import { parseIsoInstant } from './iso-time.ts';
 import { isRecord, typeName } from './shape.ts';
@@ -41,7 +42,7 @@ function parseRule(text: string): Partial<Options> | string {
   try {
     options = RRule.parseString(body);
   } catch (error) {
-    return `is not a valid RRULE (${error instanceof Error ? error.message : String(error)})`;
+    return `is not a valid RRULE (${errorMessage(error)})`;
   }
   if (options.freq === undefined) return 'needs FREQ';
   // Posting more often than hourly is spam on every network, and would outrun the worker.
