@@ -77,7 +77,7 @@ export function publisherProblems(
 export function newTarget(
   deps: CoreDeps,
   postId: string,
-  connection: SocialAccount,
+  connection: Pick<SocialAccount, 'id' | 'platform' | 'sandbox'>,
   now: Date,
 ): PostTarget {
   return {

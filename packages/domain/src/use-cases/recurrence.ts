@@ -14,7 +14,7 @@ import { occurrencesAfter, validateRecurrence } from '../rules/recurrence.ts';
 import { isUuid } from '../rules/shape.ts';
 import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
-import { cancelPost, enqueueStoredPost, preparePost } from './posts.ts';
+import { cancelPost, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
 
 /** Future occurrences kept created: the one due next and the one after it. */
 export const SERIES_OCCURRENCES_AHEAD = 2;
@@ -82,26 +82,14 @@ export async function createRepeatingPost(
 function occurrencePost(deps: CoreDeps, series: PostSeries, at: Date): PostWithTargets {
   const now = deps.clock.now();
   const postId = deps.ids.newId();
-  const targets: PostTarget[] = series.template.targets.map((target) => ({
-    id: deps.ids.newId(),
-    postId,
-    platform: target.platform,
-    socialAccountId: target.socialAccountId,
-    sandbox: target.sandbox,
-    status: 'pending',
-    attempts: 0,
-    errorCode: null,
-    errorMessage: null,
-    retryable: null,
-    platformPostId: null,
-    platformUrl: null,
-    threadPostIds: [],
-    firstCommentId: null,
-    resumeState: null,
-    leaseExpiresAt: null,
-    publishedAt: null,
-    updatedAt: now,
-  }));
+  const targets: PostTarget[] = series.template.targets.map((target) =>
+    newTarget(
+      deps,
+      postId,
+      { id: target.socialAccountId, platform: target.platform, sandbox: target.sandbox },
+      now,
+    ),
+  );
   return {
     id: postId,
     accountId: series.accountId,
