@@ -78,7 +78,7 @@ describe('POST /webhooks', () => {
     }
   });
 
-  it('events: a non-empty subset of the three, no unknown ones', async () => {
+  it('events: a non-empty subset of the events, no unknown ones', async () => {
     expectInvalid(await createWebhook({ url: 'https://h.example.com', events: [] }), 'events');
     expectInvalid(
       await createWebhook({ url: 'https://h.example.com', events: ['post.deleted'] }),
@@ -86,6 +86,13 @@ describe('POST /webhooks', () => {
     );
     expectInvalid(await createWebhook({ url: 'https://h.example.com' }), 'events');
     expectInvalid(await createWebhook({ events: EVENTS }), 'url');
+  });
+
+  it('events: all four at once, social_account.expired included', async () => {
+    const all = ['post.published', 'post.failed', 'post.partial', 'social_account.expired'];
+    const created = await createWebhook({ url: 'https://h.example.com/all', events: all });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.events).toEqual(all);
   });
 
   it('workspace_id of a team the caller is not in: 403', async () => {

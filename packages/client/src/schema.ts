@@ -6924,7 +6924,7 @@ export interface operations {
            * @description An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected
            */
           url: string;
-          /** @description Any of post.published, post.failed, post.partial */
+          /** @description Any of post.published, post.failed, post.partial, social_account.expired, each once */
           events: ('post.published' | 'post.failed' | 'post.partial' | 'social_account.expired')[];
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;

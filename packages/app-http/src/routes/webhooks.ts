@@ -7,6 +7,7 @@ import {
   listWebhooks,
   redeliver,
   setWebhookActive,
+  WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
@@ -48,8 +49,9 @@ const CreateWebhookBody = Type.Object(
     }),
     events: Type.Array(WebhookEventSchema, {
       minItems: 1,
-      maxItems: 3,
-      description: 'Any of post.published, post.failed, post.partial',
+      // Every event may be asked for once: social_account.expired as well as the post events.
+      maxItems: WEBHOOK_EVENTS.length,
+      description: `Any of ${WEBHOOK_EVENTS.join(', ')}, each once`,
     }),
     workspace_id: WorkspaceField,
   },

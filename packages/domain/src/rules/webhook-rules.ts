@@ -53,7 +53,7 @@ export function validateWebhookUrl(value: unknown, policy: WebhookUrlPolicy = {}
   return problems;
 }
 
-/** A non-empty subset of the three events, each named once. */
+/** A non-empty subset of the events, each named once. */
 export function validateWebhookEvents(value: unknown): Problem[] {
   const field = 'events';
   if (value === undefined || value === null) return [{ field, message: 'is required' }];
