@@ -147,6 +147,104 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
     });
   }, 30_000);
 
+  /** Schedules `body` a minute ahead, applies `edit` with a time 1.5 s ahead, waits for the end. */
+  async function scheduleEditAndWait(
+    body: Record<string, unknown>,
+    edit: Record<string, unknown>,
+  ): Promise<{ edited: PostJson; post: PostJson }> {
+    const api = (system as System).api;
+    const scheduled_at = new Date(Date.now() + 60_000).toISOString();
+    const created = await api.call<{ data: PostJson }>('POST', '/posts/schedule', {
+      ...body,
+      scheduled_at,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.data.id;
+    const soon = new Date(Date.now() + 1_500).toISOString();
+    const edited = await api.call<{ data: PostJson }>('PATCH', `/posts/${id}`, {
+      ...edit,
+      scheduled_at: soon,
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const post = await waitFor(
+      'the edited post to end',
+      async () => {
+        const got = await api.call<{ data: PostJson }>('GET', `/posts/${id}`);
+        return ['published', 'failed', 'partial'].includes(got.body.data.status)
+          ? got.body.data
+          : undefined;
+      },
+      20_000,
+    );
+    return { edited: edited.body.data, post };
+  }
+
+  it('PATCH replaces the thread of a scheduled post: only the new follow-ups go out', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const main = tag('Edited main');
+    const before = [{ content: tag('Old reply') }];
+    const after = [{ content: tag('New reply') }, { content: tag('Newer reply') }];
+    const { edited, post } = await scheduleEditAndWait(
+      { content: main, social_account_ids: [connections.get('twitter')], thread: before },
+      { thread: after },
+    );
+    expect(edited.thread.map((part) => part.content)).toEqual(after.map((part) => part.content));
+    expect(post.status, JSON.stringify(post.post_targets)).toBe('published');
+    const tweets = system.x.tweets;
+    const ids = after.map((part) => tweets.find((tweet) => tweet.text === part.content)?.id);
+    expect(post.post_targets[0]?.thread_post_ids).toEqual(ids);
+    expect(tweets.filter((tweet) => tweet.text === before[0]?.content)).toHaveLength(0);
+  }, 30_000);
+
+  it('PATCH changes or removes the first comment of a scheduled post', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const account = connections.get('linkedin');
+    const changed = await scheduleEditAndWait(
+      { content: tag('Comment changed'), social_account_ids: [account], first_comment: 'old' },
+      { first_comment: 'the new comment' },
+    );
+    const made = system.linkedin.posts.find(
+      (candidate) => candidate.urn === changed.post.post_targets[0]?.platform_post_id,
+    );
+    const comments = system.linkedin.comments.filter((c) => c.object === made?.urn);
+    expect(comments.map((comment) => comment.text)).toEqual(['the new comment']);
+
+    const removed = await scheduleEditAndWait(
+      { content: tag('Comment removed'), social_account_ids: [account], first_comment: 'gone' },
+      { first_comment: null },
+    );
+    expect(removed.post.status).toBe('published');
+    expect(removed.post.post_targets[0]?.first_comment_id).toBeNull();
+    const urn = removed.post.post_targets[0]?.platform_post_id;
+    expect(system.linkedin.comments.filter((c) => c.object === urn)).toHaveLength(0);
+  }, 40_000);
+
+  it('PATCH checks thread and first_comment with the rules of create', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const api = system.api;
+    const created = await api.call<{ data: PostJson }>('POST', '/posts/schedule', {
+      content: tag('Checked edit'),
+      social_account_ids: [connections.get('linkedin')],
+      scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(created.status).toBe(201);
+    const response = await api.call<{
+      error: { code: string; details: { field: string; message: string }[] };
+    }>('PATCH', `/posts/${created.body.data.id}`, { thread: [{ content: 'more' }] });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toContainEqual({
+      field: 'thread',
+      message: 'is not supported on linkedin (no replies)',
+    });
+    const tooLong = await api.call<{ error: { details: { field: string }[] } }>(
+      'PATCH',
+      `/posts/${created.body.data.id}`,
+      { social_account_ids: [connections.get('twitter')], first_comment: 'hi' },
+    );
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.details.map((d) => d.field)).toContain('first_comment');
+  });
+
   it('X refuses first_comment with a 400 naming the field', async (context) => {
     if (skipReason || !system) return context.skip(skipReason);
     const response = await system.api.call<{

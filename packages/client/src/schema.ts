@@ -131,7 +131,7 @@ export interface paths {
     head?: never;
     /**
      * Edit or reschedule a post
-     * @description Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.
+     * @description Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one), thread ([] removes it), first_comment (null removes it) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.
      */
     patch: operations['updatePost'];
     trace?: never;
@@ -1193,7 +1193,7 @@ export interface operations {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -1621,7 +1621,7 @@ export interface operations {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /**
                * Format: date-time
@@ -2549,6 +2549,12 @@ export interface operations {
               [key: string]: unknown;
             };
           };
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          thread?: {
+            content: string;
+            media_urls?: string[];
+          }[];
+          first_comment?: string | null;
           /** @description The connections to publish to, in full: a connection left out loses its target, a new one gets a target */
           social_account_ids?: string[];
           /**
@@ -2961,7 +2967,7 @@ export interface operations {
             content: string;
             media_urls?: string[];
           }[];
-          /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
           first_comment?: string;
           /**
            * Format: date-time
@@ -3296,7 +3302,7 @@ export interface operations {
               content: string;
               media_urls?: string[];
             }[];
-            /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
             first_comment?: string;
             /**
              * Format: date-time
@@ -4912,7 +4918,7 @@ export interface operations {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;

@@ -215,6 +215,8 @@ export function createPostRepository(
             content = ${edit.content},
             media_urls = ${edit.mediaUrls}::text[],
             platform_options = ${JSON.stringify(edit.platformOptions ?? {})}::jsonb,
+            thread = ${JSON.stringify(edit.thread)}::jsonb,
+            first_comment = ${edit.firstComment},
             scheduled_at = ${isoOrNull(edit.scheduledAt)}::timestamptz,
             status = ${edit.status},
             updated_at = ${edit.at.toISOString()}::timestamptz

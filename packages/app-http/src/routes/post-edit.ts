@@ -20,7 +20,7 @@ export const postEditRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         tags: ['Posts'],
         summary: 'Edit or reschedule a post',
         description:
-          'Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.',
+          'Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one), thread ([] removes it), first_comment (null removes it) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.',
         security: SECURED,
         headers: IdempotencyHeaders,
         params: IdParams('Post id'),

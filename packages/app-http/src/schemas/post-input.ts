@@ -58,31 +58,35 @@ export const postFields = (catalog: PlatformCatalog) => ({
   ),
   workspace_id: WorkspaceField,
   platform_options: Type.Optional(platformOptionsInput(catalog)),
-  thread: Type.Optional(ThreadInput),
-  first_comment: Type.Optional(
-    Type.String({
-      maxLength: 5000,
-      description:
-        'A comment posted on the published post (instagram, facebook, linkedin, youtube)',
-    }),
-  ),
+  thread: Type.Optional(threadInput(catalog)),
+  first_comment: Type.Optional(firstCommentInput(catalog)),
 });
 
+/** The platforms whose rules have `flag`, for descriptions that stay true as platforms come. */
+const platformsWith = (catalog: PlatformCatalog, flag: 'replies' | 'comments'): string =>
+  catalog.names.filter((name) => catalog.rules(name)?.[flag]).join(', ') || 'none yet';
+
+const firstCommentInput = (catalog: PlatformCatalog) =>
+  Type.String({
+    maxLength: 5000,
+    description: `A comment posted on the published post (${platformsWith(catalog, 'comments')}), or its first reply where the platform has replies but no comments`,
+  });
+
 /** `thread`: follow-ups, each published as a reply to the one before. */
-const ThreadInput = Type.Array(
-  Type.Object(
+const threadInput = (catalog: PlatformCatalog) =>
+  Type.Array(
+    Type.Object(
+      {
+        content: Type.String({ maxLength: 5000 }),
+        media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+      },
+      { additionalProperties: false },
+    ),
     {
-      content: Type.String({ maxLength: 5000 }),
-      media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+      maxItems: 25,
+      description: `Follow-ups published after the main post, each a reply to the one before (${platformsWith(catalog, 'replies')})`,
     },
-    { additionalProperties: false },
-  ),
-  {
-    maxItems: 25,
-    description:
-      'Follow-ups published after the main post, each a reply to the one before (twitter)',
-  },
-);
+  );
 
 /** At least one target, by either list (an empty list is no target). */
 export const AT_LEAST_ONE_TARGET = {
@@ -128,12 +132,16 @@ export const schedulePostBody = (catalog: PlatformCatalog) =>
 
 /** PATCH /posts/:id: the fields of create to change; each one given replaces the stored one. */
 export const editPostBody = (catalog: PlatformCatalog) => {
-  const { content, media_urls, platform_options } = postFields(catalog);
+  const { content, media_urls, platform_options, thread } = postFields(catalog);
   return Type.Object(
     {
       content,
       media_urls,
       platform_options,
+      thread,
+      first_comment: Type.Optional(
+        Type.Union([firstCommentInput(catalog), Type.Null({ description: 'Removes it' })]),
+      ),
       social_account_ids: Type.Optional(
         Type.Array(Type.String({ format: 'uuid' }), {
           maxItems: MAX_TARGETS,

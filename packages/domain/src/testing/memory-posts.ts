@@ -92,6 +92,8 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       post.content = edit.content;
       post.mediaUrls = copy(edit.mediaUrls);
       post.platformOptions = copy(edit.platformOptions);
+      post.thread = copy(edit.thread);
+      post.firstComment = edit.firstComment;
       post.scheduledAt = edit.scheduledAt === null ? null : new Date(edit.scheduledAt);
       post.status = edit.status;
       post.updatedAt = new Date(edit.at);

@@ -28,6 +28,10 @@ export interface EditPostInput {
   platform_options?: unknown;
   social_account_ids?: unknown;
   scheduled_at?: unknown;
+  /** Replaces the follow-ups; `[]` removes them. */
+  thread?: unknown;
+  /** Replaces the first comment; `null` removes it. */
+  first_comment?: unknown;
 }
 
 const given = (value: unknown): boolean => value !== undefined;
@@ -63,6 +67,10 @@ async function planEdit(deps: CoreDeps, post: PostWithTargets, input: EditPostIn
     platform_options: given(input.platform_options) ? input.platform_options : post.platformOptions,
     social_account_ids: ids,
     scheduled_at: given(input.scheduled_at) ? input.scheduled_at : undefined,
+    thread: given(input.thread)
+      ? input.thread
+      : post.thread.map((part) => ({ content: part.content, media_urls: part.mediaUrls })),
+    first_comment: given(input.first_comment) ? input.first_comment : post.firstComment,
   };
   const list: unknown[] = Array.isArray(ids) ? ids : [];
   const resolved = await resolveTargets(
@@ -137,6 +145,8 @@ export async function editPost(
     content: draft.content,
     mediaUrls: draft.mediaUrls,
     platformOptions: draft.platformOptions,
+    thread: draft.thread ?? [],
+    firstComment: draft.firstComment ?? null,
     scheduledAt,
     status,
     at: now,

@@ -65,6 +65,8 @@ export interface PostEdit {
   content: string;
   mediaUrls: string[];
   platformOptions: PostWithTargets['platformOptions'];
+  thread: PostWithTargets['thread'];
+  firstComment: string | null;
   scheduledAt: Date | null;
   status: PostStatus;
   at: Date;
