@@ -1,7 +1,7 @@
 /**
  * The service as an operator runs it, for the fault suite: one API process (`start:api`) and
  * worker processes (`start:worker`) on PostgreSQL + BullMQ, started from the real entry points
- * with environment variables only. The fake TikTok and Instagram sit behind latency proxies
+ * with environment variables only. The fake TikTok, Instagram and X sit behind latency proxies
  * (0..latencyMs per request); media come from the testkit media server; webhooks go to a local
  * receiver that can be taken down. Workers can be SIGKILLed and restarted at will.
  */
@@ -14,10 +14,12 @@ import { fileURLToPath } from 'node:url';
 import {
   type FakeInstagram,
   type FakeTiktok,
+  type FakeX,
   freePort,
   type MediaServer,
   startFakeInstagram,
   startFakeTiktok,
+  startFakeX,
   startMediaServer,
 } from '@social-publisher/testkit';
 import { type LatencyProxy, startLatencyProxy } from './latency-proxy.ts';
@@ -45,6 +47,7 @@ export interface Answer<T = unknown> {
 export interface Cluster {
   tiktok: FakeTiktok;
   instagram: FakeInstagram;
+  x: FakeX;
   media: MediaServer;
   receiver: Receiver;
   /** A request to the API with the run's key (network errors answer status 0). */
@@ -70,6 +73,7 @@ const TIMINGS = {
   // leave most posts waiting past the storm's end.
   TIKTOK_RATE_LIMIT: '100/1s',
   INSTAGRAM_RATE_LIMIT: '100/1s',
+  X_RATE_LIMIT: '100/1s',
   LOG_LEVEL: 'warn',
 };
 
@@ -91,24 +95,27 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
-    const [tiktok, instagram, media, receiver] = await Promise.all([
+    const [tiktok, instagram, x, media, receiver] = await Promise.all([
       startFakeTiktok({ processingPolls: 1 }),
       startFakeInstagram({ videoProcessingPolls: 1 }),
+      startFakeX(),
       startMediaServer(),
       startReceiver(),
     ]);
     cleanups.push(
       () => tiktok.close(),
       () => instagram.close(),
+      () => x.close(),
       () => media.close(),
       () => receiver.close(),
     );
     const proxies: LatencyProxy[] = await Promise.all([
       startLatencyProxy(tiktok.baseUrl, options.latencyMs),
       startLatencyProxy(instagram.baseUrl, options.latencyMs),
+      startLatencyProxy(x.baseUrl, options.latencyMs),
     ]);
     for (const proxy of proxies) cleanups.push(() => proxy.close());
-    const [tiktokUrl, instagramUrl] = proxies.map((proxy) => proxy.baseUrl);
+    const [tiktokUrl, instagramUrl, xUrl] = proxies.map((proxy) => proxy.baseUrl);
 
     const port = await freePort();
     const bootstrapKey = `sp_${randomBytes(20).toString('hex')}`;
@@ -128,6 +135,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       TIKTOK_API_BASE_URL: tiktokUrl ?? '',
       TIKTOK_TOKEN_BASE_URL: tiktokUrl ?? '',
       INSTAGRAM_API_BASE_URL: instagramUrl ?? '',
+      X_API_BASE_URL: xUrl ?? '',
       MEDIA_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -192,6 +200,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     return {
       tiktok,
       instagram,
+      x,
       media,
       receiver,
       call,

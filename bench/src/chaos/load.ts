@@ -1,8 +1,9 @@
 /**
- * What every fault scenario does around its fault: connect a TikTok and an Instagram account and
- * subscribe a webhook, create two-target posts, wait for them to end, and count what matters:
- * posts that never ended, posts that reached a platform twice (counted at the fakes), targets
- * that ended outcome_unknown, and the API's 5xx answers.
+ * What every fault scenario does around its fault: connect a TikTok, an Instagram and an X
+ * account and subscribe a webhook, create posts of three kinds (TikTok + Instagram video, an
+ * Instagram photo with a first comment, an X thread of three parts), wait for them to end, and
+ * count what matters: posts that never ended, posts any part of which reached a platform twice
+ * (counted at the fakes), targets that ended outcome_unknown, and the API's 5xx answers.
  */
 import type { Cluster } from './cluster.ts';
 
@@ -11,14 +12,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const TERMINAL = new Set(['published', 'partial', 'failed', 'cancelled']);
 
 export interface World {
-  accounts: string[];
+  tiktok: string;
+  instagram: string;
+  x: string;
 }
 
 export async function setUp(cluster: Cluster): Promise<World> {
-  const accounts: string[] = [];
+  const ids: Record<string, string> = {};
   const bodies = [
     { platform: 'tiktok', external_id: 'tt-chaos', access_token: 'token-tiktok-chaos' },
     { platform: 'instagram', external_id: '17841400000000001', access_token: 'token-ig-chaos' },
+    { platform: 'twitter', external_id: cluster.x.user.id, access_token: 'token-x-chaos' },
   ];
   for (const body of bodies) {
     const created = await cluster.call<{ data: { id: string } }>('POST', '/social-accounts', {
@@ -28,7 +32,7 @@ export async function setUp(cluster: Cluster): Promise<World> {
     if (created.status !== 201) {
       throw new Error(`POST /social-accounts: ${created.status} ${JSON.stringify(created.body)}`);
     }
-    accounts.push(created.body.data.id);
+    ids[body.platform] = created.body.data.id;
   }
   const hook = await cluster.call('POST', '/webhooks', {
     url: cluster.receiver.url,
@@ -36,7 +40,32 @@ export async function setUp(cluster: Cluster): Promise<World> {
   });
   if (hook.status !== 201)
     throw new Error(`POST /webhooks: ${hook.status} ${JSON.stringify(hook.body)}`);
-  return { accounts };
+  return { tiktok: ids.tiktok ?? '', instagram: ids.instagram ?? '', x: ids.twitter ?? '' };
+}
+
+/** The body of post `index`: every third one a thread, every third one a first comment. */
+function postBody(cluster: Cluster, world: World, content: string, index: number) {
+  switch (index % 3) {
+    case 1:
+      return {
+        content,
+        social_account_ids: [world.instagram],
+        media_urls: [cluster.media.url(`${content.replace(/\W/g, '-')}.jpg`, 2048)],
+        first_comment: `${content} comment`,
+      };
+    case 2:
+      return {
+        content,
+        social_account_ids: [world.x],
+        thread: [{ content: `${content} 2/3` }, { content: `${content} 3/3` }],
+      };
+    default:
+      return {
+        content,
+        social_account_ids: [world.tiktok, world.instagram],
+        media_urls: [cluster.media.url(`${content.replace(/\W/g, '-')}.mp4`, 2048)],
+      };
+  }
 }
 
 export interface Created {
@@ -60,11 +89,11 @@ export async function createPosts(
   const accepted: string[] = [];
   const statuses = new Map<number, number>();
   const one = async (index: number) => {
-    const answer = await cluster.call<{ data: { id: string } }>('POST', '/posts', {
-      content: `${tag} ${index}`,
-      social_account_ids: world.accounts,
-      media_urls: [cluster.media.url(`${tag}-${index}.mp4`, 2048)],
-    });
+    const answer = await cluster.call<{ data: { id: string } }>(
+      'POST',
+      '/posts',
+      postBody(cluster, world, `${tag} ${index}`, index),
+    );
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     if (answer.status === 201) accepted.push(answer.body.data.id);
   };
@@ -82,6 +111,7 @@ interface TargetJson {
   platform: string;
   status: string;
   error_code: string | null;
+  error_message: string | null;
 }
 interface PostJson {
   id: string;
@@ -120,9 +150,18 @@ export interface Tally {
   unknownByPlatform: Record<string, number>;
   /** Other failed targets, by error code. */
   failedByCode: Record<string, number>;
+  /** The first few failed targets as `platform code: message`, to say why. */
+  failures: string[];
 }
 
-/** Counts at the fakes: TikTok publishes and Instagram media per caption. */
+/** The post a part belongs to: a thread part or a comment carries its post's content first. */
+const postOf = (text: string) => text.replace(/ (\d\/3|comment)$/, '');
+
+/**
+ * Counts at the fakes, per text: TikTok publishes, Instagram media and comments, X posts (the
+ * main post and each follow-up). X itself refuses a repeated text (403 duplicate), so a part
+ * sent twice shows there as a target failed `duplicate_content`: counted as twice too.
+ */
 export function tally(cluster: Cluster, accepted: readonly string[], posts: PostJson[]): Tally {
   const perCaption = new Map<string, number>();
   const bump = (platform: string, caption: unknown) => {
@@ -138,19 +177,29 @@ export function tally(cluster: Cluster, accepted: readonly string[], posts: Post
   for (const media of cluster.instagram.media) {
     bump('instagram', containers.get(media.containerId)?.params.caption);
   }
+  for (const comment of cluster.instagram.comments) bump('instagram-comment', comment.message);
+  for (const tweet of cluster.x.tweets) bump('x', tweet.text);
   const duplicatedPosts = new Set<string>();
   for (const [key, count] of perCaption) {
-    if (count > 1) duplicatedPosts.add(key.slice(key.indexOf(' ') + 1));
+    if (count > 1) duplicatedPosts.add(postOf(key.slice(key.indexOf(' ') + 1)));
+  }
+  for (const post of posts) {
+    const refused = post.post_targets.some((t) => t.error_code === 'duplicate_content');
+    if (refused) duplicatedPosts.add(post.content);
   }
   const mine = new Set(posts.map((post) => post.content));
   const failedByCode: Record<string, number> = {};
   let outcomeUnknown = 0;
   const unknownByPlatform: Record<string, number> = {};
+  const failures: string[] = [];
   let published = 0;
   for (const post of posts) {
     if (post.status === 'published') published += 1;
     for (const target of post.post_targets) {
       if (target.status !== 'failed') continue;
+      if (failures.length < 5) {
+        failures.push(`${target.platform} ${target.error_code}: ${target.error_message}`);
+      }
       if (target.error_code === 'outcome_unknown') {
         outcomeUnknown += 1;
         unknownByPlatform[target.platform] = (unknownByPlatform[target.platform] ?? 0) + 1;
@@ -166,6 +215,7 @@ export function tally(cluster: Cluster, accepted: readonly string[], posts: Post
     outcomeUnknown,
     unknownByPlatform,
     failedByCode,
+    failures,
   };
 }
 

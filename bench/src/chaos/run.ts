@@ -48,6 +48,7 @@ function describe(result: Result): string {
     `  outcome_unknown targets ${t.outcomeUnknown}${unknown ? ` (${unknown})` : ''}, worker kills ${result.kills}${result.kills > 0 ? ` (${(t.outcomeUnknown / result.kills).toFixed(2)} unknown per kill)` : ''}${failed ? `, other failed targets: ${failed}` : ''}`,
     `  API answers: ${statuses || 'none'}; terminal webhooks missing ${result.missingWebhooks}; error log lines ${result.errorLines.length}`,
     ...result.failures.map((failure) => `  ! ${failure}`),
+    ...t.failures.map((failure) => `    failed target: ${failure.slice(0, 300)}`),
     ...result.errorLines.slice(0, 5).map((line) => `    ${line.slice(0, 300)}`),
   ].join('\n');
 }

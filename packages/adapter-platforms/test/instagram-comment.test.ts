@@ -44,4 +44,22 @@ describe('instagram publisher: first comment', () => {
     expect(fake.media.length).toBe(published);
     expect(fake.comments.filter((c) => c.mediaId === outcome.platformPostId)).toHaveLength(1);
   });
+
+  it('after a lost media_publish answer the comment goes on the media, found by its caption', async () => {
+    fake.script({ dropAfterPublish: true });
+    const h = makeRequest({
+      platform: 'instagram',
+      mediaUrls: [IMAGE],
+      content: 'Caption of a lost answer',
+      firstComment: 'on the right media',
+    });
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed', retryable: true });
+    const made = fake.media.at(-1);
+    const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
+    expect(outcome.platformPostId).toBe(made?.id);
+    expect(fake.comments.at(-1)).toMatchObject({
+      mediaId: made?.id,
+      message: 'on the right media',
+    });
+  });
 });

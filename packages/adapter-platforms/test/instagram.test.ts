@@ -199,15 +199,35 @@ describe('instagram publisher', () => {
       expect(publishes(from)).toHaveLength(1);
     });
 
-    it('container PUBLISHED but no media id stored: success with the container id, no second publish', async () => {
+    it('container PUBLISHED but no media id stored: the media is found by its caption, no second publish', async () => {
       const from = fake.requests.length;
       fake.script({ dropAfterPublish: true });
-      const first = makeRequest({ platform: 'instagram', mediaUrls: [IMAGE] });
+      const first = makeRequest({
+        platform: 'instagram',
+        mediaUrls: [IMAGE],
+        content: 'Lost answer',
+      });
       // media_publish took effect but its answer was lost
       expect(await publisher().publish(first.request)).toMatchObject({
         code: 'network_error',
         retryable: true,
       });
+      const made = fake.media.at(-1);
+      const outcome = await publisher().resume(afterCrash(first).request);
+      expect(outcome).toEqual({
+        kind: 'published',
+        platformPostId: made?.id,
+        platformUrl: made?.permalink,
+      });
+      expect(publishes(from)).toHaveLength(1);
+      expect(creates(from)).toHaveLength(1);
+    });
+
+    it('container PUBLISHED, no media id stored and no caption to find it by: the container id stands in', async () => {
+      const from = fake.requests.length;
+      fake.script({ dropAfterPublish: true });
+      const first = makeRequest({ platform: 'instagram', mediaUrls: [IMAGE], content: '' });
+      expect(await publisher().publish(first.request)).toMatchObject({ code: 'network_error' });
       const containerId = fake.containers.at(-1)?.id;
       const outcome = await publisher().resume(afterCrash(first).request);
       expect(outcome).toEqual({
@@ -216,7 +236,6 @@ describe('instagram publisher', () => {
         platformUrl: null,
       });
       expect(publishes(from)).toHaveLength(1);
-      expect(creates(from)).toHaveLength(1);
     });
 
     it('media id stored: only the permalink is read', async () => {

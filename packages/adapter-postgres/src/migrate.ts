@@ -19,7 +19,9 @@ export interface MigrationReport {
  * Brings the schema up to date. Running it again is a no-op. Concurrent callers (several API
  * and worker processes starting together) are serialised by Kysely's migration lock.
  * On failure it throws an Error naming the failing migration, with the driver's error as
- * `cause`; nothing of the failed batch is kept (PostgreSQL runs DDL in a transaction).
+ * `cause`; nothing of the failed batch is kept (PostgreSQL runs DDL in a transaction). It logs
+ * no error itself: the caller decides whether the failure ends the start or is waited out (a
+ * database still starting), and says so once.
  */
 export async function migrateToLatest<DB>(
   db: Kysely<DB>,
@@ -34,7 +36,6 @@ export async function migrateToLatest<DB>(
     const message = name
       ? `database migration "${name}" failed: ${cause.message}`
       : `database migrations failed: ${cause.message}`;
-    logger?.error({ migration: name ?? null, err: cause.message }, 'database migration failed');
     throw new Error(message, { cause });
   }
   const applied = results

@@ -99,6 +99,25 @@ export function createInstagramApi(
       return id;
     },
 
+    /**
+     * GET /{ig-user-id}/media?fields=id,caption,timestamp: the account's latest media, newest
+     * first (what finds the media a container became when its media_publish answer was lost).
+     */
+    async recentMedia(
+      token: string,
+      igUserId: string,
+    ): Promise<Array<{ id: string; caption: string | null }>> {
+      const body = await call('GET', `/${igUserId}/media`, token, {
+        fields: 'id,caption,timestamp',
+        limit: '25',
+      });
+      const data = Array.isArray(body.data) ? (body.data as Array<Record<string, unknown>>) : [];
+      return data.flatMap((item) => {
+        const id = asString(item.id);
+        return id ? [{ id, caption: asString(item.caption) ?? null }] : [];
+      });
+    },
+
     /** GET /{media-id}?fields=permalink */
     async permalink(token: string, mediaId: string): Promise<string | null> {
       const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });

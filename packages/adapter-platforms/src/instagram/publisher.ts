@@ -156,8 +156,11 @@ export function createInstagramPublisher(
     const state = await settle(request, api, auth, progress, containerId);
     if (state === 'PUBLISHED') {
       // Already live (the crash came after media_publish took effect but before its answer was
-      // stored). Graph does not give the media id of a container, so the container id stands in
-      // as the platform post id and no permalink is known.
+      // stored). Graph does not give the media id of a container: the account's latest media
+      // with this caption is it (a first comment needs the media id). Not found, the container
+      // id stands in as the platform post id and no permalink is known.
+      const mediaId = await findPublishedMedia(request, api, auth);
+      if (mediaId !== null) return published(request, api, auth, mediaId);
       return { kind: 'published', platformPostId: containerId, platformUrl: null };
     }
     await request.beforeCountedCall();
@@ -167,6 +170,25 @@ export function createInstagramPublisher(
     progress.mediaId = mediaId;
     await request.saveProgress({ ...progress });
     return published(request, api, auth, mediaId);
+  }
+
+  /** The newest of the account's recent media whose caption is the post's (null: none, or no answer). */
+  async function findPublishedMedia(
+    request: PublishRequest,
+    api: Api,
+    auth: AuthSession,
+  ): Promise<string | null> {
+    // An empty caption would match any captionless media: better no id than another post's.
+    if (request.post.content === '') return null;
+    try {
+      const recent = await auth.call((token) =>
+        api.recentMedia(token, request.connection.externalId),
+      );
+      return recent.find((item) => item.caption === request.post.content)?.id ?? null;
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      return null;
+    }
   }
 
   async function published(

@@ -192,8 +192,11 @@ export interface InstagramContainer {
 
 export interface InstagramMedia {
   id: string;
+  igUserId: string;
   containerId: string;
   permalink: string;
+  caption: string;
+  timestamp: string;
 }
 
 /** A comment made with POST /{ig-media-id}/comments?message=. */
@@ -354,6 +357,7 @@ export async function startFakeInstagram(
     const [id, edge] = segments as [string, string | undefined];
     if (request.method === 'POST' && edge === 'media')
       return create(response, id, params, recorded);
+    if (request.method === 'GET' && edge === 'media') return listMedia(response, id, params);
     if (request.method === 'POST' && edge === 'media_publish')
       return publish(request, response, id, params, recorded);
     if (request.method === 'POST' && edge === 'comments') {
@@ -602,11 +606,33 @@ export async function startFakeInstagram(
     container.mediaId = id;
     media.push({
       id,
+      igUserId,
       containerId: container.id,
       permalink: `https://www.instagram.com/${path}/${shortcode}/`,
+      caption: container.params.caption ?? '',
+      // Graph's own format: 2026-11-25T22:03:42+0000.
+      timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, '+0000'),
     });
     if (scripts.take(recorded, (a) => 'dropAfterPublish' in a)) return dropConnection(request);
     sendJson(response, 200, { id });
+  }
+
+  /** GET /{ig-user-id}/media?fields=id,caption,timestamp&limit=N: the user's media, newest first. */
+  function listMedia(response: ServerResponse, igUserId: string, params: Record<string, string>) {
+    const limit = Math.min(Math.max(Number(params.limit ?? 25) || 25, 1), 100);
+    const fields = (params.fields ?? 'id').split(',');
+    const mine = media
+      .filter((item) => item.igUserId === igUserId)
+      .reverse()
+      .slice(0, limit);
+    sendJson(response, 200, {
+      data: mine.map((item) => ({
+        id: item.id,
+        ...(fields.includes('caption') ? { caption: item.caption } : {}),
+        ...(fields.includes('timestamp') ? { timestamp: item.timestamp } : {}),
+        ...(fields.includes('permalink') ? { permalink: item.permalink } : {}),
+      })),
+    });
   }
 
   function read(
