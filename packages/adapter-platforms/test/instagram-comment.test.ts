@@ -45,6 +45,29 @@ describe('instagram publisher: first comment', () => {
     expect(fake.comments.filter((c) => c.mediaId === outcome.platformPostId)).toHaveLength(1);
   });
 
+  it('a run stopped after sending the comment finds it on the media: not commented twice', async () => {
+    const h = request('said once');
+    const first = expectPublished(await publisher().publish(h.request));
+    // The crash came after the comment was made, before its answer was stored.
+    const again = afterCrash(h);
+    expect(again.request.intent?.step).toBe('first_comment');
+    const outcome = expectPublished(await publisher().resume(again.request));
+    expect(outcome.firstCommentId).toBe(first.firstCommentId);
+    expect(fake.comments.filter((c) => c.mediaId === first.platformPostId)).toHaveLength(1);
+  });
+
+  it('a comment whose answer never came and that the media does not show is sent again', async () => {
+    fake.script({ drop: true, on: 'comment' });
+    const h = request('dropped before it was made');
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed', retryable: true });
+    const again = afterCrash(h);
+    expect(again.request.intent?.step).toBe('first_comment');
+    const outcome = expectPublished(await publisher().resume(again.request));
+    const made = fake.comments.filter((c) => c.mediaId === outcome.platformPostId);
+    expect(made.map((c) => c.message)).toEqual(['dropped before it was made']);
+    expect(outcome.firstCommentId).toBe(made[0]?.id);
+  });
+
   it('after a lost media_publish answer the comment goes on the media, found by its caption', async () => {
     fake.script({ dropAfterPublish: true });
     const h = makeRequest({

@@ -118,6 +118,19 @@ export function createInstagramApi(
       });
     },
 
+    /** GET /{ig-media-id}/comments?fields=id,text: the media's comments (the newest page). */
+    async comments(token: string, mediaId: string): Promise<Array<{ id: string; text: string }>> {
+      const body = await call('GET', `/${mediaId}/comments`, token, {
+        fields: 'id,text',
+        limit: '50',
+      });
+      const data = Array.isArray(body.data) ? (body.data as Array<Record<string, unknown>>) : [];
+      return data.flatMap((item) => {
+        const id = asString(item.id);
+        return id ? [{ id, text: asString(item.text) ?? '' }] : [];
+      });
+    },
+
     /** GET /{media-id}?fields=permalink */
     async permalink(token: string, mediaId: string): Promise<string | null> {
       const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });

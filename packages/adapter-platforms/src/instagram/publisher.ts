@@ -7,7 +7,11 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { type CommentSender, publishWithFirstComment } from '../shared/first-comment.ts';
+import {
+  type CommentFinder,
+  type CommentSender,
+  publishWithFirstComment,
+} from '../shared/first-comment.ts';
 import { codePointLength, mediaKindOf } from '../shared/media.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -213,8 +217,14 @@ export function createInstagramPublisher(
     const api = createInstagramApi(config, runtime, request.signal);
     return newAuth(request).call((token) => api.comment(token, mediaId, message));
   };
+  /** A comment an interrupted run may have made: Instagram lists a media's comments. */
+  const findComment: CommentFinder = async (request, mediaId, message) => {
+    const api = createInstagramApi(config, runtime, request.signal);
+    const comments = await newAuth(request).call((token) => api.comments(token, mediaId));
+    return comments.find((comment) => comment.text === message)?.id ?? null;
+  };
   const withComment = (request: PublishRequest, main: () => Promise<PublishOutcome>) =>
-    publishWithFirstComment('Instagram', request, sendComment, main);
+    publishWithFirstComment('Instagram', request, sendComment, main, findComment);
 
   return {
     platform: 'instagram',

@@ -15,6 +15,16 @@ export type CommentSender = (
   message: string,
 ) => Promise<string>;
 
+/**
+ * Finds the comment `message` an earlier run may have posted on `postId` (its id, or null when
+ * it is not there), where the platform lists a post's comments.
+ */
+export type CommentFinder = (
+  request: PublishRequest,
+  postId: string,
+  message: string,
+) => Promise<string | null>;
+
 type Published = Extract<PublishOutcome, { kind: 'published' }>;
 
 /** The main post an earlier run published and stored before sending its comment. */
@@ -29,14 +39,16 @@ function publishedBefore(state: ResumeState | null): Published | null {
  * Publishes the post (`main`, skipped when an earlier run already did), then its
  * `first_comment`. The post's id is stored before the comment is sent (a resume never posts
  * the post again), and the comment goes under an intent: a run that stopped after sending it
- * ends `outcome_unknown` rather than comment twice. A comment that fails leaves the target
- * failed with the post's id kept and shown.
+ * looks for it with `find` (found: that is the comment; absent: it was never made and is sent),
+ * or without one ends `outcome_unknown` rather than comment twice. A comment that fails leaves
+ * the target failed with the post's id kept and shown.
  */
 export async function publishWithFirstComment(
   label: string,
   request: PublishRequest,
   send: CommentSender,
   main: () => Promise<PublishOutcome>,
+  find?: CommentFinder,
 ): Promise<PublishOutcome> {
   const kept = publishedBefore(request.target.resumeState);
   const outcome = kept ?? (await main());
@@ -50,7 +62,11 @@ export async function publishWithFirstComment(
     () => ({ platformPostId, platformUrl }),
     async () => {
       const intent = request.intent;
-      if (intent?.step === FIRST_COMMENT) throw new PublishFailure(outcomeUnknown(label, intent));
+      if (intent?.step === FIRST_COMMENT) {
+        if (!find) throw new PublishFailure(outcomeUnknown(label, intent));
+        const found = await find(request, platformPostId, message);
+        if (found !== null) return { ...outcome, firstCommentId: found };
+      }
       const id = await sendOnce(request, FIRST_COMMENT, () =>
         send(request, platformPostId, message),
       );

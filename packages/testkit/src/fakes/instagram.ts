@@ -358,6 +358,13 @@ export async function startFakeInstagram(
     if (request.method === 'POST' && edge === 'media')
       return create(response, id, params, recorded);
     if (request.method === 'GET' && edge === 'media') return listMedia(response, id, params);
+    if (request.method === 'GET' && edge === 'comments') {
+      // Newest first, as Graph lists a media's comments.
+      const mine = comments.filter((comment) => comment.mediaId === id).reverse();
+      return sendJson(response, 200, {
+        data: mine.map((comment) => ({ id: comment.id, text: comment.message })),
+      });
+    }
     if (request.method === 'POST' && edge === 'media_publish')
       return publish(request, response, id, params, recorded);
     if (request.method === 'POST' && edge === 'comments') {
