@@ -1,6 +1,7 @@
 // The Pinterest publisher over real HTTP against the local fake (docs/platforms.md#pinterest):
 // image, carousel and video Pins, the board it needs, throttling, token renewal, and a lost
 // answer found on the board instead of a second Pin.
+import type { PlatformOptions } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePinterestOptions } from '../src/pinterest/options.ts';
 import { validatePinterest } from '../src/pinterest/publisher.ts';
@@ -338,7 +339,7 @@ describe('pinterest publisher: never twice', () => {
 });
 
 describe('pinterest rules', () => {
-  const draft = (mediaUrls: string[], platformOptions: Record<string, unknown> = board) => ({
+  const draft = (mediaUrls: string[], platformOptions: PlatformOptions = board) => ({
     content: 'x',
     mediaUrls,
     platformOptions,
