@@ -1,10 +1,11 @@
 /**
- * The real X, LinkedIn and Facebook publishers end to end, in both modes: HTTP -> worker ->
- * the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id and URL
- * the platform handed out. Text, image and video to each.
+ * The real X, LinkedIn, Facebook and Pinterest publishers end to end, in both modes: HTTP ->
+ * worker -> the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id
+ * and URL the platform handed out. Text, image and video to each (Pinterest takes no text-only
+ * Pin).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
 import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
 
 interface TargetJson {
@@ -29,6 +30,10 @@ interface PlatformCase {
   connection(system: System): { external_id: string; access_token: string };
   /** What the fake recorded for the post with this content: its id and public URL. */
   created(system: System, content: string): { id: string; url: string } | undefined;
+  /** The kinds of post it takes (default all three). */
+  kinds?: readonly Kind[];
+  /** `platform_options` every post to it needs. */
+  options?: Record<string, Record<string, unknown>>;
 }
 
 const CASES: PlatformCase[] = [
@@ -63,6 +68,19 @@ const CASES: PlatformCase[] = [
       const post = system.linkedin.posts.find((candidate) => candidate.commentary === content);
       return post && { id: post.urn, url: `https://www.linkedin.com/feed/update/${post.urn}` };
     },
+  },
+  {
+    platform: 'pinterest',
+    connection: (system) => ({
+      external_id: system.pinterest.user.id,
+      access_token: 'pinterest-e2e-token',
+    }),
+    created: (system, content) => {
+      const pin = system.pinterest.pins.find((candidate) => candidate.description === content);
+      return pin && { id: pin.id, url: `https://www.pinterest.com/pin/${pin.id}/` };
+    },
+    kinds: ['image', 'video'],
+    options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
   },
 ];
 
@@ -120,8 +138,8 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
     }
   }, 60_000);
 
-  for (const { platform, created } of CASES) {
-    for (const kind of ['text', 'image', 'video'] as const) {
+  for (const { platform, created, kinds, options } of CASES) {
+    for (const kind of kinds ?? (['text', 'image', 'video'] as const)) {
       it(`${platform}: ${kind} post published, its platform id and URL in GET /posts/:id, a signed webhook`, async (context) => {
         if (skipReason || !system) return context.skip(skipReason);
         expect(hookSecretRegistered).toBe(true);
@@ -132,6 +150,7 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
           content,
           social_account_ids: [connections.get(platform)],
           media_urls: MEDIA[kind](system, tag),
+          ...(options ? { platform_options: options } : {}),
         });
         expect(response.status, JSON.stringify(response.body)).toBe(201);
         const id = response.body.data.id;
