@@ -277,6 +277,16 @@ describe('pinterest publisher: video Pins', () => {
     expect(h.progress).toEqual([{ video: { mediaId, pollStartedAt: expect.any(Number) } }]);
   });
 
+  it('without a cover image the first frame is the cover', async () => {
+    expectPublished(
+      await publisher().publish(pinRequest({ mediaUrls: [media.url('frame.mp4', 5_000)] }).request),
+    );
+    expect(fake.pins.at(-1)?.media_source).toMatchObject({
+      source_type: 'video_id',
+      cover_image_key_frame_time: 0,
+    });
+  });
+
   it('a resume after the upload polls the stored media: no second upload, one Pin', async () => {
     fake.script({ drop: true, on: 'mediaStatus' });
     const h = pinRequest({ mediaUrls: [media.url('resume.mp4', 50_000)] });

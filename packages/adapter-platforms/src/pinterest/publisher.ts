@@ -71,10 +71,11 @@ export function createPinterestPublisher(
     if (mediaKindOf(first) === 'video') {
       const cover = stringOption(options, 'cover_image_url');
       if (cover !== undefined) await assertMediaAllowed(cover, runtime, request.signal);
+      // A video Pin needs a cover: the image given, else the video's first frame.
       mediaSource = {
         source_type: 'video_id',
         media_id: await uploadVideo(first),
-        ...(cover === undefined ? {} : { cover_image_url: cover }),
+        ...(cover === undefined ? { cover_image_key_frame_time: 0 } : { cover_image_url: cover }),
       };
     } else {
       // Pinterest fetches the images itself: each URL passes our own guard first.

@@ -326,6 +326,9 @@ export async function startFakePinterest(
       if (item?.status !== 'succeeded') {
         return invalid('The video is not uploaded or not processed yet.');
       }
+      if (!isUrl(source.cover_image_url) && typeof source.cover_image_key_frame_time !== 'number') {
+        return invalid('A video Pin needs cover_image_url or cover_image_key_frame_time.');
+      }
     } else {
       return invalid('media_source.source_type is not supported.');
     }
