@@ -138,6 +138,62 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
     }
   }, 60_000);
 
+  it('pinterest: bad input is a 400 naming the option; a sandbox connection publishes without calling Pinterest', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const { api, media, pinterest } = system;
+    const pinterestId = connections.get('pinterest');
+    const image = [media.url('bad-input.jpg', 1_000)];
+    const cases: Array<[unknown, string]> = [
+      [undefined, 'platform_options.pinterest.board_id'],
+      [{ pinterest: { board_id: 549755885175 } }, 'board_id'],
+      [{ pinterest: { board_id: PINTEREST_BOARD_ID, title: 't'.repeat(101) } }, 'title'],
+      [{ pinterest: { board_id: PINTEREST_BOARD_ID, pinned: true } }, 'pinned'],
+    ];
+    for (const [options, field] of cases) {
+      const refused = await api.call<{ error: { code: string; details?: unknown[] } }>(
+        'POST',
+        '/posts',
+        {
+          content: 'bad input',
+          social_account_ids: [pinterestId],
+          media_urls: image,
+          ...(options === undefined ? {} : { platform_options: options }),
+        },
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(refused.body.error.details)).toContain(field);
+    }
+    const longer = await api.call<{ error: { code: string } }>('POST', '/posts', {
+      content: 'x'.repeat(501),
+      social_account_ids: [pinterestId],
+      media_urls: image,
+      platform_options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+    });
+    expect(longer.status).toBe(400);
+
+    const sandbox = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+      platform: 'pinterest',
+      sandbox: true,
+      display_name: 'Pinterest demo',
+    });
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
+    const requestsBefore = pinterest.requests.length;
+    const post = await api.call<{ data: PostJson }>('POST', '/posts', {
+      content: 'A sandbox Pin',
+      social_account_ids: [sandbox.body.data.id],
+      media_urls: image,
+      platform_options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+    });
+    expect(post.status, JSON.stringify(post.body)).toBe(201);
+    const done = await waitFor('the sandbox Pin', async () => {
+      const got = await api.call<{ data: PostJson }>('GET', `/posts/${post.body.data.id}`);
+      return got.body.data.status === 'published' ? got.body.data : undefined;
+    });
+    expect(done.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    expect(pinterest.requests.length).toBe(requestsBefore);
+  }, 30_000);
+
   for (const { platform, created, kinds, options } of CASES) {
     for (const kind of kinds ?? (['text', 'image', 'video'] as const)) {
       it(`${platform}: ${kind} post published, its platform id and URL in GET /posts/:id, a signed webhook`, async (context) => {
