@@ -3,6 +3,7 @@
 // answer found on the board instead of a second Pin.
 import type { PlatformOptions } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pinterestRetryAt, pinterestTime } from '../src/pinterest/api.ts';
 import { validatePinterestOptions } from '../src/pinterest/options.ts';
 import { validatePinterest } from '../src/pinterest/publisher.ts';
 import {
@@ -390,5 +391,27 @@ describe('pinterest rules', () => {
       'platform_options.pinterest.pinned',
       'platform_options.pinterest.title',
     ]);
+  });
+});
+
+describe('pinterest wire details', () => {
+  const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+
+  it('X-RateLimit-Reset is seconds to the reset, or an epoch time when that large; Retry-After wins', () => {
+    const wait = (headers: Record<string, string>) =>
+      pinterestRetryAt(headers, now).getTime() - now;
+    expect(wait({ 'x-ratelimit-reset': '30' })).toBeGreaterThanOrEqual(30_000);
+    expect(wait({ 'x-ratelimit-reset': '30' })).toBeLessThanOrEqual(33_000);
+    expect(wait({ 'x-ratelimit-reset': String(now / 1000 + 120) })).toBeGreaterThanOrEqual(120_000);
+    expect(wait({ 'x-ratelimit-reset': String(now / 1000 + 120) })).toBeLessThanOrEqual(132_000);
+    expect(wait({ 'retry-after': '5', 'x-ratelimit-reset': '30' })).toBeLessThanOrEqual(5_500);
+    expect(wait({})).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('created_at without a zone is UTC; nothing readable is 0', () => {
+    expect(pinterestTime('2026-11-25T12:00:00')).toBe(now);
+    expect(pinterestTime('2026-11-25T13:00:00+01:00')).toBe(now);
+    expect(pinterestTime(undefined)).toBe(0);
+    expect(pinterestTime('soon')).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
 // Our browser-binding cookie protects the flow either way.
 import type { PlatformOAuth } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, isRecord } from '../shared/http.ts';
+import { asString } from '../shared/http.ts';
 import { missingClientSettings } from '../shared/oauth.ts';
 import { createOAuthConnector } from '../shared/oauth-connector.ts';
 import { identityError, identityGet } from '../shared/oauth-identity.ts';
@@ -38,8 +38,7 @@ export function createPinterestOAuth(
       return { externalId: asString(body.id) ?? username, displayName: username };
     }
     throw identityError(what, status, {
-      code:
-        isRecord(body) && body.code !== undefined ? `pinterest_${asString(body.code)}` : undefined,
+      code: body.code === undefined ? undefined : `pinterest_${asString(body.code)}`,
       message: asString(body.message),
       refused: status === 401,
     });

@@ -49,10 +49,11 @@ export function createPinterestPublisher(
     const api = createPinterestApi(config, runtime, request.signal);
     const media = createMediaFetcher(runtime, request.signal);
     const options = optionsOf(request.post.platformOptions, 'pinterest');
-    const boardId = boardIdOf(request.post.platformOptions);
-    if (boardId === undefined) {
+    const named = boardIdOf(request.post.platformOptions);
+    if (named === undefined) {
       throw fail('invalid_params', 'Pinterest needs platform_options.pinterest.board_id', false);
     }
+    const boardId: string = named;
     const progress: PinterestProgress = stored ?? { video: null };
     const description = request.post.content;
     const urls = request.post.mediaUrls;
@@ -110,7 +111,7 @@ export function createPinterestPublisher(
     async function findSentPin(sentAt: number): Promise<string | undefined> {
       let recent: RecentPin[];
       try {
-        recent = await auth.call((token) => api.boardPins(token, boardId as string));
+        recent = await auth.call((token) => api.boardPins(token, boardId));
       } catch (error) {
         if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
         if (error.outcome.retryable) throw error; // Pinterest down: ask again on the next attempt
