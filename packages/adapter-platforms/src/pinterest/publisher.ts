@@ -67,8 +67,9 @@ export function createPinterestPublisher(
 
     let mediaSource: Record<string, unknown>;
     const first = urls[0];
-    if (first === undefined)
+    if (first === undefined) {
       throw fail('invalid_params', 'Pinterest needs an image or a video', false);
+    }
     if (mediaKindOf(first) === 'video') {
       const cover = stringOption(options, 'cover_image_url');
       if (cover !== undefined) await assertMediaAllowed(cover, runtime, request.signal);
