@@ -1,4 +1,4 @@
-// What every connector with PKCE (TikTok, YouTube, X) must do, over real HTTP against its
+// What every connector with PKCE (TikTok, YouTube, X, Pinterest) must do, over real HTTP against its
 // local fake: consent URL, code exchange with PKCE, identity, renewal, every refusal, and no
 // token or code in any outcome. Each platform's test file runs it, then its own cases.
 import { createHash, randomBytes } from 'node:crypto';
@@ -15,7 +15,7 @@ export interface PkceFake {
 }
 
 export interface PkceCase<F extends PkceFake> {
-  platform: 'tiktok' | 'youtube' | 'twitter';
+  platform: string;
   /** Env prefix of its settings (X for twitter). */
   prefix: string;
   start(): Promise<F>;

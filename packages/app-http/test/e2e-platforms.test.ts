@@ -1,10 +1,11 @@
 /**
- * The real X, LinkedIn and Facebook publishers end to end, in both modes: HTTP -> worker ->
- * the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id and URL
- * the platform handed out. Text, image and video to each.
+ * The real X, LinkedIn, Facebook and Pinterest publishers end to end, in both modes: HTTP ->
+ * worker -> the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id
+ * and URL the platform handed out. Text, image and video to each (Pinterest takes no text-only
+ * Pin).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
 import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
 
 interface TargetJson {
@@ -29,6 +30,10 @@ interface PlatformCase {
   connection(system: System): { external_id: string; access_token: string };
   /** What the fake recorded for the post with this content: its id and public URL. */
   created(system: System, content: string): { id: string; url: string } | undefined;
+  /** The kinds of post it takes (default all three). */
+  kinds?: readonly Kind[];
+  /** `platform_options` every post to it needs. */
+  options?: Record<string, Record<string, unknown>>;
 }
 
 const CASES: PlatformCase[] = [
@@ -63,6 +68,19 @@ const CASES: PlatformCase[] = [
       const post = system.linkedin.posts.find((candidate) => candidate.commentary === content);
       return post && { id: post.urn, url: `https://www.linkedin.com/feed/update/${post.urn}` };
     },
+  },
+  {
+    platform: 'pinterest',
+    connection: (system) => ({
+      external_id: system.pinterest.user.id,
+      access_token: 'pinterest-e2e-token',
+    }),
+    created: (system, content) => {
+      const pin = system.pinterest.pins.find((candidate) => candidate.description === content);
+      return pin && { id: pin.id, url: `https://www.pinterest.com/pin/${pin.id}/` };
+    },
+    kinds: ['image', 'video'],
+    options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
   },
 ];
 
@@ -120,8 +138,64 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
     }
   }, 60_000);
 
-  for (const { platform, created } of CASES) {
-    for (const kind of ['text', 'image', 'video'] as const) {
+  it('pinterest: bad input is a 400 naming the option; a sandbox connection publishes without calling Pinterest', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const { api, media, pinterest } = system;
+    const pinterestId = connections.get('pinterest');
+    const image = [media.url('bad-input.jpg', 1_000)];
+    const cases: Array<[unknown, string]> = [
+      [undefined, 'platform_options.pinterest.board_id'],
+      [{ pinterest: { board_id: 549755885175 } }, 'board_id'],
+      [{ pinterest: { board_id: PINTEREST_BOARD_ID, title: 't'.repeat(101) } }, 'title'],
+      [{ pinterest: { board_id: PINTEREST_BOARD_ID, pinned: true } }, 'pinned'],
+    ];
+    for (const [options, field] of cases) {
+      const refused = await api.call<{ error: { code: string; details?: unknown[] } }>(
+        'POST',
+        '/posts',
+        {
+          content: 'bad input',
+          social_account_ids: [pinterestId],
+          media_urls: image,
+          ...(options === undefined ? {} : { platform_options: options }),
+        },
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(refused.body.error.details)).toContain(field);
+    }
+    const longer = await api.call<{ error: { code: string } }>('POST', '/posts', {
+      content: 'x'.repeat(501),
+      social_account_ids: [pinterestId],
+      media_urls: image,
+      platform_options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+    });
+    expect(longer.status).toBe(400);
+
+    const sandbox = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
+      platform: 'pinterest',
+      sandbox: true,
+      display_name: 'Pinterest demo',
+    });
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
+    const requestsBefore = pinterest.requests.length;
+    const post = await api.call<{ data: PostJson }>('POST', '/posts', {
+      content: 'A sandbox Pin',
+      social_account_ids: [sandbox.body.data.id],
+      media_urls: image,
+      platform_options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+    });
+    expect(post.status, JSON.stringify(post.body)).toBe(201);
+    const done = await waitFor('the sandbox Pin', async () => {
+      const got = await api.call<{ data: PostJson }>('GET', `/posts/${post.body.data.id}`);
+      return got.body.data.status === 'published' ? got.body.data : undefined;
+    });
+    expect(done.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    expect(pinterest.requests.length).toBe(requestsBefore);
+  }, 30_000);
+
+  for (const { platform, created, kinds, options } of CASES) {
+    for (const kind of kinds ?? (['text', 'image', 'video'] as const)) {
       it(`${platform}: ${kind} post published, its platform id and URL in GET /posts/:id, a signed webhook`, async (context) => {
         if (skipReason || !system) return context.skip(skipReason);
         expect(hookSecretRegistered).toBe(true);
@@ -132,6 +206,7 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
           content,
           social_account_ids: [connections.get(platform)],
           media_urls: MEDIA[kind](system, tag),
+          ...(options ? { platform_options: options } : {}),
         });
         expect(response.status, JSON.stringify(response.body)).toBe(201);
         const id = response.body.data.id;

@@ -1096,6 +1096,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'pinterest'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1186,6 +1187,23 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                pinterest?: {
+                  /** @description Required: the board the Pin is saved to (its numeric id) */
+                  board_id?: string;
+                  /** @description At most 100 characters */
+                  title?: string;
+                  /** @description Where the Pin leads (an http(s) URL) */
+                  link?: string;
+                  /** @description Image description for screen readers, at most 500 characters */
+                  alt_text?: string;
+                  /** @description Videos only: the cover image (default: the first frame) */
+                  cover_image_url?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
@@ -1524,6 +1542,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'pinterest'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1614,6 +1633,23 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                pinterest?: {
+                  /** @description Required: the board the Pin is saved to (its numeric id) */
+                  board_id?: string;
+                  /** @description At most 100 characters */
+                  title?: string;
+                  /** @description Where the Pin leads (an http(s) URL) */
+                  link?: string;
+                  /** @description Image description for screen readers, at most 500 characters */
+                  alt_text?: string;
+                  /** @description Videos only: the cover image (default: the first frame) */
+                  cover_image_url?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
@@ -2548,6 +2584,23 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            pinterest?: {
+              /** @description Required: the board the Pin is saved to (its numeric id) */
+              board_id?: string;
+              /** @description At most 100 characters */
+              title?: string;
+              /** @description Where the Pin leads (an http(s) URL) */
+              link?: string;
+              /** @description Image description for screen readers, at most 500 characters */
+              alt_text?: string;
+              /** @description Videos only: the cover image (default: the first frame) */
+              cover_image_url?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
           };
           /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
           thread?: {
@@ -2872,7 +2925,15 @@ export interface operations {
           /** @description Connections to publish to (preferred targeting) */
           social_account_ids?: string[];
           /** @description Legacy targeting: the account's active connection for each platform */
-          platforms?: ('tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook')[];
+          platforms?: (
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'pinterest'
+          )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
           /** @description Per-platform options keyed by platform name */
@@ -2960,6 +3021,23 @@ export interface operations {
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             } & {
               [key: string]: unknown;
+            };
+            pinterest?: {
+              /** @description Required: the board the Pin is saved to (its numeric id) */
+              board_id?: string;
+              /** @description At most 100 characters */
+              title?: string;
+              /** @description Where the Pin leads (an http(s) URL) */
+              link?: string;
+              /** @description Image description for screen readers, at most 500 characters */
+              alt_text?: string;
+              /** @description Videos only: the cover image (default: the first frame) */
+              cover_image_url?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
           };
           /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
@@ -3207,6 +3285,7 @@ export interface operations {
               | 'twitter'
               | 'linkedin'
               | 'facebook'
+              | 'pinterest'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3295,6 +3374,23 @@ export interface operations {
                 sandbox_outcome?: 'published' | 'failed' | 'transient';
               } & {
                 [key: string]: unknown;
+              };
+              pinterest?: {
+                /** @description Required: the board the Pin is saved to (its numeric id) */
+                board_id?: string;
+                /** @description At most 100 characters */
+                title?: string;
+                /** @description Where the Pin leads (an http(s) URL) */
+                link?: string;
+                /** @description Image description for screen readers, at most 500 characters */
+                alt_text?: string;
+                /** @description Videos only: the cover image (default: the first frame) */
+                cover_image_url?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
               };
             };
             /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
@@ -4821,6 +4917,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'pinterest'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -4911,6 +5008,23 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                pinterest?: {
+                  /** @description Required: the board the Pin is saved to (its numeric id) */
+                  board_id?: string;
+                  /** @description At most 100 characters */
+                  title?: string;
+                  /** @description Where the Pin leads (an http(s) URL) */
+                  link?: string;
+                  /** @description Image description for screen readers, at most 500 characters */
+                  alt_text?: string;
+                  /** @description Videos only: the cover image (default: the first frame) */
+                  cover_image_url?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
@@ -5408,7 +5522,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'pinterest';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -5984,7 +6105,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'pinterest';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */

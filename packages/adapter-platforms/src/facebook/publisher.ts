@@ -9,12 +9,12 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
 import { createFacebookApi } from './api.ts';
 import { findSent } from './lookup.ts';
-import { assertMediaAllowed } from './media-guard.ts';
 import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
 import type { FacebookSettings } from './settings.ts';
 

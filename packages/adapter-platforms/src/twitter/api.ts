@@ -1,9 +1,7 @@
 // X API v2 wire calls for posting (docs/platforms.md#x; docs.x.com "Manage Posts",
 // "Media upload"): POST /2/tweets, the media upload endpoints, and the author's recent posts.
 
-import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
   asString,
@@ -13,6 +11,12 @@ import {
   isRecord,
   uploadTimeoutMs,
 } from '../shared/http.ts';
+import {
+  type MediaPart,
+  type Multipart,
+  multipart,
+  multipartHeaders,
+} from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { TwitterSettings } from './settings.ts';
@@ -33,51 +37,8 @@ export interface MediaProcessing {
   error: string | null;
 }
 
-/** A JSON text, or a multipart body we stream (see `multipart`). */
+/** A JSON text, or a multipart body we stream (see shared/multipart.ts). */
 type Body = string | Multipart | null;
-
-interface Multipart {
-  body: Readable;
-  /** Known when every part's length is: sent as Content-Length. */
-  length: number | undefined;
-  boundary: string;
-}
-
-/** A file part: the media as it streams, with its length when the server said it. */
-export interface MediaPart {
-  body: Readable;
-  length: number | undefined;
-  contentType: string;
-}
-
-/**
- * multipart/form-data written by hand and streamed: the media bytes go from the media URL to
- * X as they arrive, never held whole. (undici's FormData is tied to undici's own dispatcher,
- * while calls may go through another copy's.)
- */
-function multipart(file: MediaPart, fields: Record<string, string>): Multipart {
-  const boundary = `----sp${randomBytes(12).toString('hex')}`;
-  const head = Buffer.from(
-    Object.entries(fields)
-      .map(
-        ([name, value]) =>
-          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
-      )
-      .join('') +
-      `--${boundary}\r\nContent-Disposition: form-data; name="media"; filename="media"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  async function* parts() {
-    yield head;
-    yield* file.body;
-    yield tail;
-  }
-  return {
-    body: Readable.from(parts(), { objectMode: false }),
-    length: file.length === undefined ? undefined : head.length + file.length + tail.length,
-    boundary,
-  };
-}
 
 export function createXApi(
   config: TwitterSettings,
@@ -100,10 +61,7 @@ export function createXApi(
         ? {}
         : typeof body === 'string'
           ? { 'content-type': 'application/json' }
-          : {
-              'content-type': `multipart/form-data; boundary=${body.boundary}`,
-              ...(body.length === undefined ? {} : { 'content-length': String(body.length) }),
-            };
+          : multipartHeaders(body);
     const response = await httpCall(
       {
         url: `${config.apiBaseUrl}${path}`,

@@ -8,7 +8,7 @@
  * any response.
  */
 import { expect, it } from 'vitest';
-import type { IssuedTokens } from '../../../testkit/src/index.ts';
+import { type IssuedTokens, PINTEREST_BOARD_ID } from '../../../testkit/src/index.ts';
 import type { PostJson } from '../../src/schemas/posts.ts';
 import { PUBLIC_BASE_URL, RETURN_ORIGIN, type System, waitFor } from './system.ts';
 
@@ -93,10 +93,19 @@ const CONNECTABLE = [
     externalIds: ['urn:li:person:fAkEmEmBeR1', 'urn:li:organization:2414183'],
     pkce: false,
   },
+  // Pins need a board; Pinterest ignores the PKCE parameters it does not document.
+  {
+    platform: 'pinterest',
+    externalIds: ['1111111111111111111'],
+    pkce: true,
+    options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+  },
 ] as const;
 
 export function defineConnectScenarios(get: () => System): void {
-  for (const { platform, externalIds, pkce } of CONNECTABLE) {
+  for (const connectable of CONNECTABLE) {
+    const { platform, externalIds, pkce } = connectable;
+    const options = 'options' in connectable ? connectable.options : undefined;
     it(`${platform}: connect through the consent page, then publish through the new connection`, async () => {
       const system = get();
       const started = await startConnect(system, platform, `${RETURN_ORIGIN}/connected?from=e2e`);
@@ -137,6 +146,7 @@ export function defineConnectScenarios(get: () => System): void {
         content: `Hello from a connected ${platform} account`,
         social_account_ids: [ids[0]],
         media_urls: [system.media.url(`connect-${platform}.mp4`, 64 * 1024)],
+        ...(options ? { platform_options: options } : {}),
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const done = await waitFor('the post to end', async () => {
@@ -218,7 +228,7 @@ export function defineConnectScenarios(get: () => System): void {
     expect(noState.status).toBe(400);
   });
 
-  for (const platform of ['instagram', 'facebook', 'linkedin'] as const) {
+  for (const platform of ['instagram', 'facebook', 'linkedin', 'pinterest'] as const) {
     it(`${platform}: a code from one consent, brought back with another account's state by a browser without its cookie, connects nothing`, async () => {
       const system = get();
       const before = (await system.api.call<{ data: Connection[] }>('GET', '/social-accounts')).body
@@ -362,6 +372,7 @@ export function defineConnectScenarios(get: () => System): void {
       system.instagram,
       system.facebook,
       system.linkedin,
+      system.pinterest,
     ];
     const issued = fakes
       .map((fake) => fake.oauth)

@@ -60,6 +60,18 @@ export {
   type TokenAnswer,
 } from './oauth.ts';
 export {
+  type FakePinterest,
+  type FakePinterestOptions,
+  PINTEREST_BOARD_ID,
+  PINTEREST_ERRORS,
+  type PinterestApiError,
+  type PinterestCall,
+  type PinterestMedia,
+  type PinterestPin,
+  type PinterestScript,
+  startFakePinterest,
+} from './pinterest.ts';
+export {
   type FakeTiktok,
   type FakeTiktokOptions,
   startFakeTiktok,

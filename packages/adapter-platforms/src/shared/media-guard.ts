@@ -1,17 +1,17 @@
-// Facebook fetches media by URL itself, so no bytes pass through us. We still never hand it a
-// URL our own SSRF guard refuses: the same URL would be refused by every other platform, and a
-// Page should not be able to publish what the rest of the system treats as forbidden.
+// Platforms that fetch media by URL themselves (Facebook, Pinterest) get no bytes through us. We
+// still never hand them a URL our own SSRF guard refuses: the same URL would be refused by every
+// other platform, and an account should not publish what the rest of the system forbids.
 import { checkUrl, findRefusal } from '@social-publisher/net-guard';
 import { request } from 'undici';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { fail } from '../shared/outcome.ts';
+import { fail } from './outcome.ts';
 
 /**
  * Throws `media_url_refused` (permanent) when `url` fails the pre-flight check (scheme,
  * credentials) or the guarded media dispatcher refuses its address. The address policy lives in
  * the dispatcher (tests and development allow private networks), so the only way to ask it is to
  * connect: a HEAD whose answer is ignored. Anything else that goes wrong here (a 403 for HEAD on
- * a URL signed for GET, a slow host) is Facebook's to judge when it fetches the media.
+ * a URL signed for GET, a slow host) is the platform's to judge when it fetches the media.
  */
 export async function assertMediaAllowed(
   url: string,

@@ -1,0 +1,17 @@
+import { definePlatform } from '../descriptor.ts';
+import { createPinterestOAuth } from './oauth.ts';
+import { PINTEREST_OPTIONS_SCHEMA, validatePinterestOptions } from './options.ts';
+import { createPinterestPublisher } from './publisher.ts';
+import { PINTEREST_SETTINGS } from './settings.ts';
+
+export const pinterest = definePlatform({
+  name: 'pinterest',
+  label: 'Pinterest',
+  media: { requiredMessage: 'pinterest requires an image or video URL' },
+  // The post's content is the Pin's description.
+  contentMaxLength: 500,
+  options: { schema: PINTEREST_OPTIONS_SCHEMA, validate: validatePinterestOptions },
+  settings: PINTEREST_SETTINGS,
+  createPublisher: createPinterestPublisher,
+  createOAuth: createPinterestOAuth,
+});
