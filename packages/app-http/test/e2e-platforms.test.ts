@@ -1,5 +1,5 @@
 /**
- * The real X, LinkedIn and Facebook publishers end to end, in both modes: HTTP -> worker ->
+ * The real X, LinkedIn, Facebook and Threads publishers end to end, in both modes: HTTP -> worker ->
  * the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id and URL
  * the platform handed out. Text, image and video to each.
  */
@@ -62,6 +62,17 @@ const CASES: PlatformCase[] = [
     created: (system, content) => {
       const post = system.linkedin.posts.find((candidate) => candidate.commentary === content);
       return post && { id: post.urn, url: `https://www.linkedin.com/feed/update/${post.urn}` };
+    },
+  },
+  {
+    platform: 'threads',
+    connection: (system) => ({
+      external_id: system.threads.profile.id,
+      access_token: 'threads-e2e-token',
+    }),
+    created: (system, content) => {
+      const post = system.threads.posts.find((candidate) => candidate.text === content);
+      return post && { id: post.id, url: post.permalink };
     },
   },
 ];

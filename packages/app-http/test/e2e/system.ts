@@ -32,6 +32,7 @@ import {
   type FakeFacebook,
   type FakeInstagram,
   type FakeLinkedin,
+  type FakeThreads,
   type FakeTiktok,
   type FakeTiktokOptions,
   type FakeX,
@@ -41,6 +42,7 @@ import {
   startFakeFacebook,
   startFakeInstagram,
   startFakeLinkedin,
+  startFakeThreads,
   startFakeTiktok,
   startFakeX,
   startFakeYoutube,
@@ -88,6 +90,7 @@ export interface System {
   x: FakeX;
   facebook: FakeFacebook;
   linkedin: FakeLinkedin;
+  threads: FakeThreads;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -227,6 +230,7 @@ const FAST = {
   X_RATE_LIMIT: 'off',
   INSTAGRAM_RATE_LIMIT: 'off',
   LINKEDIN_RATE_LIMIT: 'off',
+  THREADS_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -278,21 +282,24 @@ export async function startSystem(options: StartOptions): Promise<System> {
   };
 
   try {
-    const [tiktok, instagram, youtube, x, facebook, linkedin, media, receiver] = await Promise.all([
-      startFakeTiktok(options.fakes?.tiktok),
-      startFakeInstagram(),
-      startFakeYoutube(),
-      startFakeX(options.fakes?.x),
-      startFakeFacebook(),
-      startFakeLinkedin(),
-      startMediaServer(),
-      startReceiver(),
-    ]);
+    const [tiktok, instagram, youtube, x, facebook, linkedin, threads, media, receiver] =
+      await Promise.all([
+        startFakeTiktok(options.fakes?.tiktok),
+        startFakeInstagram(),
+        startFakeYoutube(),
+        startFakeX(options.fakes?.x),
+        startFakeFacebook(),
+        startFakeLinkedin(),
+        startFakeThreads(),
+        startMediaServer(),
+        startReceiver(),
+      ]);
     cleanups.push(
       () => tiktok.close(),
       () => x.close(),
       () => facebook.close(),
       () => linkedin.close(),
+      () => threads.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -316,6 +323,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       ...oauthEnv('INSTAGRAM', instagram.baseUrl, instagram.oauth.options),
       ...oauthEnv('FACEBOOK', facebook.baseUrl, facebook.oauth.options),
       ...oauthEnv('LINKEDIN', linkedin.baseUrl, linkedin.oauth.options),
+      ...oauthEnv('THREADS', threads.baseUrl, threads.oauth.options),
       // Browsers reach the API here; the test sends the callback to the real port itself.
       PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
@@ -441,6 +449,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       x,
       facebook,
       linkedin,
+      threads,
       media,
       receiver,
       worker,
@@ -455,6 +464,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'x', requests: x.requests },
         { name: 'facebook', requests: facebook.requests },
         { name: 'linkedin', requests: linkedin.requests },
+        { name: 'threads', requests: threads.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

@@ -107,8 +107,8 @@ export type ThreadsCall =
   | 'any';
 
 export type ThreadsScript =
-  /** The next `times` matching calls answer this Graph error. */
-  | { error: ThreadsError; on?: ThreadsCall; times?: number }
+  /** The next `times` matching calls (with this `text`, when given) answer this Graph error. */
+  | { error: ThreadsError; on?: ThreadsCall; text?: string; times?: number }
   /** The next `times` matching calls get their connection dropped without an answer. */
   | { drop: true; on?: ThreadsCall; times?: number }
   /** threads_publish takes effect, then the connection drops before the answer (crash window). */
@@ -192,6 +192,12 @@ const callOf = (method: string, path: string, fields: string | null): ThreadsCal
   if (segments[1] === 'threads_publishing_limit') return 'limit';
   if (fields?.includes('permalink')) return 'permalink';
   return 'status';
+};
+
+/** The `text` parameter of a recorded call (form or query). */
+const textOf = (r: RecordedRequest): string | undefined => {
+  const body = r.body as Record<string, unknown> | undefined;
+  return typeof body?.text === 'string' ? body.text : r.query.text;
 };
 
 export async function startFakeThreads(options: FakeThreadsOptions = {}): Promise<FakeThreads> {
@@ -572,7 +578,10 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
       let matches: (r: RecordedRequest) => boolean = () => true;
       if ('error' in step || 'drop' in step) {
         const on = step.on ?? 'any';
-        matches = (r) => on === 'any' || callOf(r.method, r.path, r.query.fields ?? null) === on;
+        const text = 'error' in step ? step.text : undefined;
+        matches = (r) =>
+          (on === 'any' || callOf(r.method, r.path, r.query.fields ?? null) === on) &&
+          (text === undefined || textOf(r) === text);
       }
       scripts.add(step, matches, step.times ?? 1);
     },
