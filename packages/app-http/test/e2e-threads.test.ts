@@ -186,6 +186,36 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
     expect(posts.some((candidate) => candidate.text === refused)).toBe(false);
   }, 30_000);
 
+  it('Threads: a sandbox connection publishes without calling Threads, or fails as asked', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const created = await system.api.call<{ data: { id: string; sandbox: boolean } }>(
+      'POST',
+      '/social-accounts',
+      { platform: 'threads', sandbox: true, display_name: 'threads sandbox' },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.sandbox).toBe(true);
+    const requestsBefore = system.threads.requests.length;
+    const post = await publishAndWait({
+      content: tag('Sandboxed'),
+      social_account_ids: [created.body.data.id],
+      thread: [{ content: 'part two' }],
+      first_comment: 'first reply',
+    });
+    expect(post.status).toBe('published');
+    expect(post.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    const failed = await publishAndWait({
+      content: tag('Sandbox fails'),
+      social_account_ids: [created.body.data.id],
+      platform_options: { threads: { sandbox_outcome: 'failed' } },
+    });
+    expect(failed.post_targets[0]).toMatchObject({
+      status: 'failed',
+      error_code: 'sandbox_failed',
+    });
+    expect(system.threads.requests.length).toBe(requestsBefore);
+  }, 30_000);
+
   it('LinkedIn: the first comment goes on the published post, its id in GET /posts/:id', async (context) => {
     if (skipReason || !system) return context.skip(skipReason);
     const content = tag('Commented');
