@@ -206,6 +206,38 @@ describe('threads publisher', () => {
     expect(fake.posts.length).toBe(count + 1);
   });
 
+  it('a resume follows the stored container instead of making another', async () => {
+    const h = request(text('Resumed clip'), { mediaUrls: [VIDEO] });
+    fake.script({ error: THREADS_ERRORS.serverError, on: 'publish' });
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed', retryable: true });
+    const containers = fake.containers.length;
+    const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
+    expect(fake.containers.length).toBe(containers);
+    expect(post(outcome.platformPostId)?.containerId).toBe(fake.containers.at(-1)?.id);
+  });
+
+  it('a first reply refused keeps the thread ids; the retry sends only the reply', async () => {
+    const reply = text('The reply');
+    const h = request(text('With both'), { thread: [part(text('Part'))], firstComment: reply });
+    fake.script({ error: THREADS_ERRORS.serverError, on: 'create', text: reply });
+    const failed = await publisher().publish(h.request);
+    const main = fake.posts.find((p) => p.text === h.request.post.content);
+    const follow = fake.posts.find((p) => p.text === h.request.post.thread[0]?.content);
+    expect(failed).toMatchObject({
+      kind: 'failed',
+      retryable: true,
+      publishedSoFar: { platformPostId: main?.id, threadPostIds: [follow?.id] },
+    });
+    const count = fake.posts.length;
+    const outcome = expectPublished(await publisher().resume(afterCrash(h).request));
+    expect(fake.posts.length).toBe(count + 1);
+    expect(outcome).toMatchObject({ platformPostId: main?.id, threadPostIds: [follow?.id] });
+    expect(post(outcome.firstCommentId ?? undefined)).toMatchObject({
+      text: reply,
+      replyTo: main?.id,
+    });
+  });
+
   it('the publishing limit waits an hour; other throttles ten minutes', async () => {
     fake.script({ error: THREADS_ERRORS.publishingLimit, on: 'publish' });
     const before = Date.now();
