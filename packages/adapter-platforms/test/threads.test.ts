@@ -2,6 +2,7 @@
 // carousels, reply chains, the first reply, failures mid-thread, throttling, token expiry and
 // never publishing twice after a lost answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformRateLimits } from '../src/index.ts';
 import {
   afterCrash,
   expectPublished,
@@ -253,6 +254,11 @@ describe('threads publisher', () => {
     const rateWait = rate.kind === 'throttled' ? rate.retryAt.getTime() - before : 0;
     expect(rateWait).toBeGreaterThanOrEqual(10 * 60_000);
     expect(rateWait).toBeLessThan(60 * 60_000);
+  });
+
+  it('paces at 250 posts per 24 hours by default (THREADS_RATE_LIMIT), off when asked', () => {
+    expect(platformRateLimits({})('threads')).toEqual({ count: 250, windowMs: 86_400_000 });
+    expect(platformRateLimits({ threads: { rateLimit: 'off' } })('threads')).toBeNull();
   });
 
   it('past the profile limit the fake answers the limit error: throttled, nothing published', async () => {
