@@ -200,6 +200,30 @@ describe('threads publisher', () => {
     expect(post(last)?.replyTo).toBe(found);
   });
 
+  it('a lookup Threads refuses, or a lost post without text, ends outcome_unknown: nothing re-sent', async () => {
+    const refusedLookup = request(text('Unlookable'), {
+      intent: { step: 'publish', at: new Date() },
+    });
+    fake.script({ error: THREADS_ERRORS.permission, on: 'recent' });
+    const count = fake.posts.length;
+    expect(await publisher().resume(refusedLookup.request)).toMatchObject({
+      kind: 'failed',
+      code: 'outcome_unknown',
+      retryable: false,
+    });
+
+    const h = request('', { mediaUrls: [IMAGE] });
+    fake.script({ dropAfterPublish: true });
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed' });
+    const after = fake.posts.length;
+    expect(await publisher().resume(afterCrash(h).request)).toMatchObject({
+      code: 'outcome_unknown',
+      message: expect.stringContaining('without text'),
+    });
+    expect(fake.posts.length).toBe(after);
+    expect(after).toBe(count + 1);
+  });
+
   it('an intent whose post never arrived publishes once', async () => {
     const h = request(text('Never arrived'), { intent: { step: 'publish', at: new Date() } });
     const count = fake.posts.length;
