@@ -3,6 +3,7 @@ import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
 import { pinterest } from './pinterest/descriptor.ts';
+import { threads } from './threads/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
 import { twitter } from './twitter/descriptor.ts';
 import { youtube } from './youtube/descriptor.ts';
@@ -16,4 +17,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   linkedin,
   facebook,
   pinterest,
+  threads,
 ];

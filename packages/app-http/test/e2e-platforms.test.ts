@@ -1,8 +1,8 @@
 /**
- * The real X, LinkedIn, Facebook and Pinterest publishers end to end, in both modes: HTTP ->
- * worker -> the platform's fake -> a signed post.published webhook; GET /posts/:id shows the id
- * and URL the platform handed out. Text, image and video to each (Pinterest takes no text-only
- * Pin).
+ * The real X, LinkedIn, Facebook, Pinterest and Threads publishers end to end, in both modes:
+ * HTTP -> worker -> the platform's fake -> a signed post.published webhook; GET /posts/:id shows
+ * the id and URL the platform handed out. Text, image and video to each (Pinterest takes no
+ * text-only Pin).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
@@ -81,6 +81,17 @@ const CASES: PlatformCase[] = [
     },
     kinds: ['image', 'video'],
     options: { pinterest: { board_id: PINTEREST_BOARD_ID } },
+  },
+  {
+    platform: 'threads',
+    connection: (system) => ({
+      external_id: system.threads.profile.id,
+      access_token: 'threads-e2e-token',
+    }),
+    created: (system, content) => {
+      const post = system.threads.posts.find((candidate) => candidate.text === content);
+      return post && { id: post.id, url: post.permalink };
+    },
   },
 ];
 

@@ -1,6 +1,6 @@
 /**
- * Threads end to end, in both modes: POST /posts with `thread` -> worker -> the fake X -> a
- * reply chain; GET /posts/:id shows the main post and each follow-up's id. A follow-up X
+ * Threads end to end, in both modes: POST /posts with `thread` -> worker -> the fake X (and the
+ * fake Threads) -> a reply chain; GET /posts/:id shows the main post and each follow-up's id. A follow-up X
  * refuses leaves the target failed with what was published kept and shown; a platform without
  * replies refuses `thread` with a 400 naming the field.
  */
@@ -45,6 +45,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
         external_id: `urn:li:person:${system.linkedin.member.sub}`,
         access_token: 'linkedin-thread-token',
       },
+      threads: { external_id: system.threads.profile.id, access_token: 'threads-thread-token' },
     };
     for (const [platform, connection] of Object.entries(accounts)) {
       const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
@@ -125,6 +126,94 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
       thread_post_ids: [tweets.find((tweet) => tweet.text === first)?.id],
     });
     expect(tweets.filter((tweet) => tweet.text === main)).toHaveLength(1);
+  }, 30_000);
+
+  it('Threads: the follow-ups go out as a reply chain and first_comment as the first reply', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const main = tag('Threads main');
+    const thread = [
+      { content: tag('Threads second') },
+      { content: tag('Threads third'), media_urls: [system.media.url(`${tag('t')}.jpg`, 4096)] },
+    ];
+    const post = await publishAndWait({
+      content: main,
+      social_account_ids: [connections.get('threads')],
+      thread,
+      first_comment: 'More at https://example.com',
+    });
+    const target = post.post_targets[0];
+    expect(post.status, JSON.stringify(target)).toBe('published');
+    const posts = system.threads.posts;
+    const mainPost = posts.find((candidate) => candidate.text === main);
+    const [second, third] = thread.map((part) => posts.find((p) => p.text === part.content));
+    const reply = posts.find(
+      (candidate) =>
+        candidate.text === 'More at https://example.com' && candidate.replyTo === mainPost?.id,
+    );
+    expect(target).toMatchObject({
+      platform_post_id: mainPost?.id,
+      thread_post_ids: [second?.id, third?.id],
+      first_comment_id: reply?.id,
+    });
+    expect(second?.replyTo).toBe(mainPost?.id);
+    expect(third).toMatchObject({ replyTo: second?.id, mediaType: 'IMAGE' });
+  }, 30_000);
+
+  it('Threads: a follow-up refused leaves the target failed, what was published kept and shown', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const main = tag('Threads kept');
+    const first = tag('Threads out');
+    const refused = tag('Threads refused');
+    system.threads.script({
+      error: { code: 10, message: 'Application does not have permission for this action' },
+      on: 'create',
+      text: refused,
+    });
+    const post = await publishAndWait({
+      content: main,
+      social_account_ids: [connections.get('threads')],
+      thread: [{ content: first }, { content: refused }],
+    });
+    const posts = system.threads.posts;
+    expect(post.status).toBe('failed');
+    expect(post.post_targets[0]).toMatchObject({
+      status: 'failed',
+      error_code: '10',
+      platform_post_id: posts.find((candidate) => candidate.text === main)?.id,
+      thread_post_ids: [posts.find((candidate) => candidate.text === first)?.id],
+    });
+    expect(posts.filter((candidate) => candidate.text === main)).toHaveLength(1);
+    expect(posts.some((candidate) => candidate.text === refused)).toBe(false);
+  }, 30_000);
+
+  it('Threads: a sandbox connection publishes without calling Threads, or fails as asked', async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const created = await system.api.call<{ data: { id: string; sandbox: boolean } }>(
+      'POST',
+      '/social-accounts',
+      { platform: 'threads', sandbox: true, display_name: 'threads sandbox' },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.sandbox).toBe(true);
+    const requestsBefore = system.threads.requests.length;
+    const post = await publishAndWait({
+      content: tag('Sandboxed'),
+      social_account_ids: [created.body.data.id],
+      thread: [{ content: 'part two' }],
+      first_comment: 'first reply',
+    });
+    expect(post.status).toBe('published');
+    expect(post.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    const failed = await publishAndWait({
+      content: tag('Sandbox fails'),
+      social_account_ids: [created.body.data.id],
+      platform_options: { threads: { sandbox_outcome: 'failed' } },
+    });
+    expect(failed.post_targets[0]).toMatchObject({
+      status: 'failed',
+      error_code: 'sandbox_failed',
+    });
+    expect(system.threads.requests.length).toBe(requestsBefore);
   }, 30_000);
 
   it('LinkedIn: the first comment goes on the published post, its id in GET /posts/:id', async (context) => {

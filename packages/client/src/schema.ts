@@ -1097,6 +1097,7 @@ export interface operations {
                 | 'linkedin'
                 | 'facebook'
                 | 'pinterest'
+                | 'threads'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1205,13 +1206,22 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                threads?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -1543,6 +1553,7 @@ export interface operations {
                 | 'linkedin'
                 | 'facebook'
                 | 'pinterest'
+                | 'threads'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1651,13 +1662,22 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                threads?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /**
                * Format: date-time
@@ -2601,8 +2621,17 @@ export interface operations {
                */
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
+            threads?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -2933,6 +2962,7 @@ export interface operations {
             | 'linkedin'
             | 'facebook'
             | 'pinterest'
+            | 'threads'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -3039,13 +3069,22 @@ export interface operations {
                */
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
+            threads?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
           thread?: {
             content: string;
             media_urls?: string[];
           }[];
-          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
+          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
           first_comment?: string;
           /**
            * Format: date-time
@@ -3286,6 +3325,7 @@ export interface operations {
               | 'linkedin'
               | 'facebook'
               | 'pinterest'
+              | 'threads'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3392,13 +3432,22 @@ export interface operations {
                  */
                 sandbox_outcome?: 'published' | 'failed' | 'transient';
               };
+              threads?: {
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
             thread?: {
               content: string;
               media_urls?: string[];
             }[];
-            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
+            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
             first_comment?: string;
             /**
              * Format: date-time
@@ -4918,6 +4967,7 @@ export interface operations {
                 | 'linkedin'
                 | 'facebook'
                 | 'pinterest'
+                | 'threads'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -5026,13 +5076,22 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                threads?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -5529,7 +5588,8 @@ export interface operations {
             | 'twitter'
             | 'linkedin'
             | 'facebook'
-            | 'pinterest';
+            | 'pinterest'
+            | 'threads';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -6112,7 +6172,8 @@ export interface operations {
             | 'twitter'
             | 'linkedin'
             | 'facebook'
-            | 'pinterest';
+            | 'pinterest'
+            | 'threads';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */

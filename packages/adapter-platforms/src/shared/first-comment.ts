@@ -32,7 +32,15 @@ function publishedBefore(state: ResumeState | null): Published | null {
   const kept = state?.[PUBLISHED_KEY] as Record<string, unknown> | undefined;
   if (!kept || typeof kept.platformPostId !== 'string') return null;
   const platformUrl = typeof kept.platformUrl === 'string' ? kept.platformUrl : null;
-  return { kind: 'published', platformPostId: kept.platformPostId, platformUrl };
+  const threadPostIds = Array.isArray(kept.threadPostIds)
+    ? kept.threadPostIds.filter((id): id is string => typeof id === 'string')
+    : undefined;
+  return {
+    kind: 'published',
+    platformPostId: kept.platformPostId,
+    platformUrl,
+    ...(threadPostIds ? { threadPostIds } : {}),
+  };
 }
 
 /**
@@ -54,12 +62,13 @@ export async function publishWithFirstComment(
   const outcome = kept ?? (await main());
   const message = request.post.firstComment;
   if (outcome.kind !== 'published' || message === null || message === '') return outcome;
-  const { platformPostId, platformUrl } = outcome;
-  if (kept === null)
-    await request.saveProgress({ [PUBLISHED_KEY]: { platformPostId, platformUrl } });
+  // A platform with both (Threads) keeps its follow-ups' ids with the post's.
+  const { platformPostId, platformUrl, threadPostIds } = outcome;
+  const published = { platformPostId, platformUrl, ...(threadPostIds ? { threadPostIds } : {}) };
+  if (kept === null) await request.saveProgress({ [PUBLISHED_KEY]: published });
   return afterMainPost(
     request.signal,
-    () => ({ platformPostId, platformUrl }),
+    () => published,
     async () => {
       const intent = request.intent;
       if (intent?.step === FIRST_COMMENT) {

@@ -87,6 +87,7 @@ const CONNECTABLE = [
   { platform: 'twitter', externalIds: ['1460000000000000001'], pkce: true },
   // One connection per Page granted.
   { platform: 'facebook', externalIds: ['102000000000001'], pkce: true },
+  { platform: 'threads', externalIds: ['25010000000000001'], pkce: true },
   // The member, and each organization it administers.
   {
     platform: 'linkedin',
@@ -228,7 +229,7 @@ export function defineConnectScenarios(get: () => System): void {
     expect(noState.status).toBe(400);
   });
 
-  for (const platform of ['instagram', 'facebook', 'linkedin', 'pinterest'] as const) {
+  for (const platform of ['instagram', 'facebook', 'threads', 'linkedin', 'pinterest'] as const) {
     it(`${platform}: a code from one consent, brought back with another account's state by a browser without its cookie, connects nothing`, async () => {
       const system = get();
       const before = (await system.api.call<{ data: Connection[] }>('GET', '/social-accounts')).body
@@ -373,6 +374,7 @@ export function defineConnectScenarios(get: () => System): void {
       system.facebook,
       system.linkedin,
       system.pinterest,
+      system.threads,
     ];
     const issued = fakes
       .map((fake) => fake.oauth)
@@ -383,7 +385,11 @@ export function defineConnectScenarios(get: () => System): void {
       );
     expect(issued.length).toBeGreaterThan(0);
     const logged = JSON.stringify(system.logs);
-    const longLived = [...system.instagram.longLivedTokens, ...system.facebook.longLivedTokens];
+    const longLived = [
+      ...system.instagram.longLivedTokens,
+      ...system.facebook.longLivedTokens,
+      ...system.threads.longLivedTokens,
+    ];
     const pageTokens = [...system.facebook.pageTokens.keys()];
     for (const token of [...issued, ...longLived, ...pageTokens]) {
       expect(logged).not.toContain(token);

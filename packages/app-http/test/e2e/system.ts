@@ -33,6 +33,7 @@ import {
   type FakeInstagram,
   type FakeLinkedin,
   type FakePinterest,
+  type FakeThreads,
   type FakeTiktok,
   type FakeTiktokOptions,
   type FakeX,
@@ -43,6 +44,7 @@ import {
   startFakeInstagram,
   startFakeLinkedin,
   startFakePinterest,
+  startFakeThreads,
   startFakeTiktok,
   startFakeX,
   startFakeYoutube,
@@ -91,6 +93,7 @@ export interface System {
   facebook: FakeFacebook;
   linkedin: FakeLinkedin;
   pinterest: FakePinterest;
+  threads: FakeThreads;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -231,6 +234,7 @@ const FAST = {
   INSTAGRAM_RATE_LIMIT: 'off',
   LINKEDIN_RATE_LIMIT: 'off',
   PINTEREST_RATE_LIMIT: 'off',
+  THREADS_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -282,7 +286,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
   };
 
   try {
-    const [tiktok, instagram, youtube, x, facebook, linkedin, pinterest, media, receiver] =
+    const [tiktok, instagram, youtube, x, facebook, linkedin, pinterest, threads, media, receiver] =
       await Promise.all([
         startFakeTiktok(options.fakes?.tiktok),
         startFakeInstagram(),
@@ -291,6 +295,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
         startFakeFacebook(),
         startFakeLinkedin(),
         startFakePinterest(),
+        startFakeThreads(),
         startMediaServer(),
         startReceiver(),
       ]);
@@ -300,6 +305,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       () => facebook.close(),
       () => linkedin.close(),
       () => pinterest.close(),
+      () => threads.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -324,6 +330,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       ...oauthEnv('FACEBOOK', facebook.baseUrl, facebook.oauth.options),
       ...oauthEnv('LINKEDIN', linkedin.baseUrl, linkedin.oauth.options),
       ...oauthEnv('PINTEREST', pinterest.baseUrl, pinterest.oauth.options),
+      ...oauthEnv('THREADS', threads.baseUrl, threads.oauth.options),
       // Browsers reach the API here; the test sends the callback to the real port itself.
       PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
@@ -450,6 +457,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       facebook,
       linkedin,
       pinterest,
+      threads,
       media,
       receiver,
       worker,
@@ -465,6 +473,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'facebook', requests: facebook.requests },
         { name: 'linkedin', requests: linkedin.requests },
         { name: 'pinterest', requests: pinterest.requests },
+        { name: 'threads', requests: threads.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

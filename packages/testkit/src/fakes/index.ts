@@ -72,6 +72,19 @@ export {
   startFakePinterest,
 } from './pinterest.ts';
 export {
+  type FakeThreads,
+  type FakeThreadsOptions,
+  startFakeThreads,
+  THREADS_ERRORS,
+  THREADS_LONG_LIVED_EXPIRES_IN,
+  type ThreadsCall,
+  type ThreadsContainer,
+  type ThreadsError,
+  type ThreadsPost,
+  type ThreadsProfile,
+  type ThreadsScript,
+} from './threads.ts';
+export {
   type FakeTiktok,
   type FakeTiktokOptions,
   startFakeTiktok,

@@ -1,0 +1,167 @@
+// Threads publishing wire calls (docs/platforms.md#threads; developers.facebook.com "Threads API:
+// Posts", "Reply Management", "Troubleshooting"): Meta's Graph dialect on graph.threads.net/v1.0,
+// the token in the query, containers created with a form.
+import type { PublisherRuntime } from '../publisher-runtime.ts';
+import {
+  bareGraphFailure,
+  type GraphFailure,
+  graphClient,
+  graphErrorOf,
+} from '../shared/graph-api.ts';
+import { asString, isRecord } from '../shared/http.ts';
+import { fail, TokenRejected } from '../shared/outcome.ts';
+import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import type { ThreadsSettings } from './settings.ts';
+
+/** The Threads API has one version so far; its paths carry it. */
+export const THREADS_API_VERSION = 'v1.0';
+
+/** Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more. */
+const RETRYABLE_CODES = new Set([1, 2]);
+/** Throttling (4 application, 17 user, 32/613 rate): the target waits. Only without a subcode. */
+const THROTTLE_CODES = new Set([4, 17, 32, 613]);
+/**
+ * The profile's 24-hour publishing quota (250 posts) is used up. Threads reuses Instagram's
+ * publishing error table for it (unconfirmed in Meta's Threads reference).
+ */
+const QUOTA_SUBCODE = 2207042;
+/**
+ * 4279009: "Media Not Found" for a container created moments before (Threads is still processing
+ * it); 2207052/2207003: the media could not be fetched in time; 2207001: server error.
+ */
+const RETRYABLE_SUBCODES = new Set([4279009, 2207052, 2207003, 2207001]);
+/** Meta does not say when a throttle ends; its windows are an hour at most. */
+const THROTTLE_WAIT_MS = 10 * 60_000;
+/** The quota is a rolling 24 hours: look again in an hour. */
+const QUOTA_WAIT_MS = 60 * 60_000;
+
+export interface ContainerStatus {
+  /** IN_PROGRESS, FINISHED, PUBLISHED, ERROR or EXPIRED. */
+  status: string;
+  errorMessage: string | null;
+}
+
+/** One of the profile's latest posts (or replies), as a lost answer is looked up. */
+export interface RecentThread {
+  id: string;
+  text: string;
+  createdAt: number;
+}
+
+export function createThreadsApi(
+  config: ThreadsSettings,
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+) {
+  const graph = graphClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    version: THREADS_API_VERSION,
+    label: 'Threads',
+    failure: threadsFailure,
+  });
+
+  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
+  const call = (
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    query: Record<string, string>,
+    form?: Record<string, string>,
+  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+
+  const idOf = (body: Record<string, unknown>, what: string, retryable: boolean): string => {
+    const id = asString(body.id);
+    if (!id) throw fail('invalid_response', `Threads ${what} returned no id`, retryable);
+    return id;
+  };
+
+  return {
+    /** POST /{user-id}/threads -> container id (nothing is visible until it is published). */
+    async createContainer(
+      token: string,
+      userId: string,
+      params: Record<string, string>,
+    ): Promise<string> {
+      return idOf(await call('POST', `/${userId}/threads`, token, {}, params), 'container', true);
+    },
+
+    /** GET /{container-id}?fields=status,error_message */
+    async containerStatus(token: string, containerId: string): Promise<ContainerStatus> {
+      const body = await call('GET', `/${containerId}`, token, { fields: 'status,error_message' });
+      return {
+        status: asString(body.status) ?? '',
+        errorMessage: asString(body.error_message) ?? null,
+      };
+    },
+
+    /** POST /{user-id}/threads_publish?creation_id= -> the media id of the post. */
+    async publish(token: string, userId: string, containerId: string): Promise<string> {
+      const body = await call('POST', `/${userId}/threads_publish`, token, {
+        creation_id: containerId,
+      });
+      return idOf(body, 'threads_publish', false);
+    },
+
+    /** GET /{media-id}?fields=permalink */
+    async permalink(token: string, mediaId: string): Promise<string | null> {
+      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
+      return asString(body.permalink) ?? null;
+    },
+
+    /**
+     * The profile's latest posts (`threads`) or replies (`replies`), newest first: where a post
+     * whose answer was lost is looked for.
+     */
+    async recent(
+      token: string,
+      userId: string,
+      edge: 'threads' | 'replies',
+    ): Promise<RecentThread[]> {
+      const body = await call('GET', `/${userId}/${edge}`, token, {
+        fields: 'id,text,timestamp',
+        limit: '25',
+      });
+      const data = Array.isArray(body.data) ? body.data.filter(isRecord) : [];
+      return data.map((item) => ({
+        id: asString(item.id) ?? '',
+        text: asString(item.text) ?? '',
+        // Graph writes +0000 offsets, which Date.parse reads.
+        createdAt: Date.parse(asString(item.timestamp) ?? '') || 0,
+      }));
+    },
+  };
+}
+
+/**
+ * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure, read as Instagram
+ * reads it: the outcome code is the subcode when present, else the code; the message is Meta's.
+ * 190 is an invalid or expired token: Threads tokens are renewed ahead by the worker, not here,
+ * so it ends as connection_expired.
+ */
+export const threadsFailure: GraphFailure = (status, body, text, headers = {}) => {
+  const error = graphErrorOf(body);
+  if (!error) {
+    return bareGraphFailure('Threads', status, text, () => retryAtFrom(headers, THROTTLE_WAIT_MS));
+  }
+  const { code, subcode } = error;
+  const message = error.message ?? `Threads error ${code}`;
+  if (code === 190) return new TokenRejected('190', message);
+  const hasSubcode = Number.isFinite(subcode);
+  if (subcode === QUOTA_SUBCODE) {
+    const why = `${message} (Threads allows 250 published posts per rolling 24 hours)`;
+    return throttled(String(subcode), why, retryAtFrom(headers, QUOTA_WAIT_MS));
+  }
+  if (!hasSubcode && THROTTLE_CODES.has(code)) {
+    return throttled(String(code), message, retryAtFrom(headers, THROTTLE_WAIT_MS));
+  }
+  const retryable =
+    (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
+    error.transient ||
+    status >= 500;
+  const outcomeCode = hasSubcode
+    ? String(subcode)
+    : Number.isFinite(code)
+      ? String(code)
+      : `http_${status}`;
+  return fail(outcomeCode, message, retryable);
+};

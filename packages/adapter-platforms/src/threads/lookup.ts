@@ -1,0 +1,64 @@
+// After a crash between threads_publish and storing its answer, the intent left behind says a
+// post may exist. Threads has no idempotency key, so the profile's latest posts (or replies,
+// for a follow-up or a first reply) are the only way to tell "published" from "never arrived"
+// before publishing again.
+import type { AuthSession } from '../shared/auth.ts';
+import { outcomeUnknown } from '../shared/intent.ts';
+import { PublishFailure } from '../shared/outcome.ts';
+import type { createThreadsApi, RecentThread } from './api.ts';
+
+/** Clock skew allowed between us and Meta when matching a post to an intent. */
+const INTENT_SKEW_MS = 5 * 60_000;
+
+export interface LookupInput {
+  auth: AuthSession;
+  api: ReturnType<typeof createThreadsApi>;
+  userId: string;
+  /** The part's text as we sent it. */
+  text: string;
+  /** Where the earlier run's step began: its intent (or its container's creation). */
+  intent: { step: string; at: Date };
+  /** Top-level posts are on /threads, replies on /replies. */
+  edge: 'threads' | 'replies';
+}
+
+/**
+ * The id of what the earlier run published: a post with the same text, created at or after its
+ * intent. undefined: nothing there, so it never arrived and may be published once. Throws
+ * `outcome_unknown` when Threads refuses the lookup for good or when the text is empty (any
+ * text-less post since then could be it). Retryable failures, throttling and a rejected token
+ * end the run as they are: the next attempt asks again.
+ */
+export async function findPublished(input: LookupInput): Promise<string | undefined> {
+  const { auth, api, userId, intent } = input;
+  let recent: RecentThread[];
+  try {
+    recent = await auth.call((token) => api.recent(token, userId, input.edge));
+  } catch (error) {
+    if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
+    if (error.outcome.retryable) throw error;
+    throw unknown(intent, `looking it up failed: ${error.outcome.message}`);
+  }
+  const wanted = comparable(input.text);
+  const since = intent.at.getTime() - INTENT_SKEW_MS;
+  // Newest first: the last match is the one closest to the intent.
+  const match = recent
+    .filter((candidate) => comparable(candidate.text) === wanted && candidate.createdAt >= since)
+    .at(-1);
+  if (match === undefined) return undefined;
+  if (wanted === '') {
+    throw unknown(
+      intent,
+      'a post without text appeared on the profile since; it may not be this one',
+    );
+  }
+  return match.id;
+}
+
+/** Line ends, Unicode composition and surrounding blanks may not survive: compare without them. */
+const comparable = (text: string): string => text.replace(/\r\n?/g, '\n').normalize('NFC').trim();
+
+function unknown(intent: { step: string; at: Date }, why: string): PublishFailure {
+  const outcome = outcomeUnknown('Threads', intent);
+  return new PublishFailure({ ...outcome, message: `${outcome.message} (${why})` });
+}
