@@ -88,9 +88,10 @@ export interface Config {
   /**
    * How long a client may take to send a request, so that a slow sender cannot hold a
    * connection: its headers (HTTP_HEADERS_TIMEOUT_MS), then its body (HTTP_BODY_TIMEOUT_MS;
-   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes).
+   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes;
+   * HTTP_MEDIA_BODY_TIMEOUT_MS for a media upload, which may be gigabytes).
    */
-  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number };
+  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number; mediaBodyMs: number };
   rateLimit: { max: number; windowMs: number };
   /**
    * Attempts that could be guesses, per client address per RATE_LIMIT_WINDOW_MS, each kind its
@@ -272,6 +273,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       headersMs: e.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       bodyMs: e.int('HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       importBodyMs: e.int('HTTP_IMPORT_BODY_TIMEOUT_MS', 300_000, 100, 3_600_000),
+      mediaBodyMs: e.int('HTTP_MEDIA_BODY_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     },
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
