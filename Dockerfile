@@ -34,6 +34,7 @@ FROM pnpm AS manifests
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY packages/adapter-bullmq/package.json packages/adapter-bullmq/
 COPY packages/adapter-inprocess-queue/package.json packages/adapter-inprocess-queue/
+COPY packages/adapter-media/package.json packages/adapter-media/
 COPY packages/adapter-platforms/package.json packages/adapter-platforms/
 COPY packages/adapter-postgres/package.json packages/adapter-postgres/
 COPY packages/adapter-webhooks/package.json packages/adapter-webhooks/

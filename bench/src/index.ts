@@ -5,6 +5,7 @@
 import { createBench } from './benches/create.ts';
 import { importBench } from './benches/import.ts';
 import { listBench } from './benches/list.ts';
+import { mediaBench } from './benches/media.ts';
 import { pacingBench } from './benches/pacing.ts';
 import { pipelineBench } from './benches/pipeline.ts';
 import { scheduleBench } from './benches/schedule.ts';
@@ -25,6 +26,7 @@ export const BENCHES: Record<string, Bench> = {
   upload: uploadBench,
   import: importBench,
   pacing: pacingBench,
+  media: mediaBench,
 };
 
 export interface RunOptions extends BenchOptions {

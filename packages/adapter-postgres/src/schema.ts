@@ -196,6 +196,27 @@ export interface Database {
   post_series: PostSeriesTable;
   post_series_occurrences: PostSeriesOccurrencesTable;
   social_account_slots: SocialAccountSlotsTable;
+  media: MediaTable;
+  post_media: PostMediaTable;
+}
+
+export interface MediaTable {
+  id: string;
+  account_id: string;
+  created_by: string;
+  name: string;
+  content_type: string;
+  /** bigint: read as a number (see int8.ts). */
+  size: ColumnType<number, number, number>;
+  sha256: string;
+  filename: string | null;
+  created_at: Timestamp;
+  expires_at: ColumnType<Date | null, Date | null, Date | null>;
+}
+
+export interface PostMediaTable {
+  post_id: string;
+  media_id: string;
 }
 
 export interface PostSeriesTable {

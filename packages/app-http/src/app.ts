@@ -29,6 +29,8 @@ import { type AdminQueuesOptions, adminQueuesRoutes } from './routes/admin-queue
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { connectRoutes, oauthCallbackRoutes } from './routes/connect.ts';
 import { type HealthChecks, healthRoutes } from './routes/health.ts';
+import { mediaRoutes } from './routes/media.ts';
+import { mediaPublicRoutes } from './routes/media-public.ts';
 import { type MetricsExposition, metricsRoutes } from './routes/metrics.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { postEditRoutes } from './routes/post-edit.ts';
@@ -89,7 +91,11 @@ export interface AppOptions {
 
 /** The whole request, as a backstop behind the body bound: headers, then the longest body. */
 function requestTimeoutOf(timeouts: AppConfig['httpTimeouts']): number {
-  return timeouts.headersMs + Math.max(timeouts.bodyMs, timeouts.importBodyMs) + 1000;
+  return (
+    timeouts.headersMs +
+    Math.max(timeouts.bodyMs, timeouts.importBodyMs, timeouts.mediaBodyMs) +
+    1000
+  );
 }
 
 function rateLimitStoreFor(options: AppOptions): RateLimitStore {
@@ -206,6 +212,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const oauthFlows = attempts.of('oauth_callback');
   await app.register(oauthCallbackRoutes, { deps, limit: (ip) => oauthFlows.count(ip) });
   await app.register(oauthAuthorizeRoutes, { deps, limit: (ip) => oauthFlows.count(ip) });
+  // Hosted media's public URLs: the platforms pull them without a credential.
+  await app.register(mediaPublicRoutes, { deps });
 
   // Everything else needs a credential, and counts against its rate limit.
   const authFailures = attempts.of('auth_failure');
@@ -238,6 +246,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes, routeOptions);
     await api.register(webhookRoutes, routeOptions);
     await api.register(workspaceRoutes, routeOptions);
+    await api.register(mediaRoutes, routeOptions);
   });
 
   installOpenApiRoute(app);

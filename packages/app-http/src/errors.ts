@@ -56,6 +56,8 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   limit_exceeded: 409,
   platform_not_configured: 400,
   no_slots: 400,
+  media_too_large: 413,
+  unsupported_media_type: 415,
 };
 
 export function fromDomainError(error: DomainError): HttpError {

@@ -37,6 +37,11 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/workspaces'],
   ['post', '/workspaces/{id}/members'],
   ['delete', '/workspaces/{id}/members/{user_id}'],
+  ['post', '/media'],
+  ['get', '/media'],
+  ['get', '/media/{id}'],
+  ['delete', '/media/{id}'],
+  ['get', '/m/{name}'],
   ['get', '/health'],
   ['get', '/openapi.json'],
 ];
@@ -77,6 +82,11 @@ const OPERATION_IDS: Record<string, string> = {
   'get /workspaces': 'listWorkspaces',
   'post /workspaces/{id}/members': 'setWorkspaceMember',
   'delete /workspaces/{id}/members/{user_id}': 'removeWorkspaceMember',
+  'post /media': 'uploadMedia',
+  'get /media': 'listMedia',
+  'get /media/{id}': 'getMedia',
+  'delete /media/{id}': 'deleteMedia',
+  'get /m/{name}': 'getPublicMedia',
   'get /health': 'getHealth',
   'get /openapi.json': 'getOpenApiDocument',
 };
@@ -126,18 +136,23 @@ describe('GET /openapi.json', () => {
     expect(operation?.summary).toBeTruthy();
     const statuses = Object.keys(operation?.responses ?? {});
     expect(statuses.some((status) => status.startsWith('2'))).toBe(true);
-    const isPublic = path === '/health' || path === '/openapi.json' || path.startsWith('/oauth/');
+    const isPublic =
+      path === '/health' ||
+      path === '/openapi.json' ||
+      path.startsWith('/oauth/') ||
+      path.startsWith('/m/');
     if (!isPublic) {
       expect(statuses).toEqual(expect.arrayContaining(['401', '429', '500']));
       expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
       const unauthorized = operation?.responses['401']?.content?.['application/json']?.schema;
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
-    // (POST /posts/import takes a CSV file as it streams: no JSON body schema.)
+    // (POST /posts/import and POST /media take a file as it streams: no JSON body schema.)
     if (
       ['post', 'patch'].includes(method) &&
       !path.endsWith('/redeliver') &&
-      path !== '/posts/import'
+      path !== '/posts/import' &&
+      path !== '/media'
     ) {
       expect(operation?.requestBody?.content['application/json']?.schema).toBeTruthy();
       expect(statuses).toEqual(expect.arrayContaining(['400', '413', '415']));
@@ -170,6 +185,27 @@ describe('GET /openapi.json', () => {
       'text/html',
     ]);
     expect(callback['302']?.content).toBeUndefined();
+  });
+
+  it('POST /media documents its raw and multipart bodies; /m/{name} its bytes', () => {
+    const upload = doc.paths['/media']?.post;
+    expect(Object.keys(upload?.requestBody?.content ?? {}).sort()).toEqual([
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+      'multipart/form-data',
+      'video/mp4',
+      'video/quicktime',
+    ]);
+    expect(Object.keys(upload?.responses ?? {})).toEqual(
+      expect.arrayContaining(['201', '400', '413', '415']),
+    );
+    const read = doc.paths['/m/{name}']?.get;
+    expect(read?.security).toEqual([]);
+    expect(Object.keys(read?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '206', '400', '404', '416']),
+    );
+    expect(Object.keys(read?.responses['206']?.content ?? {})).toContain('video/mp4');
   });
 
   it('the body schemas carry the rules across fields, and the server keeps them', async () => {

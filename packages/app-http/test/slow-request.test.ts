@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { TEST_CONFIG } from './support.ts';
 
-const TIMEOUTS = { headersMs: 400, bodyMs: 600, importBodyMs: 2_500 };
+const TIMEOUTS = { headersMs: 400, bodyMs: 600, importBodyMs: 2_500, mediaBodyMs: 2_500 };
 
 let app: FastifyInstance;
 let port: number;

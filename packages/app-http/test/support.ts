@@ -14,7 +14,12 @@ import { type AppConfig, type AppOptions, buildApp } from '../src/app.ts';
 
 export const TEST_CONFIG: AppConfig = {
   bodyLimitBytes: 1024 * 1024,
-  httpTimeouts: { headersMs: 10_000, bodyMs: 30_000, importBodyMs: 300_000 },
+  httpTimeouts: {
+    headersMs: 10_000,
+    bodyMs: 30_000,
+    importBodyMs: 300_000,
+    mediaBodyMs: 3_600_000,
+  },
   rateLimit: { max: 10_000, windowMs: 60_000 },
   attemptLimits: { authFailures: 10_000, oauthCallbacks: 10_000, tokenFailures: 10_000 },
   trustProxy: false,

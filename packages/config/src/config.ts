@@ -88,9 +88,10 @@ export interface Config {
   /**
    * How long a client may take to send a request, so that a slow sender cannot hold a
    * connection: its headers (HTTP_HEADERS_TIMEOUT_MS), then its body (HTTP_BODY_TIMEOUT_MS;
-   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes).
+   * HTTP_IMPORT_BODY_TIMEOUT_MS for a CSV import, which may be megabytes;
+   * HTTP_MEDIA_BODY_TIMEOUT_MS for a media upload, which may be gigabytes).
    */
-  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number };
+  httpTimeouts: { headersMs: number; bodyMs: number; importBodyMs: number; mediaBodyMs: number };
   rateLimit: { max: number; windowMs: number };
   /**
    * Attempts that could be guesses, per client address per RATE_LIMIT_WINDOW_MS, each kind its
@@ -130,6 +131,8 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   webhookAllowHttp: boolean;
   mediaAllowPrivateNetworks: boolean;
+  /** Hosted media (POST /media): where the bytes live, how large and how long. */
+  media: MediaConfig;
   metrics: {
     /** METRICS_TOKEN: GET /metrics on the API's port, with `Authorization: Bearer <token>`. */
     token: string | null;
@@ -151,6 +154,27 @@ export interface Config {
     tokenRefreshMarginMs: number;
     /** TOKEN_REFRESH_INTERVAL_MS: how often a worker looks for tokens to renew. */
     tokenRefreshIntervalMs: number;
+  };
+}
+
+export interface MediaConfig {
+  /** MEDIA_STORE: `local` (files under `dir`) or `s3` (any S3-compatible store). */
+  store: 'local' | 's3';
+  /** MEDIA_DIR: the local store's directory (default: DATA_DIR/media). */
+  dir: string;
+  /** MEDIA_MAX_BYTES: the largest upload (default 4 GiB). */
+  maxBytes: number;
+  /** MEDIA_RETENTION_DAYS: kept this long after the last post using a media is finished. */
+  retentionDays: number;
+  s3: {
+    /** MEDIA_S3_BUCKET: required with MEDIA_STORE=s3. */
+    bucket: string | null;
+    /** MEDIA_S3_ENDPOINT: another store than AWS S3 (MinIO, R2...). */
+    endpoint: string | null;
+    /** MEDIA_S3_REGION (default us-east-1). */
+    region: string;
+    /** MEDIA_S3_FORCE_PATH_STYLE: bucket in the path, not the host name (most self-hosted stores). */
+    forcePathStyle: boolean;
   };
 }
 
@@ -249,6 +273,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       headersMs: e.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       bodyMs: e.int('HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       importBodyMs: e.int('HTTP_IMPORT_BODY_TIMEOUT_MS', 300_000, 100, 3_600_000),
+      mediaBodyMs: e.int('HTTP_MEDIA_BODY_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     },
     rateLimit: {
       max: e.int('RATE_LIMIT_MAX', 600, 1, 1_000_000),
@@ -302,6 +327,7 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     webhookAllowPrivateNetworks: e.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookAllowHttp: e.bool('WEBHOOK_ALLOW_HTTP', false),
     mediaAllowPrivateNetworks: e.bool('MEDIA_ALLOW_PRIVATE_NETWORKS', false),
+    media: readMedia(e, e.string('DATA_DIR') ?? './.data'),
     metrics: {
       token: readToken(e, 'METRICS_TOKEN'),
       port: e.string('METRICS_PORT') === null ? null : e.int('METRICS_PORT', 0, 0, 65535),
@@ -309,6 +335,29 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
     admin: {
       token: readToken(e, 'ADMIN_TOKEN'),
       queuesWritable: e.bool('ADMIN_QUEUES_WRITE', false),
+    },
+  };
+}
+
+const GIB = 1024 ** 3;
+
+/** MEDIA_*: the hosted media's store and limits; MEDIA_S3_BUCKET is required with s3. */
+function readMedia(e: ReturnType<typeof readEnv>, dataDir: string): MediaConfig {
+  const store = e.oneOf('MEDIA_STORE', ['local', 's3'] as const, 'local');
+  const bucket = e.string('MEDIA_S3_BUCKET');
+  if (store === 's3' && bucket === null) {
+    e.report('MEDIA_S3_BUCKET', 'is required with MEDIA_STORE=s3', null);
+  }
+  return {
+    store,
+    dir: e.string('MEDIA_DIR') ?? `${dataDir.replace(/\/+$/, '')}/media`,
+    maxBytes: e.int('MEDIA_MAX_BYTES', 4 * GIB, 1, 1024 * GIB),
+    retentionDays: e.int('MEDIA_RETENTION_DAYS', 30, 1, 3650),
+    s3: {
+      bucket,
+      endpoint: e.url('MEDIA_S3_ENDPOINT', ['https:', 'http:']),
+      region: e.string('MEDIA_S3_REGION') ?? 'us-east-1',
+      forcePathStyle: e.bool('MEDIA_S3_FORCE_PATH_STYLE', false),
     },
   };
 }

@@ -2,6 +2,7 @@ export {
   type Config,
   type LoadConfigOptions,
   loadConfig,
+  type MediaConfig,
   type RedisEndpoint,
   unsafeSwitches,
 } from './config.ts';

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       headersMs: 10_000,
       bodyMs: 30_000,
       importBodyMs: 300_000,
+      mediaBodyMs: 3_600_000,
     });
     expect(config.platforms.settings).toEqual({});
     expect(config.platforms.pollTimeoutMs).toBe(600_000);

@@ -4,6 +4,7 @@ import type {
   IdGenerator,
   Logger,
   MediaProbe,
+  MediaStore,
   Metrics,
   PlatformRegistry,
   PublishQueue,
@@ -77,6 +78,15 @@ export interface Pacing {
   limitOf(platform: string): RateLimit | null;
 }
 
+/** Hosted media (POST /media): where the bytes go and how long they are kept. */
+export interface MediaHosting {
+  store: MediaStore;
+  /** MEDIA_MAX_BYTES: the largest upload. */
+  maxBytes: number;
+  /** MEDIA_RETENTION_DAYS in ms: kept this long after the last post using it is finished. */
+  retentionMs: number;
+}
+
 /** Everything a use case may touch. Built once by each app's composition root. */
 export interface CoreDeps {
   uow: UnitOfWork;
@@ -96,4 +106,6 @@ export interface CoreDeps {
   pacing?: Pacing;
   /** Media checks of dry runs (POST /posts/validate); absent: not probed. */
   mediaProbe?: MediaProbe;
+  /** Hosted media; absent: POST /media and the public URLs answer that it is not configured. */
+  media?: MediaHosting;
 }

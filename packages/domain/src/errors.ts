@@ -21,7 +21,11 @@ export type DomainError =
   /** A platform whose OAuth client is not configured: the message names the variables. */
   | { code: 'platform_not_configured'; message: string }
   /** POST /posts/queue for a connection that has no posting slots. */
-  | { code: 'no_slots'; message: string };
+  | { code: 'no_slots'; message: string }
+  /** POST /media over MEDIA_MAX_BYTES. */
+  | { code: 'media_too_large'; message: string }
+  /** POST /media with a type it does not host. */
+  | { code: 'unsupported_media_type'; message: string };
 
 export const validationFailed = (details: Problem[]): DomainError => ({
   code: 'validation_failed',
@@ -41,6 +45,14 @@ export const forbidden = (message: string): DomainError => ({ code: 'forbidden',
 export const conflict = (message: string): DomainError => ({ code: 'conflict', message });
 export const postNotEditable = (message: string): DomainError => ({
   code: 'post_not_editable',
+  message,
+});
+export const mediaTooLarge = (maxBytes: number): DomainError => ({
+  code: 'media_too_large',
+  message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+});
+export const unsupportedMediaType = (message: string): DomainError => ({
+  code: 'unsupported_media_type',
   message,
 });
 export const noSlots = (message: string): DomainError => ({ code: 'no_slots', message });

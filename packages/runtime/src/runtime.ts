@@ -50,6 +50,7 @@ import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type pino from 'pino';
+import { createMediaHosting } from './media-store.ts';
 import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
 import { connectRateLimitRedis, redisConnectionOf } from './rate-limit-redis.ts';
 import type { RuntimeRole } from './role.ts';
@@ -197,6 +198,9 @@ export async function createRuntime(
     });
     closers.push({ name: 'media dispatcher', close: () => mediaDispatcher.close() });
 
+    const media = createMediaHosting(config);
+    closers.push({ name: 'media store', close: () => media.store.close() });
+
     const platforms = createPlatformRegistry(
       { ...config.platforms, mediaDispatcher },
       PLATFORM_DESCRIPTORS,
@@ -282,6 +286,7 @@ export async function createRuntime(
       settings: settingsFrom(config),
       metrics,
       mediaProbe: createMediaProbe(mediaDispatcher),
+      media,
       pacing: {
         pacer,
         limitOf: platformRateLimits(config.platforms.settings, PLATFORM_DESCRIPTORS),

@@ -17,6 +17,7 @@ import {
   processPublishJob,
   reconcile,
   refreshExpiringTokens,
+  sweepExpiredMedia,
   waitFor,
   withJitter,
 } from '@social-publisher/domain';
@@ -112,6 +113,9 @@ export async function startWorker(
       if (report.postsEnqueued + report.leasesResumed + report.deliveriesEnqueued > 0) {
         logger.debug({ ...report }, 'reconciler pass');
       }
+      // Hosted media nothing needs any more (MEDIA_RETENTION_DAYS after their last post).
+      const swept = await sweepExpiredMedia(deps);
+      if (swept.deleted > 0) logger.info({ ...swept }, 'expired media deleted');
     } catch (error) {
       // Database down, etc.: the next pass tries again; the worker keeps running.
       passFailed('reconciler', error);

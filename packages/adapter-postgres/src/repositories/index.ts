@@ -6,6 +6,7 @@ import { createAccountRepository } from './accounts.ts';
 import { createApiKeyRepository } from './api-keys.ts';
 import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
+import { createMediaRepository } from './media.ts';
 import { createOAuthStateRepository } from './oauth-states.ts';
 import { createPostRepository } from './posts.ts';
 import { createPostSeriesRepository } from './series.ts';
@@ -33,5 +34,6 @@ export function createRepositories(
     oauthStates: createOAuthStateRepository(db),
     series: createPostSeriesRepository(db),
     slots: createSlotRepository(db),
+    media: createMediaRepository(db),
   };
 }

@@ -4,14 +4,18 @@ import { HttpError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `import`: a file upload, allowed HTTP_IMPORT_BODY_TIMEOUT_MS instead of the JSON bound. */
-    bodyTimeout?: 'import';
+    /**
+     * `import`: a CSV file, allowed HTTP_IMPORT_BODY_TIMEOUT_MS instead of the JSON bound;
+     * `media`: a media upload (gigabytes), allowed HTTP_MEDIA_BODY_TIMEOUT_MS.
+     */
+    bodyTimeout?: 'import' | 'media';
   }
 }
 
 export interface BodyTimeouts {
   bodyMs: number;
   importBodyMs: number;
+  mediaBodyMs: number;
 }
 
 const hasBody = (headers: Record<string, unknown>): boolean =>
@@ -30,10 +34,13 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts): void {
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!hasBody(request.headers)) return payload;
+    const kind = request.routeOptions.config?.bodyTimeout;
     const ms =
-      request.routeOptions.config?.bodyTimeout === 'import'
+      kind === 'import'
         ? timeouts.importBodyMs
-        : timeouts.bodyMs;
+        : kind === 'media'
+          ? timeouts.mediaBodyMs
+          : timeouts.bodyMs;
     const source = payload as Readable;
     let received = 0;
     const body = new Transform({

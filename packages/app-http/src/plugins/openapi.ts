@@ -22,6 +22,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'API keys' },
         { name: 'Webhooks' },
         { name: 'Workspaces' },
+        { name: 'Media' },
         { name: 'System' },
       ],
       components: {

@@ -339,6 +339,11 @@ export async function startSystem(options: StartOptions): Promise<System> {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     };
+    // Hosted media on local disk, in a directory of this system's own (the API and the worker
+    // runtimes of the production mode share it, as they would share a volume).
+    const mediaDir = mkdtempSync(join(tmpdir(), 'sp-e2e-media-'));
+    cleanups.push(() => rmSync(mediaDir, { recursive: true, force: true }));
+    env.MEDIA_DIR ??= mediaDir;
     if (mode === 'production') {
       if (!options.databaseUrl) throw new Error('production mode needs a database URL');
       const prefix = uniquePrefix('production');

@@ -1,4 +1,5 @@
 export type * from './media-probe.ts';
+export type * from './media-store.ts';
 export type * from './metrics.ts';
 export type * from './oauth.ts';
 export type * from './pacer.ts';

@@ -7,6 +7,7 @@ export type * from './storage/accounts.ts';
 export type * from './storage/api-keys.ts';
 export type * from './storage/deliveries.ts';
 export type * from './storage/idempotency.ts';
+export type * from './storage/media.ts';
 export type * from './storage/oauth-states.ts';
 export type * from './storage/posts.ts';
 export type * from './storage/repositories.ts';

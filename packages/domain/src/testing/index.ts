@@ -4,6 +4,8 @@ export * from './ids.ts';
 export * from './logger.ts';
 export * from './memory-accounts.ts';
 export * from './memory-idempotency.ts';
+export * from './memory-media.ts';
+export * from './memory-media-store.ts';
 export * from './memory-posts.ts';
 export * from './memory-repositories.ts';
 export * from './memory-social-accounts.ts';

@@ -1,6 +1,7 @@
 import type { Repositories, UnitOfWork } from '../ports/index.ts';
 import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accounts.ts';
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
+import { memoryMediaRepository } from './memory-media.ts';
 import { memoryOAuthStateRepository } from './memory-oauth-states.ts';
 import { memoryPostRepository } from './memory-posts.ts';
 import { memoryPostSeriesRepository, memorySlotRepository } from './memory-series.ts';
@@ -33,6 +34,7 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     oauthStates: withFaults(store, 'oauthStates', memoryOAuthStateRepository(store)),
     series: withFaults(store, 'series', memoryPostSeriesRepository(store)),
     slots: withFaults(store, 'slots', memorySlotRepository(store)),
+    media: withFaults(store, 'media', memoryMediaRepository(store)),
   };
 }
 

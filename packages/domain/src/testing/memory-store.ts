@@ -1,3 +1,4 @@
+import type { Media } from '../media-model.ts';
 import type {
   Account,
   ApiKey,
@@ -38,6 +39,9 @@ export interface MemoryTables {
   seriesOccurrences: Map<string, SeriesOccurrence & { seriesId: string }>;
   /** Keyed by connection id. */
   slotSets: Map<string, SlotSet>;
+  media: Map<string, Media>;
+  /** Keyed `${postId}/${mediaId}`: which posts use which media. */
+  postMedia: Map<string, { postId: string; mediaId: string }>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -57,6 +61,8 @@ const emptyTables = (): MemoryTables => ({
   postSeries: new Map(),
   seriesOccurrences: new Map(),
   slotSets: new Map(),
+  media: new Map(),
+  postMedia: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

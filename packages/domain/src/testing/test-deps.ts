@@ -1,4 +1,4 @@
-import { type CoreDeps, type CoreSettings, DEFAULT_SETTINGS } from '../deps.ts';
+import { type CoreDeps, type CoreSettings, DEFAULT_SETTINGS, type MediaHosting } from '../deps.ts';
 import type { IdGenerator, JobHandlers, Repositories, TokenCipher } from '../ports/index.ts';
 import { createAesGcmCipher } from '../secret-cipher.ts';
 import { deliverWebhook } from '../use-cases/deliver-webhook.ts';
@@ -7,6 +7,7 @@ import { FakeClock } from './clock.ts';
 import { FakeQueue } from './fake-queue.ts';
 import { SequentialIds } from './ids.ts';
 import { MemoryLogger } from './logger.ts';
+import { MemoryMediaStore } from './memory-media-store.ts';
 import { createMemoryRepositories, MemoryUnitOfWork } from './memory-repositories.ts';
 import { MemoryStore } from './memory-store.ts';
 import { ScriptedPlatformRegistry } from './scripted-publisher.ts';
@@ -25,6 +26,7 @@ export interface TestDeps extends CoreDeps {
   platforms: ScriptedPlatformRegistry;
   webhookSender: RecordingWebhookSender;
   logger: MemoryLogger;
+  media: MediaHosting & { store: MemoryMediaStore };
   /** The worker's job handlers over these deps (processPublishJob, deliverWebhook). */
   handlers: JobHandlers;
   /** Runs queued jobs until the queue is empty, advancing the clock to delayed ones. */
@@ -42,6 +44,7 @@ export interface TestDepsOverrides {
   logger?: MemoryLogger;
   ids?: IdGenerator;
   cipher?: TokenCipher;
+  mediaMaxBytes?: number;
 }
 
 export function createTestDeps(overrides: TestDepsOverrides = {}): TestDeps {
@@ -61,6 +64,11 @@ export function createTestDeps(overrides: TestDepsOverrides = {}): TestDeps {
     ids: overrides.ids ?? new SequentialIds(),
     cipher: overrides.cipher ?? createAesGcmCipher(TEST_ENCRYPTION_KEY),
     settings: { ...DEFAULT_SETTINGS, ...overrides.settings },
+    media: {
+      store: new MemoryMediaStore(),
+      maxBytes: overrides.mediaMaxBytes ?? 4 * 1024 ** 3,
+      retentionMs: 30 * 86_400_000,
+    },
     handlers: {
       publish: (postId, ctx) => processPublishJob(deps, postId, ctx),
       deliver: (deliveryId, ctx) => deliverWebhook(deps, deliveryId, ctx),

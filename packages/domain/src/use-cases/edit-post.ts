@@ -18,6 +18,7 @@ import type { JobMeta } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, validateCreatePost } from '../rules/post-rules.ts';
+import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
 import { resolveTargets } from './post-targets.ts';
 import { draftOf, getPost, newTarget, publisherProblems, uniqueProblems } from './posts.ts';
 
@@ -109,6 +110,7 @@ async function planEdit(deps: CoreDeps, post: PostWithTargets, input: EditPostIn
     ...ruleProblems,
     ...targetProblems,
     ...publisherProblems(deps, targetPlatforms, draft),
+    ...(draft ? await hostedMediaProblems(deps, post.accountId, mediaUrlFields(draft)) : []),
   ]);
   return { draft, problems, kept, added };
 }
@@ -157,6 +159,7 @@ export async function editPost(
   if (!current) return err(notFound('post'));
   // A worker (or a cancel) got there first: nothing was changed.
   if (!applied) return err(refused(current));
+  await linkHostedMedia(deps, deps.repos, current);
 
   const moved = scheduledAt?.getTime() !== post.scheduledAt?.getTime();
   if (moved) await moveJob(deps, current, meta);

@@ -6,6 +6,8 @@ export * from './connect-browser.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
 export * from './edit-post.ts';
+export * from './hosted-media.ts';
+export * from './media.ts';
 export * from './media-probes.ts';
 export * from './open-consent.ts';
 export * from './pace-target.ts';

@@ -16,6 +16,7 @@ import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
 import { isRecord, isUuid } from '../rules/shape.ts';
 import { canAccessAccount, isTeamKey } from './access.ts';
+import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
 import { resolveTargets } from './post-targets.ts';
 
 /** The draft publishers validate, or null when the shared rules already found it ill-typed. */
@@ -139,6 +140,8 @@ export async function preparePost(
       resolved.targets.map(({ connection, field }) => ({ platform: connection.platform, field })),
       draft,
     ),
+    // Our own media are looked up, not fetched: each must be a live upload of this account.
+    ...(draft ? await hostedMediaProblems(deps, ctx.accountId, mediaUrlFields(draft)) : []),
   ]);
   if (problems.length > 0 || !draft) return err(validationFailed(problems));
 
@@ -188,6 +191,7 @@ export async function storePost(
   // its targets in one statement, a data-modifying CTE; the in-memory fake checks before it
   // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
   await deps.repos.posts.insert(post);
+  await linkHostedMedia(deps, deps.repos, post);
   await enqueueStoredPost(deps, post, meta);
   return post;
 }

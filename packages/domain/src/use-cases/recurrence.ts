@@ -14,6 +14,7 @@ import { occurrencesAfter, validateRecurrence } from '../rules/recurrence.ts';
 import { isUuid } from '../rules/shape.ts';
 import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
+import { linkHostedMedia } from './hosted-media.ts';
 import { cancelPost, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
 
 /** Future occurrences kept created: the one due next and the one after it. */
@@ -72,6 +73,7 @@ export async function createRepeatingPost(
     await repos.series.insert(series);
     await repos.series.claimOccurrence(series.id, series.firstAt, post.id);
     await repos.posts.insert(post);
+    await linkHostedMedia(deps, repos, post);
   });
   await enqueueStoredPost(deps, post, meta);
   await extendOne(deps, series, series.firstAt);
@@ -130,6 +132,7 @@ async function extendOne(
     const claimed = await deps.uow.run(async (repos) => {
       if (!(await repos.series.claimOccurrence(series.id, at, post.id))) return false;
       await repos.posts.insert(post);
+      await linkHostedMedia(deps, repos, post);
       return true;
     });
     if (!claimed) continue;

@@ -14,6 +14,7 @@ import { isUuid } from '../rules/shape.ts';
 import { SLOT_HORIZON_DAYS, slotTimes, validateSlotSet } from '../rules/slots.ts';
 import type { SlotSet } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
+import { linkHostedMedia } from './hosted-media.ts';
 import { enqueueStoredPost, preparePost } from './posts.ts';
 
 async function findConnection(
@@ -111,6 +112,7 @@ export async function queuePost(
       status: 'scheduled',
     };
     await repos.posts.insert(scheduled);
+    await linkHostedMedia(deps, repos, scheduled);
     return scheduled;
   });
   if (!stored) {

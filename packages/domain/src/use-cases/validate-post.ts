@@ -4,6 +4,7 @@ import type { AccountContext } from '../model.ts';
 import type { MediaProbeResult } from '../ports/index.ts';
 import { classifyMedia, MAX_MEDIA_URLS } from '../rules/media.ts';
 import type { CreatePostInput, PostMode } from '../rules/post-rules.ts';
+import { isHostedMediaUrl } from './hosted-media.ts';
 import {
   createProbeSession,
   isSkipped,
@@ -61,10 +62,13 @@ export async function validatePost(
     // No more than a post may hold: the rest are refused by the rules already.
     .slice(0, MAX_MEDIA_URLS)
     .map((url, index) => ({ url, field: `media_urls[${index}]` }))
-    // A URL the shared rules already refused is not fetched.
+    // A URL the shared rules already refused is not fetched, nor one of our own media (checked
+    // against storage by preparePost: no SSRF refusal for what we host).
     .filter(
       (entry): entry is { url: string; field: string } =>
-        typeof entry.url === 'string' && !problems.some((p) => p.field === entry.field),
+        typeof entry.url === 'string' &&
+        !problems.some((p) => p.field === entry.field) &&
+        !isHostedMediaUrl(deps, entry.url),
     );
   const unchecked: Problem[] = [];
   const answers = await Promise.all(urls.map(({ url }) => probes.probe(url)));

@@ -2,6 +2,7 @@ import type { AccountRepository } from './accounts.ts';
 import type { ApiKeyRepository } from './api-keys.ts';
 import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
+import type { MediaRepository } from './media.ts';
 import type { OAuthStateRepository } from './oauth-states.ts';
 import type { PostRepository } from './posts.ts';
 import type { PostSeriesRepository } from './series.ts';
@@ -20,6 +21,7 @@ export interface Repositories {
   oauthStates: OAuthStateRepository;
   series: PostSeriesRepository;
   slots: SlotRepository;
+  media: MediaRepository;
 }
 
 /** Runs work inside one transaction; the repositories passed in are bound to it. */

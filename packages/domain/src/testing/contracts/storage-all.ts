@@ -9,6 +9,7 @@ import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
+import { describeMediaRepositoryContract } from './storage-media.ts';
 import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
@@ -26,5 +27,6 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
   describeOAuthStateRepositoryContract(name, setup);
+  describeMediaRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }
