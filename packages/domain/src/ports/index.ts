@@ -1,3 +1,4 @@
+export type * from './credentials.ts';
 export type * from './media-probe.ts';
 export type * from './metrics.ts';
 export type * from './oauth.ts';

@@ -167,10 +167,13 @@ export const refused = (
   returnUrl: string | null = null,
 ): ConnectRefusal => ({ ok: false, platform, code, message, returnUrl });
 
-/** Creates the connection, or renews it when the account already has it (same id). */
-async function saveIdentity(
+/**
+ * Creates the connection, or renews it when the account already has it (same id). `state`: the
+ * OAuth flow, or whatever names the account and platform (a credentials connect).
+ */
+export async function saveIdentity(
   deps: CoreDeps,
-  state: OAuthState,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
   identity: ConnectedIdentity,
 ): Promise<SocialAccount> {
   const { cipher } = deps;
