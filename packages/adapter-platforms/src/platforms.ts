@@ -1,3 +1,4 @@
+import { bluesky } from './bluesky/descriptor.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
@@ -14,4 +15,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   twitter,
   linkedin,
   facebook,
+  bluesky,
 ];
