@@ -30,6 +30,7 @@ type SectionOverrides = {
   twitter?: Section;
   linkedin?: Section;
   facebook?: Section;
+  bluesky?: Section;
 };
 
 /**
@@ -76,6 +77,7 @@ export function testConfig(
       organizations: 'true',
     },
     facebook: { apiBaseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
+    bluesky: { serviceUrl: 'http://127.0.0.1:9', rateLimit: 'off' },
     ...sections,
   };
   return {
