@@ -279,7 +279,7 @@ export interface paths {
     put?: never;
     /**
      * Connect a social account
-     * @description Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
+     * @description Registers a connection with its OAuth tokens (obtained by your app), a sandbox connection (sandbox: true, no token), or, for a platform connected by credentials (its fields are documented below, e.g. handle and app_password), the connection those credentials open: the service trades them for tokens at once (400 platform_auth_failed when the platform refuses them) and keeps only the tokens. Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
      */
     post: operations['createSocialAccount'];
     delete?: never;
@@ -941,7 +941,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1046,7 +1046,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1096,6 +1096,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1179,6 +1180,15 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                bluesky?: {
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -1306,7 +1316,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1474,7 +1484,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1524,6 +1534,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1607,6 +1618,15 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                bluesky?: {
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -1751,7 +1771,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1919,7 +1939,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2053,7 +2073,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2158,7 +2178,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2292,7 +2312,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2418,7 +2438,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2548,6 +2568,15 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            bluesky?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
           /** @description The connections to publish to, in full: a connection left out loses its target, a new one gets a target */
           social_account_ids?: string[];
@@ -2659,7 +2688,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2827,7 +2856,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2866,7 +2895,15 @@ export interface operations {
           /** @description Connections to publish to (preferred targeting) */
           social_account_ids?: string[];
           /** @description Legacy targeting: the account's active connection for each platform */
-          platforms?: ('tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook')[];
+          platforms?: (
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'bluesky'
+          )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
           /** @description Per-platform options keyed by platform name */
@@ -2955,6 +2992,15 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            bluesky?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
           /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
           thread?: {
@@ -3000,7 +3046,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3147,7 +3193,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3201,6 +3247,7 @@ export interface operations {
               | 'twitter'
               | 'linkedin'
               | 'facebook'
+              | 'bluesky'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3282,6 +3329,15 @@ export interface operations {
                  * @description A link to share with a text post (Facebook shows its preview)
                  */
                 link?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              bluesky?: {
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -3457,7 +3513,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3625,7 +3681,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3819,7 +3875,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3987,7 +4043,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4078,7 +4134,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4183,7 +4239,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4274,7 +4330,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4379,7 +4435,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4439,7 +4495,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4544,7 +4600,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4618,7 +4674,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4765,7 +4821,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4815,6 +4871,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -4898,6 +4955,15 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                bluesky?: {
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -5025,7 +5091,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5193,7 +5259,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5263,7 +5329,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5368,7 +5434,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5402,7 +5468,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'bluesky';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -5414,6 +5487,10 @@ export interface operations {
           refresh_token?: string;
           /** Format: date-time */
           token_expires_at?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: the handle (alice.bsky.social) or the email address of the account */
+          handle?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never stored or returned: only the tokens it buys are */
+          app_password?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -5455,7 +5532,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5602,7 +5679,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5692,7 +5769,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5797,7 +5874,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5839,7 +5916,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5944,7 +6021,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5978,7 +6055,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'bluesky';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */
@@ -6008,7 +6092,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6155,7 +6239,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6218,7 +6302,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6323,7 +6407,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6386,7 +6470,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6554,7 +6638,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6596,7 +6680,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6722,7 +6806,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6781,7 +6865,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6886,7 +6970,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6958,7 +7042,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7105,7 +7189,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7147,7 +7231,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7252,7 +7336,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7309,7 +7393,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7456,7 +7540,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7541,7 +7625,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7646,7 +7730,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7722,7 +7806,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7848,7 +7932,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7965,7 +8049,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8025,7 +8109,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8151,7 +8235,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8218,7 +8302,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8386,7 +8470,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8430,7 +8514,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8577,7 +8661,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
