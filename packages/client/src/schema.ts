@@ -1198,12 +1198,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, bluesky) */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -1636,12 +1636,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, bluesky) */
               first_comment?: string;
               /**
                * Format: date-time
@@ -3002,12 +3002,12 @@ export interface operations {
               [key: string]: unknown;
             };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, bluesky) */
           thread?: {
             content: string;
             media_urls?: string[];
           }[];
-          /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, bluesky) */
           first_comment?: string;
           /**
            * Format: date-time
@@ -3347,12 +3347,12 @@ export interface operations {
                 [key: string]: unknown;
               };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, bluesky) */
             thread?: {
               content: string;
               media_urls?: string[];
             }[];
-            /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, bluesky) */
             first_comment?: string;
             /**
              * Format: date-time
@@ -4973,12 +4973,12 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, facebook, linkedin, youtube) */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, bluesky) */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;

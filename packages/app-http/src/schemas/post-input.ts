@@ -58,31 +58,34 @@ export const postFields = (catalog: PlatformCatalog) => ({
   ),
   workspace_id: WorkspaceField,
   platform_options: Type.Optional(platformOptionsInput(catalog)),
-  thread: Type.Optional(ThreadInput),
+  thread: Type.Optional(ThreadInput(catalog)),
   first_comment: Type.Optional(
     Type.String({
       maxLength: 5000,
-      description:
-        'A comment posted on the published post (instagram, facebook, linkedin, youtube)',
+      description: `A comment posted on the published post (${platformsWith(catalog, 'comments')})`,
     }),
   ),
 });
 
+/** The platforms whose rules allow replies or comments, as the descriptions list them. */
+const platformsWith = (catalog: PlatformCatalog, what: 'replies' | 'comments') =>
+  catalog.names.filter((name) => catalog.rules(name)?.[what]).join(', ');
+
 /** `thread`: follow-ups, each published as a reply to the one before. */
-const ThreadInput = Type.Array(
-  Type.Object(
+const ThreadInput = (catalog: PlatformCatalog) =>
+  Type.Array(
+    Type.Object(
+      {
+        content: Type.String({ maxLength: 5000 }),
+        media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+      },
+      { additionalProperties: false },
+    ),
     {
-      content: Type.String({ maxLength: 5000 }),
-      media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+      maxItems: 25,
+      description: `Follow-ups published after the main post, each a reply to the one before (${platformsWith(catalog, 'replies')})`,
     },
-    { additionalProperties: false },
-  ),
-  {
-    maxItems: 25,
-    description:
-      'Follow-ups published after the main post, each a reply to the one before (twitter)',
-  },
-);
+  );
 
 /** At least one target, by either list (an empty list is no target). */
 export const AT_LEAST_ONE_TARGET = {
