@@ -152,6 +152,21 @@ describe('POST /social-accounts by credentials', () => {
     expect(response.json().data.sandbox).toBe(true);
   });
 
+  it('POST /social-accounts/connect points a credentials platform to POST /social-accounts', async () => {
+    await harnessWith(scriptedCredentials(() => identity('did:plc:x')));
+    const harness = h as Harness;
+    const response = await harness.call({
+      method: 'POST',
+      url: '/social-accounts/connect',
+      headers: harness.as(harness.alice),
+      payload: { platform: 'bluesky' },
+    });
+    const error = expectError(response, 400, 'platform_not_configured');
+    expect(error.message).toBe(
+      'bluesky accounts connect by credentials, not OAuth: POST /social-accounts with handle and app_password',
+    );
+  });
+
   it('the OpenAPI body documents the fields and still takes nothing else', async () => {
     await harnessWith(scriptedCredentials(() => identity('did:plc:x')));
     const document = (await (h as Harness).call({ method: 'GET', url: '/openapi.json' })).json();
