@@ -4,7 +4,9 @@
  * trades them through the platform's connector and stores the identity like an OAuth callback.
  * The connectors here are scripted: any platform declaring credentials gets the same route.
  */
+import { createPlatformRegistry, definePlatform } from '@social-publisher/adapter-platforms';
 import type { CredentialsOutcome, PlatformCredentials } from '@social-publisher/domain';
+import { ScriptedPlatformRegistry } from '@social-publisher/domain/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createHarness,
@@ -175,5 +177,52 @@ describe('POST /social-accounts by credentials', () => {
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.handle).toMatchObject({ type: 'string', minLength: 1, maxLength: 253 });
     expect(body.properties.app_password.description).toMatch(/Never stored or returned/);
+  });
+
+  it('a platform that declares credentials in its descriptor alone gets the route', async () => {
+    // Described here only: its fields reach the body schema, the checks and its connector.
+    const acme = definePlatform({
+      name: 'acme',
+      label: 'Acme',
+      media: {},
+      settings: {},
+      createPublisher: () => ({
+        platform: 'acme',
+        validate: () => [],
+        publish: async () => ({ kind: 'published', platformPostId: '1', platformUrl: null }),
+        resume: async () => ({ kind: 'published', platformPostId: '1', platformUrl: null }),
+      }),
+      createCredentials: () => ({
+        platform: 'acme',
+        fields: [{ name: 'pin', description: 'the account PIN', maxLength: 8, secret: true }],
+        connect: async (fields) =>
+          fields.pin === '1234'
+            ? identity('acme-user-1')
+            : {
+                ok: false,
+                error: { code: 'bad_pin', message: 'wrong PIN', transient: false },
+              },
+      }),
+    });
+    const registry = createPlatformRegistry({ settings: {} }, [acme]);
+    const credentials = registry.credentials('acme');
+    if (!credentials) throw new Error('acme declares credentials');
+    h = await createHarness({
+      platforms: new ScriptedPlatformRegistry([acme.rules]).withCredentials(credentials),
+    });
+    const harness = h;
+    const connect = (payload: object) =>
+      harness.call({
+        method: 'POST',
+        url: '/social-accounts',
+        headers: harness.as(harness.alice),
+        payload,
+      });
+    const created = await connect({ platform: 'acme', pin: '1234' });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.external_id).toBe('acme-user-1');
+    expectError(await connect({ platform: 'acme', pin: '0000' }), 400, 'platform_auth_failed');
+    expectInvalid(await connect({ platform: 'acme' }), 'pin');
+    expectInvalid(await connect({ platform: 'acme', pin: '123456789' }), 'pin');
   });
 });

@@ -133,7 +133,7 @@ export function createBlueskyPublisher(
         if (url === undefined || urls.length > 1) {
           throw fail('invalid_params', 'Bluesky takes one video per post, without images', false);
         }
-        const video = await upload(url, BLUESKY_MAX_VIDEO_BYTES);
+        const video = await upload(url, BLUESKY_MAX_VIDEO_BYTES, 'video/mp4');
         return { $type: 'app.bsky.embed.video', video };
       }
       const images: { alt: string; image: BlobRef }[] = [];
@@ -143,10 +143,17 @@ export function createBlueskyPublisher(
       return { $type: 'app.bsky.embed.images', images };
     }
 
-    /** One blob, streamed from its URL (fetched again when a refreshed token retries it). */
-    function upload(url: string, max: number): Promise<BlobRef> {
+    /**
+     * One blob, streamed from its URL (fetched again when a refreshed token retries it). A
+     * video served without a video type is sent as `fallbackType` (Bluesky keys on the type).
+     */
+    function upload(url: string, max: number, fallbackType?: string): Promise<BlobRef> {
       return auth.call(async (token) => {
-        const file = await media.whole(url);
+        const fetched = await media.whole(url);
+        const file =
+          fallbackType && !fetched.contentType.startsWith('video/')
+            ? { ...fetched, contentType: fallbackType }
+            : fetched;
         try {
           if (file.length !== undefined && file.length > max) throw tooLarge(url, max);
           const body = file.body.pipe(atMost(max, url));
