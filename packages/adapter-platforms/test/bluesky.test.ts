@@ -287,6 +287,38 @@ describe('bluesky publisher: never twice', () => {
     const created = fake.posts.filter((post) => post.record.text === 'Twice sent');
     expect(created).toHaveLength(1);
     expect(outcome.platformPostId).toBe(created[0]?.uri);
+    // The second create was refused (the key is taken) and the record read back.
+    expect(fake.requests.slice(-2).map((r) => r.path)).toEqual([
+      '/xrpc/com.atproto.repo.createRecord',
+      '/xrpc/com.atproto.repo.getRecord',
+    ]);
+  });
+
+  it('a follow-up whose answer was lost is found too, and the thread goes on', async () => {
+    const h = request('Thread root', {
+      thread: [
+        { content: 'Lost reply', mediaUrls: [] },
+        { content: 'Next reply', mediaUrls: [] },
+      ],
+    });
+    // The main post's create goes through; the first follow-up's answer is lost.
+    const runs = publisher();
+    const first = await runs.publish({
+      ...h.request,
+      recordIntent: async (step) => {
+        if (step === 'thread_0') {
+          fake.script({ dropAfterCreate: true, nsid: 'com.atproto.repo.createRecord' });
+        }
+        await h.request.recordIntent(step);
+      },
+    });
+    expect(first).toMatchObject({ kind: 'failed', retryable: true });
+    expect(h.pendingIntent()?.step).toBe('thread_0');
+    const outcome = expectPublished(await runs.resume(nextRun(h).request));
+    const lost = fake.posts.filter((post) => post.record.text === 'Lost reply');
+    expect(lost).toHaveLength(1);
+    expect(outcome.threadPostIds?.[0]).toBe(lost[0]?.uri);
+    expect(fake.posts.filter((post) => post.record.text === 'Next reply')).toHaveLength(1);
   });
 
   it('a resume after the main post went out sends only the remaining follow-ups', async () => {
