@@ -79,6 +79,7 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     names: platforms.names,
     rules: (platform) => platforms.rules(platform),
     oauth: (platform) => platforms.oauth(platform),
+    credentials: (platform) => platforms.credentials(platform),
     get(platform) {
       const publisher = platforms.get(platform);
       if (!publisher) return publisher;

@@ -1,4 +1,5 @@
 import type {
+  PlatformCredentials,
   PlatformMediaRules,
   PlatformOAuth,
   PlatformPublisher,
@@ -64,6 +65,11 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   createPublisher(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformPublisher;
   /** How an account is connected (consent URL, code exchange, identity, token renewal). */
   createOAuth?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformOAuth;
+  /**
+   * How an account is connected by its credentials instead (fields taken by POST
+   * /social-accounts, traded for tokens, token renewal): no consent page.
+   */
+  createCredentials?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformCredentials;
 }
 
 /**
@@ -84,6 +90,10 @@ export interface PlatformDescriptor {
     settings: Readonly<Record<string, string | undefined>>,
     runtime: PublisherRuntime,
   ): PlatformOAuth;
+  createCredentials?(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformCredentials;
 }
 
 /** Options of a platform that documents none: any object. */
@@ -118,6 +128,15 @@ export function definePlatform<S extends PlatformSettingsSpec>(
             values: Readonly<Record<string, string | undefined>>,
             runtime: PublisherRuntime,
           ) => definition.createOAuth?.(values as SettingsOf<S>, runtime) as PlatformOAuth,
+        }
+      : {}),
+    ...(definition.createCredentials
+      ? {
+          createCredentials: (
+            values: Readonly<Record<string, string | undefined>>,
+            runtime: PublisherRuntime,
+          ) =>
+            definition.createCredentials?.(values as SettingsOf<S>, runtime) as PlatformCredentials,
         }
       : {}),
   };

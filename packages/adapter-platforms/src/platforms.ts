@@ -1,3 +1,4 @@
+import { bluesky } from './bluesky/descriptor.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
@@ -18,4 +19,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   facebook,
   pinterest,
   threads,
+  bluesky,
 ];

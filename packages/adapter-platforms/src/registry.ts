@@ -1,5 +1,6 @@
 import type {
   Platform,
+  PlatformCredentials,
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
@@ -60,12 +61,15 @@ export function createPlatformRegistry(
   const publishers = new Map<Platform, PlatformPublisher>();
   const rules = new Map<Platform, PlatformRules>();
   const oauth = new Map<Platform, PlatformOAuth>();
+  const credentials = new Map<Platform, PlatformCredentials>();
   for (const descriptor of descriptors) {
     rules.set(descriptor.name, descriptor.rules);
     const settings = completeSettings(descriptor, config.settings[descriptor.name] ?? {});
     publishers.set(descriptor.name, descriptor.createPublisher(settings, runtime));
     const connector = descriptor.createOAuth?.(settings, runtime);
     if (connector) oauth.set(descriptor.name, connector);
+    const byCredentials = descriptor.createCredentials?.(settings, runtime);
+    if (byCredentials) credentials.set(descriptor.name, byCredentials);
   }
   const names = descriptors.map((descriptor) => descriptor.name);
   return {
@@ -73,5 +77,6 @@ export function createPlatformRegistry(
     rules: (platform) => rules.get(platform),
     get: (platform) => publishers.get(platform),
     oauth: (platform) => oauth.get(platform),
+    credentials: (platform) => credentials.get(platform),
   };
 }

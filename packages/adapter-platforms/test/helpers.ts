@@ -31,6 +31,7 @@ type SectionOverrides = {
   linkedin?: Section;
   facebook?: Section;
   threads?: Section;
+  bluesky?: Section;
 };
 
 /**
@@ -78,6 +79,7 @@ export function testConfig(
     },
     facebook: { apiBaseUrl: 'http://127.0.0.1:9', graphVersion: 'v21.0' },
     threads: { apiBaseUrl: 'http://127.0.0.1:9' },
+    bluesky: { serviceUrl: 'http://127.0.0.1:9', rateLimit: 'off' },
     ...sections,
   };
   return {

@@ -55,6 +55,8 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   post_not_editable: 409,
   limit_exceeded: 409,
   platform_not_configured: 400,
+  platform_auth_failed: 400,
+  platform_unavailable: 503,
   no_slots: 400,
   media_too_large: 413,
   unsupported_media_type: 415,

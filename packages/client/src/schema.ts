@@ -299,7 +299,7 @@ export interface paths {
     put?: never;
     /**
      * Connect a social account
-     * @description Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
+     * @description Registers a connection with its OAuth tokens (obtained by your app), a sandbox connection (sandbox: true, no token), or, for a platform connected by credentials (its fields are documented below, e.g. handle and app_password), the connection those credentials open: the service trades them for tokens at once (400 platform_auth_failed when the platform refuses them) and keeps only the tokens. Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.
      */
     post: operations['createSocialAccount'];
     delete?: never;
@@ -933,7 +933,7 @@ export interface operations {
           'video/quicktime': string;
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1136,7 +1136,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1241,7 +1241,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1293,6 +1293,7 @@ export interface operations {
                 | 'facebook'
                 | 'pinterest'
                 | 'threads'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1410,13 +1411,22 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                bluesky?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -1529,7 +1539,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1697,7 +1707,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1749,6 +1759,7 @@ export interface operations {
                 | 'facebook'
                 | 'pinterest'
                 | 'threads'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1866,13 +1877,22 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                bluesky?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /**
                * Format: date-time
@@ -2002,7 +2022,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2170,7 +2190,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2304,7 +2324,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2409,7 +2429,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2543,7 +2563,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2669,7 +2689,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2825,8 +2845,17 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            bluesky?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -2942,7 +2971,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3110,7 +3139,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3158,6 +3187,7 @@ export interface operations {
             | 'facebook'
             | 'pinterest'
             | 'threads'
+            | 'bluesky'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -3273,13 +3303,22 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            bluesky?: {
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
           thread?: {
             content: string;
             media_urls?: string[];
           }[];
-          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
+          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
           first_comment?: string;
           /**
            * Format: date-time
@@ -3318,7 +3357,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3465,7 +3504,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3521,6 +3560,7 @@ export interface operations {
               | 'facebook'
               | 'pinterest'
               | 'threads'
+              | 'bluesky'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3636,13 +3676,22 @@ export interface operations {
               } & {
                 [key: string]: unknown;
               };
+              bluesky?: {
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
             thread?: {
               content: string;
               media_urls?: string[];
             }[];
-            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
+            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
             first_comment?: string;
             /**
              * Format: date-time
@@ -3803,7 +3852,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3971,7 +4020,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4165,7 +4214,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4333,7 +4382,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4424,7 +4473,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4529,7 +4578,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4620,7 +4669,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4725,7 +4774,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4785,7 +4834,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4890,7 +4939,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4964,7 +5013,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5111,7 +5160,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5163,6 +5212,7 @@ export interface operations {
                 | 'facebook'
                 | 'pinterest'
                 | 'threads'
+                | 'bluesky'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -5280,13 +5330,22 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                bluesky?: {
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -5399,7 +5458,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5567,7 +5626,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5637,7 +5696,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5742,7 +5801,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5784,7 +5843,8 @@ export interface operations {
             | 'linkedin'
             | 'facebook'
             | 'pinterest'
-            | 'threads';
+            | 'threads'
+            | 'bluesky';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -5796,6 +5856,10 @@ export interface operations {
           refresh_token?: string;
           /** Format: date-time */
           token_expires_at?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: the handle (alice.bsky.social) or the email address of the account */
+          handle?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never stored or returned: only the tokens it buys are */
+          app_password?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -5837,7 +5901,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5984,7 +6048,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6074,7 +6138,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6179,7 +6243,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6221,7 +6285,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6326,7 +6390,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6368,7 +6432,8 @@ export interface operations {
             | 'linkedin'
             | 'facebook'
             | 'pinterest'
-            | 'threads';
+            | 'threads'
+            | 'bluesky';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */
@@ -6398,7 +6463,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6545,7 +6610,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6608,7 +6673,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6713,7 +6778,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6776,7 +6841,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6944,7 +7009,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6986,7 +7051,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7112,7 +7177,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7171,7 +7236,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7276,7 +7341,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7348,7 +7413,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7495,7 +7560,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7537,7 +7602,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7642,7 +7707,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7699,7 +7764,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7846,7 +7911,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7931,7 +7996,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8036,7 +8101,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8112,7 +8177,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8238,7 +8303,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8355,7 +8420,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8415,7 +8480,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8541,7 +8606,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8608,7 +8673,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8776,7 +8841,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8820,7 +8885,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8967,7 +9032,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9038,7 +9103,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9143,7 +9208,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9223,7 +9288,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9370,7 +9435,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9436,7 +9501,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9541,7 +9606,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9607,7 +9672,7 @@ export interface operations {
           };
         };
       };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue) */
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9733,7 +9798,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;

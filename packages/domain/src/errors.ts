@@ -20,6 +20,10 @@ export type DomainError =
   | { code: 'unauthorized'; message: string }
   /** A platform whose OAuth client is not configured: the message names the variables. */
   | { code: 'platform_not_configured'; message: string }
+  /** Credentials the platform refused at connect (a wrong password): the message names its code. */
+  | { code: 'platform_auth_failed'; message: string }
+  /** The platform could not be reached, or failed on its side, while connecting: try again. */
+  | { code: 'platform_unavailable'; message: string }
   /** POST /posts/queue for a connection that has no posting slots. */
   | { code: 'no_slots'; message: string }
   /** POST /media over MEDIA_MAX_BYTES. */

@@ -32,6 +32,11 @@ const SECRET_FIELDS = [
   'accessToken',
   'refreshToken',
   'password',
+  // Credentials a platform connected by credentials takes (Bluesky) and the session it gives.
+  'app_password',
+  'appPassword',
+  'accessJwt',
+  'refreshJwt',
   'client_secret',
   'clientSecret',
 ];

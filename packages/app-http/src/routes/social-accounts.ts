@@ -5,7 +5,7 @@ import {
   deleteSocialAccount,
   getSocialAccount,
   listSocialAccounts,
-  type PlatformCatalog,
+  type PlatformRegistry,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
@@ -29,10 +29,43 @@ import {
 } from '../schemas/social-accounts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
-const connectBody = (catalog: PlatformCatalog) =>
+/**
+ * The credential fields of every platform connected by credentials, each documented with the
+ * platforms that take it (a field two platforms share is one property).
+ */
+function credentialFields(platforms: PlatformRegistry) {
+  const fields = new Map<string, { maxLength: number; secret: boolean; notes: string[] }>();
+  for (const name of platforms.names) {
+    for (const field of platforms.credentials(name)?.fields ?? []) {
+      const known = fields.get(field.name) ?? { maxLength: 0, secret: false, notes: [] };
+      known.maxLength = Math.max(known.maxLength, field.maxLength);
+      known.secret ||= field.secret;
+      known.notes.push(`${name}: ${field.description}`);
+      fields.set(field.name, known);
+    }
+  }
+  return Object.fromEntries(
+    [...fields].map(([name, field]) => [
+      name,
+      Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: field.maxLength,
+          description: `Required for a platform connected by credentials (not a sandbox connection). ${field.notes.join('; ')}${field.secret ? '. Never stored or returned: only the tokens it buys are' : ''}`,
+        }),
+      ),
+    ]),
+  );
+}
+
+/** Platforms whose accounts connect by credentials: they take no token fields. */
+const credentialPlatforms = (platforms: PlatformRegistry) =>
+  platforms.names.filter((name) => platforms.credentials(name) !== undefined);
+
+const connectBody = (platforms: PlatformRegistry) =>
   Type.Object(
     {
-      platform: Type.Enum([...catalog.names]),
+      platform: Type.Enum([...platforms.names]),
       sandbox: Type.Optional(
         Type.Boolean({
           description:
@@ -59,15 +92,35 @@ const connectBody = (catalog: PlatformCatalog) =>
         Type.String({ maxLength: 10_000, description: 'Encrypted at rest; never returned' }),
       ),
       token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+      ...credentialFields(platforms),
       workspace_id: WorkspaceField,
     },
     {
       additionalProperties: false,
-      // A connection that calls its platform needs the account and its token.
+      // A connection that calls its platform needs the account and its token, or, for a
+      // platform connected by credentials, those (the domain names the missing ones).
       if: { properties: { sandbox: { const: true } }, required: ['sandbox'] },
-      else: { required: ['external_id', 'access_token'] },
+      else: unlessCredentials(platforms, { required: ['external_id', 'access_token'] }),
     },
   );
+
+/** `tokens` unless the platform is one connected by credentials. */
+function unlessCredentials(platforms: PlatformRegistry, tokens: Record<string, unknown>) {
+  const names = credentialPlatforms(platforms);
+  if (names.length === 0) return tokens;
+  return {
+    if: { properties: { platform: { enum: names } }, required: ['platform'] },
+    else: tokens,
+  };
+}
+
+/** The credential fields present in the body, by name. */
+function credentialsOf(platforms: PlatformRegistry, body: Record<string, unknown>) {
+  const names = new Set(
+    platforms.names.flatMap((name) => platforms.credentials(name)?.fields ?? []).map((f) => f.name),
+  );
+  return Object.fromEntries(Object.entries(body).filter(([name]) => names.has(name)));
+}
 
 export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
   app,
@@ -81,7 +134,7 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
         operationId: 'createSocialAccount',
         summary: 'Connect a social account',
         description:
-          'Registers a connection with its OAuth tokens (obtained by your app), or a sandbox connection (sandbox: true, no token). Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.',
+          'Registers a connection with its OAuth tokens (obtained by your app), a sandbox connection (sandbox: true, no token), or, for a platform connected by credentials (its fields are documented below, e.g. handle and app_password), the connection those credentials open: the service trades them for tokens at once (400 platform_auth_failed when the platform refuses them) and keeps only the tokens. Tokens are encrypted at rest and never returned. To let the service run the OAuth flow, use POST /social-accounts/connect.',
         security: SECURED,
         body: connectBody(deps.platforms),
         response: {
@@ -102,6 +155,7 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
           refreshToken: body.refresh_token,
           tokenExpiresAt: body.token_expires_at,
           sandbox: body.sandbox,
+          credentials: credentialsOf(deps.platforms, body),
         }),
       );
       reply.header('Location', `/social-accounts/${connection.id}`);

@@ -47,7 +47,7 @@ const errorBody = (description: string) =>
 
 /** Every error status the API answers with, and what it means. */
 export const ERROR_DESCRIPTIONS = {
-  400: 'validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured or no_slots (POST /posts/queue)',
+  400: 'validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue)',
   401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
   403: 'forbidden: not a member of the workspace, or not allowed in it',
   404: 'not_found: no such resource within your reach',
@@ -56,7 +56,7 @@ export const ERROR_DESCRIPTIONS = {
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',
   500: 'internal_error',
-  503: 'auth_unavailable (the JWT key set cannot be reached) or shutting_down',
+  503: 'auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 

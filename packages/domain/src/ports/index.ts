@@ -1,3 +1,4 @@
+export type * from './credentials.ts';
 export type * from './media-probe.ts';
 export type * from './media-store.ts';
 export type * from './metrics.ts';

@@ -8,6 +8,7 @@ import type {
   ResumeState,
   ThreadPart,
 } from '../model.ts';
+import type { PlatformCredentials } from './credentials.ts';
 import type { PlatformOAuth } from './oauth.ts';
 
 /** A connection's credentials, decrypted for the duration of one publish. */
@@ -165,4 +166,6 @@ export interface PlatformRegistry extends PlatformCatalog {
   get(platform: Platform): PlatformPublisher | undefined;
   /** How accounts of the platform are connected (absent: only bring-your-own tokens). */
   oauth(platform: Platform): PlatformOAuth | undefined;
+  /** How accounts of the platform are connected by credentials (absent: not that way). */
+  credentials(platform: Platform): PlatformCredentials | undefined;
 }

@@ -18,6 +18,8 @@ export interface ConnectSocialAccountInput {
   tokenExpiresAt?: unknown;
   /** true: a sandbox connection (no token; never calls the platform). */
   sandbox?: unknown;
+  /** The credential fields given, by body field name (a platform connected by credentials). */
+  credentials?: Record<string, unknown>;
 }
 
 function optionalString(value: unknown, field: string, max: number): Problem[] {

@@ -1,6 +1,7 @@
 import type { Problem } from '../errors.ts';
 import type { Platform, ResumeState } from '../model.ts';
 import type {
+  PlatformCredentials,
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
@@ -142,6 +143,7 @@ export class ScriptedPlatformRegistry implements PlatformRegistry {
   readonly #publishers = new Map<Platform, ScriptedPublisher>();
   readonly #rules = new Map<Platform, PlatformRules>();
   readonly #oauth = new Map<Platform, PlatformOAuth>();
+  readonly #credentials = new Map<Platform, PlatformCredentials>();
 
   constructor(platforms: readonly (Platform | PlatformRules)[] = TEST_PLATFORMS) {
     for (const entry of platforms) {
@@ -166,6 +168,16 @@ export class ScriptedPlatformRegistry implements PlatformRegistry {
   /** Makes a platform connectable through `connector` (e.g. a ScriptedOAuth). */
   withOAuth(connector: PlatformOAuth): this {
     this.#oauth.set(connector.platform, connector);
+    return this;
+  }
+
+  credentials(platform: Platform): PlatformCredentials | undefined {
+    return this.#credentials.get(platform);
+  }
+
+  /** Makes a platform connectable by credentials through `connector`. */
+  withCredentials(connector: PlatformCredentials): this {
+    this.#credentials.set(connector.platform, connector);
     return this;
   }
 

@@ -89,6 +89,14 @@ export const platformNotConfigured = (platform: Platform, missing: readonly stri
 
 export function connectorOf(deps: CoreDeps, platform: Platform): PlatformOAuth | DomainError {
   const connector = deps.platforms.oauth(platform);
+  const byCredentials = connector ? undefined : deps.platforms.credentials(platform);
+  if (byCredentials) {
+    const fields = byCredentials.fields.map((field) => field.name).join(' and ');
+    return {
+      code: 'platform_not_configured',
+      message: `${platform} accounts connect by credentials, not OAuth: POST /social-accounts with ${fields}`,
+    };
+  }
   if (!connector) return platformNotConfigured(platform, []);
   if (connector.missingSettings.length > 0) {
     return platformNotConfigured(platform, connector.missingSettings);
@@ -167,10 +175,13 @@ export const refused = (
   returnUrl: string | null = null,
 ): ConnectRefusal => ({ ok: false, platform, code, message, returnUrl });
 
-/** Creates the connection, or renews it when the account already has it (same id). */
-async function saveIdentity(
+/**
+ * Creates the connection, or renews it when the account already has it (same id). `state`: the
+ * OAuth flow, or whatever names the account and platform (a credentials connect).
+ */
+export async function saveIdentity(
   deps: CoreDeps,
-  state: OAuthState,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
   identity: ConnectedIdentity,
 ): Promise<SocialAccount> {
   const { cipher } = deps;

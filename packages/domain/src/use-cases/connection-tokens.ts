@@ -114,7 +114,9 @@ export async function refreshExpiringTokens(
   const result: RefreshPassResult = { refreshed: 0, expired: 0, failed: 0 };
   for (const connection of claimed) {
     if (signal?.aborted) break;
-    const connector = deps.platforms.oauth(connection.platform);
+    // OAuth and credentials connections renew the same way (e.g. Bluesky's refreshSession).
+    const connector =
+      deps.platforms.oauth(connection.platform) ?? deps.platforms.credentials(connection.platform);
     if (!connector?.refresh) continue;
     let stored: { accessToken: string; refreshToken: string | null };
     try {

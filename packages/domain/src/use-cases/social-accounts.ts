@@ -4,17 +4,34 @@ import type { AccountContext, Actor, Platform, SocialAccount } from '../model.ts
 import { err, ok, type Result } from '../result.ts';
 import { type ConnectSocialAccountInput, validateConnectInput } from '../rules/account-rules.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
+import { isKnownPlatform } from '../rules/platform-options.ts';
 import { isUuid } from '../rules/shape.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
+import { connectWithCredentials, unwantedCredentials } from './connect-credentials.ts';
 
-/** Registers a connection; its tokens are stored only as ciphertext. */
+/**
+ * Registers a connection; its tokens are stored only as ciphertext. A platform connected by
+ * credentials trades them for its tokens first (connect-credentials.ts).
+ */
 export async function connectSocialAccount(
   deps: CoreDeps,
   ctx: AccountContext,
   input: ConnectSocialAccountInput,
+  signal?: AbortSignal,
 ): Promise<Result<SocialAccount, DomainError>> {
-  const problems = validateConnectInput(input, deps.platforms);
+  const known = isKnownPlatform(deps.platforms, input.platform);
+  const credentials = known ? deps.platforms.credentials(input.platform as Platform) : undefined;
+  if (credentials && input.sandbox !== true) {
+    return connectWithCredentials(deps, ctx, credentials, input, signal);
+  }
+  const problems = [
+    ...validateConnectInput(input, deps.platforms),
+    ...unwantedCredentials(
+      input,
+      input.sandbox === true ? 'by a sandbox connection' : `for ${String(input.platform)}`,
+    ),
+  ];
   if (problems.length > 0) return err(validationFailed(problems));
   if (input.sandbox === true) return ok(await createSandboxConnection(deps, ctx, input));
   const now = deps.clock.now();

@@ -1,4 +1,14 @@
 export {
+  type BlueskyAccount,
+  type BlueskyBlob,
+  type BlueskyError,
+  type BlueskyPost,
+  type BlueskyScript,
+  type FakeBluesky,
+  type FakeBlueskyOptions,
+  startFakeBluesky,
+} from './bluesky.ts';
+export {
   FACEBOOK_ERRORS,
   FACEBOOK_LONG_LIVED_EXPIRES_IN,
   type FacebookCall,
