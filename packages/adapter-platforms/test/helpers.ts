@@ -1,5 +1,6 @@
 import type {
   Platform,
+  PlatformData,
   PlatformOptions,
   Post,
   PostTarget,
@@ -30,6 +31,7 @@ type SectionOverrides = {
   twitter?: Section;
   linkedin?: Section;
   facebook?: Section;
+  mastodon?: Section;
 };
 
 /**
@@ -119,6 +121,8 @@ export interface RequestInput {
   accessToken?: string;
   refreshToken?: string | null;
   externalId?: string;
+  /** The connection's platform data (a Mastodon instance...). */
+  platformData?: PlatformData | null;
   resumeState?: ResumeState | null;
   /** An intent left by an earlier run (a crash after recordIntent). */
   intent?: PublishIntent | null;
@@ -195,6 +199,7 @@ export function makeRequest(input: RequestInput): Harness {
       accessToken: input.accessToken ?? 'access-1',
       refreshToken: input.refreshToken === undefined ? 'refresh-1' : input.refreshToken,
       tokenExpiresAt: null,
+      platformData: input.platformData ?? null,
     },
     saveProgress: async (state) => {
       progress.push(structuredClone(state));

@@ -12,6 +12,7 @@ import { migration0005 } from './0005_oauth_state_browser.ts';
 import { migration0006 } from './0006_webhook_secrets_sealed.ts';
 import { migration0007 } from './0007_post_series_and_slots.ts';
 import { migration0008 } from './0008_threads_and_first_comments.ts';
+import { migration0010 } from './0010_platform_apps_and_data.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0006_webhook_secrets_sealed': migration0006,
   '0007_post_series_and_slots': migration0007,
   '0008_threads_and_first_comments': migration0008,
+  '0010_platform_apps_and_data': migration0010,
 };

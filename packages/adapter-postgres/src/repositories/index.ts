@@ -7,6 +7,7 @@ import { createApiKeyRepository } from './api-keys.ts';
 import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
 import { createOAuthStateRepository } from './oauth-states.ts';
+import { createPlatformAppRepository } from './platform-apps.ts';
 import { createPostRepository } from './posts.ts';
 import { createPostSeriesRepository } from './series.ts';
 import { createSlotRepository } from './slots.ts';
@@ -31,6 +32,7 @@ export function createRepositories(
     deliveries: createDeliveryRepository(db, options),
     idempotency: createIdempotencyRepository(db),
     oauthStates: createOAuthStateRepository(db),
+    platformApps: createPlatformAppRepository(db),
     series: createPostSeriesRepository(db),
     slots: createSlotRepository(db),
   };

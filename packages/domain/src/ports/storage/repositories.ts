@@ -3,6 +3,7 @@ import type { ApiKeyRepository } from './api-keys.ts';
 import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
 import type { OAuthStateRepository } from './oauth-states.ts';
+import type { PlatformAppRepository } from './platform-apps.ts';
 import type { PostRepository } from './posts.ts';
 import type { PostSeriesRepository } from './series.ts';
 import type { SlotRepository } from './slots.ts';
@@ -18,6 +19,7 @@ export interface Repositories {
   deliveries: DeliveryRepository;
   idempotency: IdempotencyRepository;
   oauthStates: OAuthStateRepository;
+  platformApps: PlatformAppRepository;
   series: PostSeriesRepository;
   slots: SlotRepository;
 }

@@ -10,6 +10,7 @@ import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
 import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
+import { describePlatformAppRepositoryContract } from './storage-platform-apps.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
@@ -26,5 +27,6 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
   describeOAuthStateRepositoryContract(name, setup);
+  describePlatformAppRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }
