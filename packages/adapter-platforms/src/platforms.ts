@@ -2,6 +2,7 @@ import type { PlatformDescriptor } from './descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
+import { mastodon } from './mastodon/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
 import { twitter } from './twitter/descriptor.ts';
 import { youtube } from './youtube/descriptor.ts';
@@ -14,4 +15,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   twitter,
   linkedin,
   facebook,
+  mastodon,
 ];

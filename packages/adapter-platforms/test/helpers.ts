@@ -46,6 +46,7 @@ export function testConfig(
     pollTimeoutMs,
     requestTimeoutMs,
     mediaDispatcher,
+    mediaAllowPrivateNetworks,
     apiDispatcher,
     ...sections
   } = overrides;
@@ -85,6 +86,8 @@ export function testConfig(
     pollIntervalMs: pollIntervalMs ?? 5,
     pollTimeoutMs: pollTimeoutMs ?? 5_000,
     mediaDispatcher: mediaDispatcher ?? testMediaDispatcher,
+    // The fakes are on 127.0.0.1, like media: user-given servers (a Mastodon instance) too.
+    mediaAllowPrivateNetworks: mediaAllowPrivateNetworks ?? true,
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(apiDispatcher === undefined ? {} : { apiDispatcher }),
   };

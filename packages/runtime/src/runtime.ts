@@ -198,7 +198,12 @@ export async function createRuntime(
     closers.push({ name: 'media dispatcher', close: () => mediaDispatcher.close() });
 
     const platforms = createPlatformRegistry(
-      { ...config.platforms, mediaDispatcher },
+      {
+        ...config.platforms,
+        mediaDispatcher,
+        // User-given API servers (a Mastodon instance) follow the media switch too.
+        mediaAllowPrivateNetworks: config.mediaAllowPrivateNetworks,
+      },
       PLATFORM_DESCRIPTORS,
     );
 
