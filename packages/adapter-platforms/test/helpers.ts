@@ -244,6 +244,7 @@ export function afterCrash(previous: Harness, resumeState?: ResumeState | null):
     accessToken: latestTokens?.accessToken ?? connection.accessToken,
     refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
     externalId: connection.externalId,
+    platformData: connection.platformData,
     resumeState: resumeState === undefined ? last : resumeState,
     intent: previous.pendingIntent(),
     targetId: target.id,

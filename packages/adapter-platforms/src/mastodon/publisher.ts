@@ -7,6 +7,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
+import { FIRST_COMMENT } from '../shared/first-comment.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
 import { sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
@@ -45,13 +46,17 @@ export function createMastodonPublisher(
   // The instance is the user's: its calls go through the SSRF guard, like media.
   const runtime = withRedirectingMedia(instanceRuntime(baseRuntime));
 
-  /** One status of this target (`step` names it), its media uploaded first. */
+  /**
+   * One status of this target (`step` names it), its media uploaded first. `counted`: the call
+   * the connection's pacing counts (the main status). `underIntent`: the caller already sends it
+   * under its intent (the shared first-comment runner), else it is sent under one here.
+   */
   async function sendStatus(
     request: PublishRequest,
     step: string,
     part: { content: string; mediaUrls: readonly string[] },
     inReplyTo: string | undefined,
-    counted: boolean,
+    how: { counted?: boolean; underIntent?: boolean } = {},
   ): Promise<CreatedStatus> {
     const instance = instanceOf(request.connection.platformData);
     const api = createMastodonApi(instance, runtime, request.signal);
@@ -72,12 +77,12 @@ export function createMastodonPublisher(
       ...(inReplyTo ? { in_reply_to_id: inReplyTo } : {}),
       ...(visibility ? { visibility } : {}),
     };
-    if (counted) await request.beforeCountedCall();
+    if (how.counted) await request.beforeCountedCall();
     const key = idempotencyKeyOf(request.target.id, step);
     const send = () => auth.call((token) => api.createStatus(token, body, key));
     // An earlier run sent this very status: the same key makes the instance answer the status
     // it made then (or make it now, if it never arrived). The intent keeps its first time.
-    if (earlier) return send();
+    if (earlier || how.underIntent) return send();
     return sendOnce(request, step, send);
   }
 
@@ -124,7 +129,9 @@ export function createMastodonPublisher(
     const progress = stored ?? freshProgress();
     const save = () => request.saveProgress({ ...progress, threadIds: [...progress.threadIds] });
     if (progress.statusId === null) {
-      const main = await sendStatus(request, MAIN_STATUS, request.post, undefined, true);
+      const main = await sendStatus(request, MAIN_STATUS, request.post, undefined, {
+        counted: true,
+      });
       progress.statusId = main.id;
       progress.statusUrl = main.url;
     }
@@ -138,7 +145,7 @@ export function createMastodonPublisher(
       for (let index = progress.threadIds.length; index < thread.length; index++) {
         const part = thread[index] as ThreadPart;
         const previous = progress.threadIds[index - 1] ?? statusId;
-        const reply = await sendStatus(request, `${FOLLOW_UP}${index}`, part, previous, false);
+        const reply = await sendStatus(request, `${FOLLOW_UP}${index}`, part, previous);
         progress.threadIds.push(reply.id);
         await save();
       }
@@ -154,16 +161,10 @@ export function createMastodonPublisher(
     // Mastodon has no comments: the first comment is the first reply to the status.
     comment: {
       label: LABEL,
-      send: async (request, postId, message) =>
-        (
-          await sendStatus(
-            request,
-            'first_comment',
-            { content: message, mediaUrls: [] },
-            postId,
-            false,
-          )
-        ).id,
+      send: async (request, postId, message) => {
+        const reply = { content: message, mediaUrls: [] };
+        return (await sendStatus(request, FIRST_COMMENT, reply, postId, { underIntent: true })).id;
+      },
     },
   });
   return { ...publisher, validateFor: (draft, data) => validateForInstance(draft, data) };
