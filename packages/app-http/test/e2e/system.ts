@@ -32,6 +32,7 @@ import {
   type FakeFacebook,
   type FakeInstagram,
   type FakeLinkedin,
+  type FakeMastodon,
   type FakeTiktok,
   type FakeTiktokOptions,
   type FakeX,
@@ -41,6 +42,7 @@ import {
   startFakeFacebook,
   startFakeInstagram,
   startFakeLinkedin,
+  startFakeMastodon,
   startFakeTiktok,
   startFakeX,
   startFakeYoutube,
@@ -88,6 +90,8 @@ export interface System {
   x: FakeX;
   facebook: FakeFacebook;
   linkedin: FakeLinkedin;
+  /** One Mastodon instance (users name it when connecting: no settings point at it). */
+  mastodon: FakeMastodon;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -227,6 +231,7 @@ const FAST = {
   X_RATE_LIMIT: 'off',
   INSTAGRAM_RATE_LIMIT: 'off',
   LINKEDIN_RATE_LIMIT: 'off',
+  MASTODON_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -278,21 +283,24 @@ export async function startSystem(options: StartOptions): Promise<System> {
   };
 
   try {
-    const [tiktok, instagram, youtube, x, facebook, linkedin, media, receiver] = await Promise.all([
-      startFakeTiktok(options.fakes?.tiktok),
-      startFakeInstagram(),
-      startFakeYoutube(),
-      startFakeX(options.fakes?.x),
-      startFakeFacebook(),
-      startFakeLinkedin(),
-      startMediaServer(),
-      startReceiver(),
-    ]);
+    const [tiktok, instagram, youtube, x, facebook, linkedin, mastodon, media, receiver] =
+      await Promise.all([
+        startFakeTiktok(options.fakes?.tiktok),
+        startFakeInstagram(),
+        startFakeYoutube(),
+        startFakeX(options.fakes?.x),
+        startFakeFacebook(),
+        startFakeLinkedin(),
+        startFakeMastodon(),
+        startMediaServer(),
+        startReceiver(),
+      ]);
     cleanups.push(
       () => tiktok.close(),
       () => x.close(),
       () => facebook.close(),
       () => linkedin.close(),
+      () => mastodon.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -441,6 +449,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       x,
       facebook,
       linkedin,
+      mastodon,
       media,
       receiver,
       worker,
@@ -455,6 +464,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'x', requests: x.requests },
         { name: 'facebook', requests: facebook.requests },
         { name: 'linkedin', requests: linkedin.requests },
+        { name: 'mastodon', requests: mastodon.requests },
         { name: 'media', requests: media.requests },
       ],
       close,
