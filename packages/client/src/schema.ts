@@ -1096,6 +1096,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1179,6 +1180,20 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -1524,6 +1539,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1607,6 +1623,20 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -2548,6 +2578,20 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            mastodon?: {
+              /**
+               * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+               * @enum {string}
+               */
+              visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
           /** @description The connections to publish to, in full: a connection left out loses its target, a new one gets a target */
           social_account_ids?: string[];
@@ -2866,7 +2910,15 @@ export interface operations {
           /** @description Connections to publish to (preferred targeting) */
           social_account_ids?: string[];
           /** @description Legacy targeting: the account's active connection for each platform */
-          platforms?: ('tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook')[];
+          platforms?: (
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'mastodon'
+          )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
           /** @description Per-platform options keyed by platform name */
@@ -2947,6 +2999,20 @@ export interface operations {
                * @description A link to share with a text post (Facebook shows its preview)
                */
               link?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            mastodon?: {
+              /**
+               * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+               * @enum {string}
+               */
+              visibility?: 'public' | 'unlisted' | 'private' | 'direct';
               /**
                * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                * @enum {unknown}
@@ -3201,6 +3267,7 @@ export interface operations {
               | 'twitter'
               | 'linkedin'
               | 'facebook'
+              | 'mastodon'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3282,6 +3349,20 @@ export interface operations {
                  * @description A link to share with a text post (Facebook shows its preview)
                  */
                 link?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              mastodon?: {
+                /**
+                 * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                 * @enum {string}
+                 */
+                visibility?: 'public' | 'unlisted' | 'private' | 'direct';
                 /**
                  * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                  * @enum {unknown}
@@ -4815,6 +4896,7 @@ export interface operations {
                 | 'twitter'
                 | 'linkedin'
                 | 'facebook'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -4898,6 +4980,20 @@ export interface operations {
                    * @description A link to share with a text post (Facebook shows its preview)
                    */
                   link?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
                   /**
                    * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
                    * @enum {unknown}
@@ -5402,7 +5498,14 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'mastodon';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -5978,11 +6081,20 @@ export interface operations {
       content: {
         'application/json': {
           /** @enum {unknown} */
-          platform: 'tiktok' | 'instagram' | 'youtube' | 'twitter' | 'linkedin' | 'facebook';
+          platform:
+            | 'tiktok'
+            | 'instagram'
+            | 'youtube'
+            | 'twitter'
+            | 'linkedin'
+            | 'facebook'
+            | 'mastodon';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
+          /** @description mastodon: the URL of the instance the account lives on, e.g. https://mastodon.social (https only; its origin is kept) */
+          instance?: string;
         };
       };
     };
