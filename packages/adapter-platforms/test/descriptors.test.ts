@@ -258,10 +258,7 @@ describe('a platform declared in this test only', () => {
     ).toEqual([]);
     expect(checkWith({ platforms: ['acme', 'twitter'], media_urls: [IMAGE] })).toEqual([]);
     expect(
-      validateConnectInput(
-        { platform: 'acme', externalId: '42', accessToken: 'tok' },
-        withAcme,
-      ),
+      validateConnectInput({ platform: 'acme', externalId: '42', accessToken: 'tok' }, withAcme),
     ).toEqual([]);
   });
 
@@ -284,9 +281,9 @@ describe('a platform declared in this test only', () => {
       },
       { field: 'platform_options.acme.boost', message: 'is not a known Acme option' },
     ]);
-    expect(checkWith({ platforms: ['twitter'], platform_options: { acme: 'public' } })).toEqual(
-      [{ field: 'platform_options.acme', message: 'must be an object, got string' }],
-    );
+    expect(checkWith({ platforms: ['twitter'], platform_options: { acme: 'public' } })).toEqual([
+      { field: 'platform_options.acme', message: 'must be an object, got string' },
+    ]);
   });
 
   it('goes through the use cases: a post to it is created and published by its publisher', async () => {
@@ -299,9 +296,7 @@ describe('a platform declared in this test only', () => {
       ok: false,
       error: {
         code: 'validation_failed',
-        details: [
-          { field: 'media_urls', message: 'acme requires at least one image or video' },
-        ],
+        details: [{ field: 'media_urls', message: 'acme requires at least one image or video' }],
       },
     });
 
