@@ -139,6 +139,32 @@ function defineMastodonScenarios(get: () => System): void {
     expect(created.body.error.code).toBe('validation_failed');
   });
 
+  it('a sandbox connection: the default length of 500, published without calling an instance', async () => {
+    const system = get();
+    const sandbox = await system.api.call<{ data: { id: string; sandbox: boolean } }>(
+      'POST',
+      '/social-accounts',
+      { platform: 'mastodon', sandbox: true },
+    );
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
+    const ids = [sandbox.body.data.id];
+    const tooLong = await system.api.call('POST', '/posts', {
+      content: 'x'.repeat(501),
+      social_account_ids: ids,
+    });
+    expect(tooLong.status).toBe(400);
+    const before = system.mastodon.requests.length;
+    const created = await system.api.call<{ data: PostJson }>('POST', '/posts', {
+      content: 'x'.repeat(500),
+      social_account_ids: ids,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await published(system, created.body.data.id);
+    expect(done.status).toBe('published');
+    expect(done.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    expect(system.mastodon.requests.length).toBe(before);
+  });
+
   it('bad connect input is a clear 400, and nothing reaches the instance', async () => {
     const system = get();
     const before = system.mastodon.requests.length;
