@@ -73,6 +73,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
       accessToken: 'ya29.bench',
       refreshToken: null,
       tokenExpiresAt: null,
+      platformData: null,
     },
     saveProgress: async () => {},
     intent: null,

@@ -18,6 +18,8 @@ export interface PlatformsConfig {
    * dispatcher; when absent, a guarded one refusing private networks is created.
    */
   mediaDispatcher?: Dispatcher;
+  /** Whether `mediaDispatcher` allows private networks (MEDIA_ALLOW_PRIVATE_NETWORKS). Default false. */
+  mediaAllowPrivateNetworks?: boolean;
   /** Dispatcher for the platform APIs (trusted base URLs, not guarded). Default: undici's global. */
   apiDispatcher?: Dispatcher;
 }

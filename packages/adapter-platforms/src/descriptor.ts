@@ -56,6 +56,11 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   /** Whether its publisher posts a `thread` (replies) and a `first_comment` (see PlatformRules). */
   readonly replies?: boolean;
   readonly comments?: boolean;
+  /**
+   * Extra fields of POST /social-accounts/connect (name -> JSON Schema) and which are required:
+   * the schema shows them, the connector's `prepare` reads them (see PlatformRules).
+   */
+  readonly connect?: PlatformRules['connectFields'];
   /** `platform_options.<name>`: its JSON Schema and the rule (default: anything goes). */
   readonly options?: {
     schema: Readonly<Record<string, unknown>>;
@@ -104,7 +109,7 @@ export function definePlatform<S extends PlatformSettingsSpec>(
   definition: PlatformDefinition<S>,
 ): PlatformDescriptor {
   const { name, label, media, contentMaxLength, contentLength, options, settings } = definition;
-  const { replies, comments } = definition;
+  const { replies, comments, connect } = definition;
   return {
     name,
     label,
@@ -115,6 +120,7 @@ export function definePlatform<S extends PlatformSettingsSpec>(
       ...(contentLength === undefined ? {} : { contentLength }),
       ...(replies ? { replies } : {}),
       ...(comments ? { comments } : {}),
+      ...(connect ? { connectFields: connect } : {}),
       optionsSchema: options?.schema ?? OPEN_OPTIONS,
       validateOptions: options?.validate ?? (() => []),
     },

@@ -3,6 +3,7 @@ import type { PlatformDescriptor } from './descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
+import { mastodon } from './mastodon/descriptor.ts';
 import { pinterest } from './pinterest/descriptor.ts';
 import { threads } from './threads/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
@@ -20,4 +21,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   pinterest,
   threads,
   bluesky,
+  mastodon,
 ];

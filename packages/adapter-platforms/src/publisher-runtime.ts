@@ -4,6 +4,11 @@ import type { Dispatcher } from 'undici';
 export interface PublisherRuntime {
   apiDispatcher: Dispatcher;
   mediaDispatcher: Dispatcher;
+  /**
+   * MEDIA_ALLOW_PRIVATE_NETWORKS: the media dispatcher reaches private and loopback addresses
+   * (tests, local development); absent: no. A user-given server (a Mastodon instance) may then be plain http.
+   */
+  mediaAllowPrivateNetworks?: boolean;
   pollIntervalMs: number;
   pollTimeoutMs: number;
   requestTimeoutMs: number;

@@ -25,6 +25,7 @@ export function publisherRuntime(config: PlatformsConfig): PublisherRuntime {
     // Media URLs come from users: never fetched without the SSRF guard.
     mediaDispatcher:
       config.mediaDispatcher ?? createGuardedDispatcher({ allowPrivateNetworks: false }),
+    mediaAllowPrivateNetworks: config.mediaAllowPrivateNetworks ?? false,
     pollIntervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     pollTimeoutMs: config.pollTimeoutMs ?? DEFAULT_POLL_TIMEOUT_MS,
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,

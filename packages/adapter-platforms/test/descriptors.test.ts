@@ -181,10 +181,10 @@ describe('sandbox_outcome', () => {
 describe('a platform declared in this test only', () => {
   const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
   const published: PublishRequest[] = [];
-  const mastodon = definePlatform({
-    name: 'mastodon',
-    label: 'Mastodon',
-    media: { requiredMessage: 'mastodon requires at least one image or video' },
+  const acme = definePlatform({
+    name: 'acme',
+    label: 'Acme',
+    media: { requiredMessage: 'acme requires at least one image or video' },
     contentMaxLength: 500,
     options: {
       schema: {
@@ -195,9 +195,9 @@ describe('a platform declared in this test only', () => {
       validate: (options) => {
         const problems: Problem[] = [];
         for (const [key, value] of Object.entries(options)) {
-          const field = `platform_options.mastodon.${key}`;
+          const field = `platform_options.acme.${key}`;
           if (key !== 'visibility') {
-            problems.push({ field, message: 'is not a known Mastodon option' });
+            problems.push({ field, message: 'is not a known Acme option' });
           } else if (!(VISIBILITIES as readonly unknown[]).includes(value)) {
             problems.push({ field, message: `must be one of ${VISIBILITIES.join(', ')}` });
           }
@@ -207,101 +207,96 @@ describe('a platform declared in this test only', () => {
     },
     settings: {},
     createPublisher: () => ({
-      platform: 'mastodon',
+      platform: 'acme',
       validate: () => [],
       publish: async (request) => {
         published.push(request);
         return {
           kind: 'published',
           platformPostId: `toot-${published.length}`,
-          platformUrl: `https://mastodon.example/@us/${published.length}`,
+          platformUrl: `https://acme.example/@us/${published.length}`,
         };
       },
       resume: async () => ({ kind: 'published', platformPostId: 'toot-0', platformUrl: null }),
     }),
   });
-  const withMastodon = createPlatformRegistry(testConfig(), [...PLATFORM_DESCRIPTORS, mastodon]);
+  const withAcme = createPlatformRegistry(testConfig(), [...PLATFORM_DESCRIPTORS, acme]);
   const checkWith = (input: Parameters<typeof validateCreatePost>[0]) =>
-    validateCreatePost(input, { mode: 'now', now: NOW, platforms: withMastodon });
+    validateCreatePost(input, { mode: 'now', now: NOW, platforms: withAcme });
   const IMAGE = 'https://cdn.example.com/a.png';
 
   it('is listed after the built-in platforms, and only in the registry given it', () => {
-    expect(withMastodon.names).toEqual([...registry.names, 'mastodon']);
-    expect(registry.names).not.toContain('mastodon');
-    expect(check({ platforms: ['mastodon'], media_urls: [IMAGE] })).toEqual([
+    expect(withAcme.names).toEqual([...registry.names, 'acme']);
+    expect(registry.names).not.toContain('acme');
+    expect(check({ platforms: ['acme'], media_urls: [IMAGE] })).toEqual([
       { field: 'platforms[0]', message: `must be one of ${registry.names.join(', ')}` },
     ]);
   });
 
   it('is served by the registry: its rules, its publisher, no OAuth', () => {
-    expect(withMastodon.rules('mastodon')).toBe(mastodon.rules);
-    expect(withMastodon.rules('mastodon')).toMatchObject({
-      name: 'mastodon',
-      media: { requiredMessage: 'mastodon requires at least one image or video' },
+    expect(withAcme.rules('acme')).toBe(acme.rules);
+    expect(withAcme.rules('acme')).toMatchObject({
+      name: 'acme',
+      media: { requiredMessage: 'acme requires at least one image or video' },
       contentMaxLength: 500,
       optionsSchema: { properties: { visibility: { enum: [...VISIBILITIES] } } },
     });
-    expect(withMastodon.get('mastodon')?.platform).toBe('mastodon');
-    expect(withMastodon.oauth('mastodon')).toBeUndefined();
+    expect(withAcme.get('acme')?.platform).toBe('acme');
+    expect(withAcme.oauth('acme')).toBeUndefined();
     // The built-in platforms are served as before.
-    for (const name of registry.names) expect(withMastodon.get(name)?.platform).toBe(name);
+    for (const name of registry.names) expect(withAcme.get(name)?.platform).toBe(name);
   });
 
   it('accepts a valid post and a connection to it', () => {
     expect(
       checkWith({
         content: 'x'.repeat(500),
-        platforms: ['mastodon'],
+        platforms: ['acme'],
         media_urls: [IMAGE, 'https://cdn.example.com/v.mp4'],
-        platform_options: { mastodon: { visibility: 'unlisted' } },
+        platform_options: { acme: { visibility: 'unlisted' } },
       }),
     ).toEqual([]);
-    expect(checkWith({ platforms: ['mastodon', 'twitter'], media_urls: [IMAGE] })).toEqual([]);
+    expect(checkWith({ platforms: ['acme', 'twitter'], media_urls: [IMAGE] })).toEqual([]);
     expect(
-      validateConnectInput(
-        { platform: 'mastodon', externalId: '42', accessToken: 'tok' },
-        withMastodon,
-      ),
+      validateConnectInput({ platform: 'acme', externalId: '42', accessToken: 'tok' }, withAcme),
     ).toEqual([]);
   });
 
   it('refuses bad posts with its own rules and messages, all at once', () => {
-    expect(checkWith({ platforms: ['mastodon'] })).toEqual([
-      { field: 'media_urls', message: 'mastodon requires at least one image or video' },
+    expect(checkWith({ platforms: ['acme'] })).toEqual([
+      { field: 'media_urls', message: 'acme requires at least one image or video' },
     ]);
     expect(
       checkWith({
         content: 'x'.repeat(501),
-        platforms: ['mastodon'],
-        platform_options: { mastodon: { visibility: 'followers', boost: true } },
+        platforms: ['acme'],
+        platform_options: { acme: { visibility: 'followers', boost: true } },
       }),
     ).toEqual([
-      { field: 'content', message: 'mastodon posts are limited to 500 characters' },
-      { field: 'media_urls', message: 'mastodon requires at least one image or video' },
+      { field: 'content', message: 'acme posts are limited to 500 characters' },
+      { field: 'media_urls', message: 'acme requires at least one image or video' },
       {
-        field: 'platform_options.mastodon.visibility',
+        field: 'platform_options.acme.visibility',
         message: 'must be one of public, unlisted, private, direct',
       },
-      { field: 'platform_options.mastodon.boost', message: 'is not a known Mastodon option' },
+      { field: 'platform_options.acme.boost', message: 'is not a known Acme option' },
     ]);
-    expect(checkWith({ platforms: ['twitter'], platform_options: { mastodon: 'public' } })).toEqual(
-      [{ field: 'platform_options.mastodon', message: 'must be an object, got string' }],
-    );
+    expect(checkWith({ platforms: ['twitter'], platform_options: { acme: 'public' } })).toEqual([
+      { field: 'platform_options.acme', message: 'must be an object, got string' },
+    ]);
   });
 
   it('goes through the use cases: a post to it is created and published by its publisher', async () => {
-    const deps: CoreDeps = { ...createTestDeps({ now: NOW }), platforms: withMastodon };
+    const deps: CoreDeps = { ...createTestDeps({ now: NOW }), platforms: withAcme };
     const alice = await seedUser(deps, 'alice@example.com');
-    const connection = await seedConnection(deps, alice.user.id, 'mastodon');
+    const connection = await seedConnection(deps, alice.user.id, 'acme');
 
-    const refused = await createPost(deps, alice.ctx, { platforms: ['mastodon'] }, 'now');
+    const refused = await createPost(deps, alice.ctx, { platforms: ['acme'] }, 'now');
     expect(refused).toMatchObject({
       ok: false,
       error: {
         code: 'validation_failed',
-        details: [
-          { field: 'media_urls', message: 'mastodon requires at least one image or video' },
-        ],
+        details: [{ field: 'media_urls', message: 'acme requires at least one image or video' }],
       },
     });
 
@@ -312,7 +307,7 @@ describe('a platform declared in this test only', () => {
         content: 'Hello fediverse',
         social_account_ids: [connection.id],
         media_urls: [IMAGE],
-        platform_options: { mastodon: { visibility: 'public' } },
+        platform_options: { acme: { visibility: 'public' } },
       },
       'now',
     );
@@ -331,11 +326,11 @@ describe('a platform declared in this test only', () => {
       status: 'published',
       targets: [
         {
-          platform: 'mastodon',
+          platform: 'acme',
           socialAccountId: connection.id,
           status: 'published',
           platformPostId: 'toot-1',
-          platformUrl: 'https://mastodon.example/@us/1',
+          platformUrl: 'https://acme.example/@us/1',
         },
       ],
     });

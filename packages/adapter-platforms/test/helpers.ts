@@ -1,5 +1,6 @@
 import type {
   Platform,
+  PlatformData,
   PlatformOptions,
   Post,
   PostTarget,
@@ -32,6 +33,7 @@ type SectionOverrides = {
   facebook?: Section;
   threads?: Section;
   bluesky?: Section;
+  mastodon?: Section;
 };
 
 /**
@@ -46,6 +48,7 @@ export function testConfig(
     pollTimeoutMs,
     requestTimeoutMs,
     mediaDispatcher,
+    mediaAllowPrivateNetworks,
     apiDispatcher,
     ...sections
   } = overrides;
@@ -87,6 +90,8 @@ export function testConfig(
     pollIntervalMs: pollIntervalMs ?? 5,
     pollTimeoutMs: pollTimeoutMs ?? 5_000,
     mediaDispatcher: mediaDispatcher ?? testMediaDispatcher,
+    // The fakes are on 127.0.0.1, like media: user-given servers (a Mastodon instance) too.
+    mediaAllowPrivateNetworks: mediaAllowPrivateNetworks ?? true,
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     ...(apiDispatcher === undefined ? {} : { apiDispatcher }),
   };
@@ -123,6 +128,8 @@ export interface RequestInput {
   accessToken?: string;
   refreshToken?: string | null;
   externalId?: string;
+  /** The connection's platform data (a Mastodon instance...). */
+  platformData?: PlatformData | null;
   resumeState?: ResumeState | null;
   /** An intent left by an earlier run (a crash after recordIntent). */
   intent?: PublishIntent | null;
@@ -199,6 +206,7 @@ export function makeRequest(input: RequestInput): Harness {
       accessToken: input.accessToken ?? 'access-1',
       refreshToken: input.refreshToken === undefined ? 'refresh-1' : input.refreshToken,
       tokenExpiresAt: null,
+      platformData: input.platformData ?? null,
     },
     saveProgress: async (state) => {
       progress.push(structuredClone(state));
@@ -240,6 +248,7 @@ export function afterCrash(previous: Harness, resumeState?: ResumeState | null):
     accessToken: latestTokens?.accessToken ?? connection.accessToken,
     refreshToken: latestTokens?.refreshToken ?? connection.refreshToken,
     externalId: connection.externalId,
+    platformData: connection.platformData,
     resumeState: resumeState === undefined ? last : resumeState,
     intent: previous.pendingIntent(),
     targetId: target.id,

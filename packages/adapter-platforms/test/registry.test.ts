@@ -86,8 +86,11 @@ describe('registry', () => {
       ]),
     );
     const registry = createPlatformRegistry({ ...config, settings });
-    // Platforms connected by credentials (bluesky) have no consent page.
-    const consented = registry.names.filter((name) => registry.credentials(name) === undefined);
+    // Platforms connected by credentials (bluesky) have no consent page, and one with connect
+    // fields has no consent host of its own (Mastodon: the instance).
+    const consented = registry.names.filter(
+      (name) => registry.credentials(name) === undefined && !registry.rules(name)?.connectFields,
+    );
     for (const platform of consented) {
       const consent = registry.oauth(platform)?.authorizationUrl({
         state: 'state',

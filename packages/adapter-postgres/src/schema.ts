@@ -9,6 +9,7 @@ import type {
   ConnectionStatus,
   DeliveryStatus,
   Platform,
+  PlatformData,
   PlatformOptions,
   PostSeriesStatus,
   PostStatus,
@@ -73,8 +74,20 @@ export interface SocialAccountsTable {
   sandbox: Generated<boolean>;
   /** Held by the worker renewing this connection's token (0003). */
   refresh_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The connector's non-secret facts about the connection (0010). */
+  platform_data: ColumnType<PlatformData | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** Apps registered per platform instance (0010). */
+export interface PlatformAppsTable {
+  id: string;
+  platform: Platform;
+  instance: string;
+  client_id: string;
+  client_secret_ciphertext: string;
+  created_at: Timestamp;
 }
 
 export interface OAuthStatesTable {
@@ -86,6 +99,8 @@ export interface OAuthStatesTable {
   code_verifier_ciphertext: string;
   browser_hash: string | null;
   return_url: string | null;
+  /** What the connector prepared from the connect fields (0010). */
+  connect_params: ColumnType<PlatformData | null, string | null | undefined, string | null>;
   expires_at: Timestamp;
   created_at: Timestamp;
 }
@@ -193,6 +208,7 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   oauth_states: OAuthStatesTable;
+  platform_apps: PlatformAppsTable;
   post_series: PostSeriesTable;
   post_series_occurrences: PostSeriesOccurrencesTable;
   social_account_slots: SocialAccountSlotsTable;

@@ -1,7 +1,8 @@
 /**
  * Re-encrypts every secret at rest with the current key (`pnpm cli secrets reencrypt`): the
- * connections' tokens, the webhooks' signing secrets (legacy plaintext ones are sealed), and
- * the PKCE verifiers of connect flows in progress. Afterwards the previous keys can go.
+ * connections' tokens, the webhooks' signing secrets (legacy plaintext ones are sealed),
+ * the PKCE verifiers of connect flows in progress, and the client secrets of apps registered on
+ * platform instances. Afterwards the previous keys can go.
  *
  * Rows are read a page at a time in id order. Each row is rewritten with a conditional UPDATE
  * (the stored values must still be the ones that were read), so a token renewed meanwhile by a
@@ -182,6 +183,34 @@ export async function reencryptSecrets(
           .set({ code_verifier_ciphertext: verifier ?? row.code_verifier_ciphertext })
           .where('id', '=', row.id)
           .where('code_verifier_ciphertext', '=', row.code_verifier_ciphertext)
+          .executeTakeFirst();
+        return result.numUpdatedRows > 0n;
+      },
+    },
+    report,
+  );
+
+  await rotateTable(
+    cipher,
+    {
+      table: 'platform_apps',
+      page: (after) =>
+        db
+          .selectFrom('platform_apps')
+          .select(['id', 'client_secret_ciphertext'])
+          .$if(after !== null, (q) => q.where('id', '>', after as string))
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      sealed: (row) => [
+        { value: row.client_secret_ciphertext, boundTo: secretBinding.appSecret(row.id) },
+      ],
+      async write(row, [secret]) {
+        const result = await db
+          .updateTable('platform_apps')
+          .set({ client_secret_ciphertext: secret ?? row.client_secret_ciphertext })
+          .where('id', '=', row.id)
+          .where('client_secret_ciphertext', '=', row.client_secret_ciphertext)
           .executeTakeFirst();
         return result.numUpdatedRows > 0n;
       },

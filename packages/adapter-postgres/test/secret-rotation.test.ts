@@ -12,6 +12,7 @@ import {
   createUuidV7Generator,
   createWebhook,
   openWebhookSecret,
+  registeredApps,
   SecretUnreadableError,
   secretBinding,
   type TokenCipher,
@@ -164,6 +165,28 @@ function describeRotation(name: string, open: () => Promise<Backend>) {
       // A second run finds nothing left to do.
       const again = await reencryptSecrets(db, newOnly);
       expect(again.reencrypted).toBe(0);
+    });
+
+    it('re-encrypts the client secrets of apps registered on platform instances', async () => {
+      const oldKey = randomBytes(32);
+      const newKey = randomBytes(32);
+      const instance = `https://${randomBytes(4).toString('hex')}.example`;
+      await registeredApps(depsWith(createAesGcmCipher(oldKey)), 'mastodon').keep(instance, {
+        clientId: 'client',
+        clientSecret: 'app-secret',
+      });
+      const report = await reencryptSecrets(
+        backend.handle.db,
+        createAesGcmCipher(newKey, { previous: [oldKey] }),
+      );
+      expect(report.unreadable.filter((row) => row.table === 'platform_apps')).toEqual([]);
+      const newOnly = registeredApps(depsWith(createAesGcmCipher(newKey)), 'mastodon');
+      expect(await newOnly.find(instance)).toEqual({
+        clientId: 'client',
+        clientSecret: 'app-secret',
+      });
+      const oldOnly = registeredApps(depsWith(createAesGcmCipher(oldKey)), 'mastodon');
+      await expect(oldOnly.find(instance)).rejects.toThrow(SecretUnreadableError);
     });
   });
 }

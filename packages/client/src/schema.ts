@@ -1294,6 +1294,7 @@ export interface operations {
                 | 'pinterest'
                 | 'threads'
                 | 'bluesky'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1420,13 +1421,27 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky, mastodon), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -1760,6 +1775,7 @@ export interface operations {
                 | 'pinterest'
                 | 'threads'
                 | 'bluesky'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -1886,13 +1902,27 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky, mastodon), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /**
                * Format: date-time
@@ -2854,8 +2884,22 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            mastodon?: {
+              /**
+               * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+               * @enum {string}
+               */
+              visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -3188,6 +3232,7 @@ export interface operations {
             | 'pinterest'
             | 'threads'
             | 'bluesky'
+            | 'mastodon'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -3312,13 +3357,27 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            mastodon?: {
+              /**
+               * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+               * @enum {string}
+               */
+              visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
           thread?: {
             content: string;
             media_urls?: string[];
           }[];
-          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
+          /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky, mastodon), or its first reply where the platform has replies but no comments */
           first_comment?: string;
           /**
            * Format: date-time
@@ -3561,6 +3620,7 @@ export interface operations {
               | 'pinterest'
               | 'threads'
               | 'bluesky'
+              | 'mastodon'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -3685,13 +3745,27 @@ export interface operations {
               } & {
                 [key: string]: unknown;
               };
+              mastodon?: {
+                /**
+                 * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                 * @enum {string}
+                 */
+                visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
             thread?: {
               content: string;
               media_urls?: string[];
             }[];
-            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
+            /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky, mastodon), or its first reply where the platform has replies but no comments */
             first_comment?: string;
             /**
              * Format: date-time
@@ -5213,6 +5287,7 @@ export interface operations {
                 | 'pinterest'
                 | 'threads'
                 | 'bluesky'
+                | 'mastodon'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -5339,13 +5414,27 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                mastodon?: {
+                  /**
+                   * @description Who sees the status (and its thread): public, unlisted, private (followers) or direct. Default: the account's own default
+                   * @enum {string}
+                   */
+                  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
               thread?: {
                 content: string;
                 media_urls?: string[];
               }[];
-              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky), or its first reply where the platform has replies but no comments */
+              /** @description A comment posted on the published post (instagram, youtube, linkedin, facebook, threads, bluesky, mastodon), or its first reply where the platform has replies but no comments */
               first_comment?: string;
               /** @description Not allowed here: scheduled posts go to POST /posts/schedule */
               scheduled_at?: unknown;
@@ -5844,7 +5933,8 @@ export interface operations {
             | 'facebook'
             | 'pinterest'
             | 'threads'
-            | 'bluesky';
+            | 'bluesky'
+            | 'mastodon';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -6433,11 +6523,14 @@ export interface operations {
             | 'facebook'
             | 'pinterest'
             | 'threads'
-            | 'bluesky';
+            | 'bluesky'
+            | 'mastodon';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
+          /** @description mastodon: the URL of the instance the account lives on, e.g. https://mastodon.social (https only; its origin is kept) */
+          instance?: string;
         };
       };
     };

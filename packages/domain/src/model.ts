@@ -76,8 +76,32 @@ export interface SocialAccount {
   status: ConnectionStatus;
   /** A sandbox connection never calls its platform (docs/connect.md#sandbox-connections). */
   sandbox: boolean;
+  /**
+   * Non-secret facts the platform's connector learnt at connect time and its publisher and
+   * rules need (a Mastodon connection's instance and that instance's post length). Absent or
+   * null: none (every other platform, a brought token, a sandbox connection).
+   */
+  platformData?: PlatformData | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A platform's own non-secret values about a connection or a connect flow: flat, JSON-safe. */
+export type PlatformData = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * An app this service registered on one instance of a platform whose every server is its own
+ * OAuth provider (Mastodon): registered on the first connect to that instance, reused after.
+ */
+export interface PlatformApp {
+  id: string;
+  platform: Platform;
+  /** The instance's origin (`https://mastodon.example`), as the connector normalised it. */
+  instance: string;
+  clientId: string;
+  /** Encrypted like tokens (bound to this row's id). */
+  clientSecretCiphertext: string;
+  createdAt: Date;
 }
 
 /** `platform_options.<platform>.sandbox_outcome`: how a sandbox target ends. */
@@ -102,6 +126,11 @@ export interface OAuthState {
   browserHash: string | null;
   /** Validated against CONNECT_RETURN_ORIGINS when the flow started. */
   returnUrl: string | null;
+  /**
+   * What the platform's connector prepared from the extra connect fields (the instance and the
+   * app's client id), handed to the consent URL and the code exchange. Absent or null: none.
+   */
+  connectParams?: PlatformData | null;
   expiresAt: Date;
   createdAt: Date;
 }

@@ -35,6 +35,7 @@ export const secretBinding = {
   refreshToken: (connectionId: string) => `social_accounts.refresh_token:${connectionId}`,
   webhookSecret: (webhookId: string) => `webhooks.secret:${webhookId}`,
   codeVerifier: (stateId: string) => `oauth_states.code_verifier:${stateId}`,
+  appSecret: (appId: string) => `platform_apps.client_secret:${appId}`,
 };
 
 /** Names a key inside ciphertexts without revealing it: a truncated hash under a fixed label. */

@@ -202,7 +202,12 @@ export async function createRuntime(
     closers.push({ name: 'media store', close: () => media.store.close() });
 
     const platforms = createPlatformRegistry(
-      { ...config.platforms, mediaDispatcher },
+      {
+        ...config.platforms,
+        mediaDispatcher,
+        // User-given API servers (a Mastodon instance) follow the media switch too.
+        mediaAllowPrivateNetworks: config.mediaAllowPrivateNetworks,
+      },
       PLATFORM_DESCRIPTORS,
     );
 

@@ -13,6 +13,7 @@ import { migration0006 } from './0006_webhook_secrets_sealed.ts';
 import { migration0007 } from './0007_post_series_and_slots.ts';
 import { migration0008 } from './0008_threads_and_first_comments.ts';
 import { migration0009 } from './0009_media.ts';
+import { migration0010 } from './0010_platform_apps_and_data.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0007_post_series_and_slots': migration0007,
   '0008_threads_and_first_comments': migration0008,
   '0009_media': migration0009,
+  '0010_platform_apps_and_data': migration0010,
 };

@@ -49,6 +49,7 @@ export const socialAccountColumns = [
   'social_accounts.scopes as scopes',
   'social_accounts.status as status',
   'social_accounts.sandbox as sandbox',
+  'social_accounts.platform_data as platformData',
   'social_accounts.created_at as createdAt',
   'social_accounts.updated_at as updatedAt',
 ] as const;

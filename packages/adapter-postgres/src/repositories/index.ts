@@ -8,6 +8,7 @@ import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
 import { createMediaRepository } from './media.ts';
 import { createOAuthStateRepository } from './oauth-states.ts';
+import { createPlatformAppRepository } from './platform-apps.ts';
 import { createPostRepository } from './posts.ts';
 import { createPostSeriesRepository } from './series.ts';
 import { createSlotRepository } from './slots.ts';
@@ -32,6 +33,7 @@ export function createRepositories(
     deliveries: createDeliveryRepository(db, options),
     idempotency: createIdempotencyRepository(db),
     oauthStates: createOAuthStateRepository(db),
+    platformApps: createPlatformAppRepository(db),
     series: createPostSeriesRepository(db),
     slots: createSlotRepository(db),
     media: createMediaRepository(db),

@@ -11,6 +11,7 @@ const oauthStateColumns = [
   'code_verifier_ciphertext as codeVerifierCiphertext',
   'browser_hash as browserHash',
   'return_url as returnUrl',
+  'connect_params as connectParams',
   'expires_at as expiresAt',
   'created_at as createdAt',
 ] as const;
@@ -33,6 +34,7 @@ export function createOAuthStateRepository(db: Kysely<Database>): OAuthStateRepo
           code_verifier_ciphertext: state.codeVerifierCiphertext,
           browser_hash: state.browserHash,
           return_url: state.returnUrl,
+          connect_params: state.connectParams ? JSON.stringify(state.connectParams) : null,
           expires_at: state.expiresAt,
           created_at: state.createdAt,
         })

@@ -48,6 +48,7 @@ export function createSocialAccountRepository(
           scopes: connection.scopes,
           status: connection.status,
           sandbox: connection.sandbox,
+          platform_data: jsonOrNull(connection.platformData),
           created_at: connection.createdAt,
           updated_at: connection.updatedAt,
         })
@@ -140,6 +141,9 @@ export function createSocialAccountRepository(
           refresh_token_ciphertext: fields.refreshTokenCiphertext,
           token_expires_at: fields.tokenExpiresAt,
           scopes: fields.scopes,
+          ...(fields.platformData === undefined
+            ? {}
+            : { platform_data: jsonOrNull(fields.platformData) }),
           status: 'active',
           refresh_lease_until: null,
           updated_at: at,
@@ -183,3 +187,7 @@ export function createSocialAccountRepository(
     },
   };
 }
+
+/** A jsonb value as written (JSON text), or SQL NULL for none. */
+const jsonOrNull = (value: object | null | undefined): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);

@@ -4,8 +4,13 @@
  * opened the consent, is the credential). The consent route is in oauth-authorize.ts.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type CoreDeps, completeConnect, startConnect } from '@social-publisher/domain';
-import { Type } from 'typebox';
+import {
+  type CoreDeps,
+  completeConnect,
+  type PlatformCatalog,
+  startConnect,
+} from '@social-publisher/domain';
+import { type TSchema, Type } from 'typebox';
 import { contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
 import {
@@ -21,10 +26,23 @@ import { sendConnectResult } from './connect-answer.ts';
 import { clearedFlowCookie, sentFlowCookie } from './connect-cookie.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
-const ConnectStartBody = (names: readonly string[]) =>
-  Type.Object(
+/**
+ * The body: the platform, and each platform's own connect fields (PlatformRules.connectFields,
+ * e.g. Mastodon's `instance`), optional here: which are required, and for which platform, is
+ * checked by the use case.
+ */
+const ConnectStartBody = (catalog: PlatformCatalog) => {
+  const extra: Record<string, TSchema> = {};
+  for (const name of catalog.names) {
+    for (const [field, schema] of Object.entries(
+      catalog.rules(name)?.connectFields?.properties ?? {},
+    )) {
+      extra[field] ??= Type.Optional(Type.Unsafe<unknown>({ ...schema }));
+    }
+  }
+  return Type.Object(
     {
-      platform: Type.Enum([...names]),
+      platform: Type.Enum([...catalog.names]),
       return_url: Type.Optional(
         Type.String({
           maxLength: 2048,
@@ -33,9 +51,11 @@ const ConnectStartBody = (names: readonly string[]) =>
         }),
       ),
       workspace_id: WorkspaceField,
+      ...extra,
     },
     { additionalProperties: false },
   );
+};
 
 const ConnectStartSchema = Type.Object({
   authorization_url: Type.String({
@@ -57,7 +77,7 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         description:
           "Answers the platform's consent URL. After consent the platform sends the browser to GET /oauth/callback/{platform}, which creates the connection(s) on this account. 400 platform_not_configured names the variables to set.",
         security: SECURED,
-        body: ConnectStartBody(deps.platforms.names),
+        body: ConnectStartBody(deps.platforms),
         response: {
           201: Data(ConnectStartSchema, 'The consent URL'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),

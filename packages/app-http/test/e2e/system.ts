@@ -32,6 +32,7 @@ import {
   type FakeFacebook,
   type FakeInstagram,
   type FakeLinkedin,
+  type FakeMastodon,
   type FakePinterest,
   type FakeThreads,
   type FakeTiktok,
@@ -43,6 +44,7 @@ import {
   startFakeFacebook,
   startFakeInstagram,
   startFakeLinkedin,
+  startFakeMastodon,
   startFakePinterest,
   startFakeThreads,
   startFakeTiktok,
@@ -94,6 +96,8 @@ export interface System {
   linkedin: FakeLinkedin;
   pinterest: FakePinterest;
   threads: FakeThreads;
+  /** One Mastodon instance (users name it when connecting: no settings point at it). */
+  mastodon: FakeMastodon;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -235,6 +239,7 @@ const FAST = {
   LINKEDIN_RATE_LIMIT: 'off',
   PINTEREST_RATE_LIMIT: 'off',
   THREADS_RATE_LIMIT: 'off',
+  MASTODON_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -286,19 +291,31 @@ export async function startSystem(options: StartOptions): Promise<System> {
   };
 
   try {
-    const [tiktok, instagram, youtube, x, facebook, linkedin, pinterest, threads, media, receiver] =
-      await Promise.all([
-        startFakeTiktok(options.fakes?.tiktok),
-        startFakeInstagram(),
-        startFakeYoutube(),
-        startFakeX(options.fakes?.x),
-        startFakeFacebook(),
-        startFakeLinkedin(),
-        startFakePinterest(),
-        startFakeThreads(),
-        startMediaServer(),
-        startReceiver(),
-      ]);
+    const [
+      tiktok,
+      instagram,
+      youtube,
+      x,
+      facebook,
+      linkedin,
+      pinterest,
+      threads,
+      mastodon,
+      media,
+      receiver,
+    ] = await Promise.all([
+      startFakeTiktok(options.fakes?.tiktok),
+      startFakeInstagram(),
+      startFakeYoutube(),
+      startFakeX(options.fakes?.x),
+      startFakeFacebook(),
+      startFakeLinkedin(),
+      startFakePinterest(),
+      startFakeThreads(),
+      startFakeMastodon(),
+      startMediaServer(),
+      startReceiver(),
+    ]);
     cleanups.push(
       () => tiktok.close(),
       () => x.close(),
@@ -306,6 +323,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       () => linkedin.close(),
       () => pinterest.close(),
       () => threads.close(),
+      () => mastodon.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -463,6 +481,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       linkedin,
       pinterest,
       threads,
+      mastodon,
       media,
       receiver,
       worker,
@@ -479,6 +498,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'linkedin', requests: linkedin.requests },
         { name: 'pinterest', requests: pinterest.requests },
         { name: 'threads', requests: threads.requests },
+        { name: 'mastodon', requests: mastodon.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

@@ -1,6 +1,7 @@
 import type { Problem } from '../errors.ts';
 import type {
   Platform,
+  PlatformData,
   PlatformOptions,
   Post,
   PostTarget,
@@ -19,6 +20,8 @@ export interface PublishConnection {
   accessToken: string;
   refreshToken: string | null;
   tokenExpiresAt: Date | null;
+  /** What the connector stored about the connection (its instance...); null: nothing. */
+  platformData: PlatformData | null;
 }
 
 export interface RefreshedTokens {
@@ -108,6 +111,12 @@ export interface PlatformPublisher {
   readonly platform: Platform;
   /** Platform-specific checks beyond the shared rules (field paths as in the request body). */
   validate(draft: PostDraft): Problem[];
+  /**
+   * Checks that depend on one target connection's platform data (a Mastodon instance's own
+   * post length), once per connection the post goes to; `field` names that connection in the
+   * request. Absent: the platform's rules are the same for every connection.
+   */
+  validateFor?(draft: PostDraft, platformData: PlatformData | null, field: string): Problem[];
   /** Publishes one target from scratch. */
   publish(request: PublishRequest): Promise<PublishOutcome>;
   /**
@@ -143,6 +152,15 @@ export interface PlatformRules {
   readonly replies?: boolean;
   /** Comments on one's own posts can be published: the platform takes a `first_comment`. */
   readonly comments?: boolean;
+  /**
+   * Extra fields of POST /social-accounts/connect this platform takes (field name -> JSON
+   * Schema; the HTTP schema shows them), and which of them it requires. The connector's
+   * `prepare` reads them.
+   */
+  readonly connectFields?: {
+    readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+    readonly required: readonly string[];
+  };
   /**
    * JSON Schema of `platform_options.<name>` (the HTTP schema and OpenAPI show it). The
    * domain never interprets it: `validateOptions` is the rule.

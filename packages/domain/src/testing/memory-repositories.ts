@@ -3,6 +3,7 @@ import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accoun
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
 import { memoryMediaRepository } from './memory-media.ts';
 import { memoryOAuthStateRepository } from './memory-oauth-states.ts';
+import { memoryPlatformAppRepository } from './memory-platform-apps.ts';
 import { memoryPostRepository } from './memory-posts.ts';
 import { memoryPostSeriesRepository, memorySlotRepository } from './memory-series.ts';
 import { memorySocialAccountRepository } from './memory-social-accounts.ts';
@@ -32,6 +33,7 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     deliveries: withFaults(store, 'deliveries', memoryDeliveryRepository(store)),
     idempotency: withFaults(store, 'idempotency', memoryIdempotencyRepository(store)),
     oauthStates: withFaults(store, 'oauthStates', memoryOAuthStateRepository(store)),
+    platformApps: withFaults(store, 'platformApps', memoryPlatformAppRepository(store)),
     series: withFaults(store, 'series', memoryPostSeriesRepository(store)),
     slots: withFaults(store, 'slots', memorySlotRepository(store)),
     media: withFaults(store, 'media', memoryMediaRepository(store)),

@@ -5,6 +5,7 @@ import type {
   DeliveryAttempt,
   Membership,
   OAuthState,
+  PlatformApp,
   Post,
   PostTarget,
   SocialAccount,
@@ -32,6 +33,8 @@ export interface MemoryTables {
   idempotency: Map<string, IdempotencyRecord>;
   /** Keyed by state hash. */
   oauthStates: Map<string, OAuthState>;
+  /** Keyed `${platform}/${instance}`. */
+  platformApps: Map<string, PlatformApp>;
   /** Token refresh leases by connection id (a column of social_accounts in PostgreSQL). */
   refreshLeases: Map<string, Date>;
   postSeries: Map<string, PostSeries>;
@@ -57,6 +60,7 @@ const emptyTables = (): MemoryTables => ({
   attempts: new Map(),
   idempotency: new Map(),
   oauthStates: new Map(),
+  platformApps: new Map(),
   refreshLeases: new Map(),
   postSeries: new Map(),
   seriesOccurrences: new Map(),

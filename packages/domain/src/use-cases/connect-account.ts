@@ -12,19 +12,28 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../deps.ts';
 import { type DomainError, type Problem, validationFailed } from '../errors.ts';
-import type { AccountContext, OAuthState, Platform, SocialAccount } from '../model.ts';
+import type {
+  AccountContext,
+  OAuthState,
+  Platform,
+  PlatformData,
+  SocialAccount,
+} from '../model.ts';
 import type { ConnectedIdentity, PlatformOAuth } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { isKnownPlatform, platformChoices } from '../rules/platform-options.ts';
 import { isAbsent, typeName } from '../rules/shape.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { browserMatches } from './connect-browser.ts';
+import { registeredApps } from './platform-apps.ts';
 
 export const CONNECT_STATE_TTL_MS = 10 * 60_000;
 
 export interface StartConnectInput {
   platform?: unknown;
   return_url?: unknown;
+  /** The platform's own connect fields (PlatformRules.connectFields), e.g. `instance`. */
+  [field: string]: unknown;
 }
 
 export interface ConnectStart {
@@ -104,21 +113,66 @@ export function connectorOf(deps: CoreDeps, platform: Platform): PlatformOAuth |
   return connector;
 }
 
+const BASE_FIELDS = new Set(['platform', 'return_url']);
+
+/**
+ * The platform's own connect fields in `input`: each given one must be one the platform
+ * declares, each it requires must be given (the connector's `prepare` checks their values).
+ */
+function connectFieldsOf(
+  deps: CoreDeps,
+  platform: Platform,
+  input: StartConnectInput,
+): { fields: Record<string, unknown>; problems: Problem[] } {
+  const declared = deps.platforms.rules(platform)?.connectFields;
+  const fields: Record<string, unknown> = {};
+  const problems: Problem[] = [];
+  for (const [field, value] of Object.entries(input)) {
+    if (BASE_FIELDS.has(field) || value === undefined) continue;
+    if (declared?.properties[field] === undefined) {
+      problems.push({ field, message: `is not taken when connecting ${platform} accounts` });
+    } else fields[field] = value;
+  }
+  for (const field of declared?.required ?? []) {
+    if (isAbsent(fields[field])) {
+      problems.push({ field, message: `is required to connect ${platform} accounts` });
+    }
+  }
+  return { fields, problems };
+}
+
 /** POST /social-accounts/connect: the consent URL for the account in `ctx`. */
 export async function startConnect(
   deps: CoreDeps,
   ctx: AccountContext,
   input: StartConnectInput,
+  signal?: AbortSignal,
 ): Promise<Result<ConnectStart, DomainError>> {
   const problems: Problem[] = [];
-  if (!isKnownPlatform(deps.platforms, input.platform)) {
-    problems.push({ field: 'platform', message: platformChoices(deps.platforms) });
-  }
+  const known = isKnownPlatform(deps.platforms, input.platform);
+  if (!known) problems.push({ field: 'platform', message: platformChoices(deps.platforms) });
   problems.push(...returnUrlProblems(deps, input.return_url));
+  const extra = known ? connectFieldsOf(deps, input.platform as Platform, input) : null;
+  if (extra) problems.push(...extra.problems);
   if (problems.length > 0) return err(validationFailed(problems));
   const platform = input.platform as Platform;
   const connector = connectorOf(deps, platform);
   if ('code' in connector) return err(connector);
+
+  // A platform with its own connect fields readies the flow first (e.g. its app on an instance).
+  let connectParams: PlatformData | null = null;
+  if (connector.prepare) {
+    const prepared = await connector.prepare(
+      {
+        fields: extra?.fields ?? {},
+        redirectUri: callbackUrl(deps, platform),
+        apps: registeredApps(deps, platform),
+      },
+      signal,
+    );
+    if (!prepared.ok) return err(validationFailed(prepared.problems));
+    connectParams = prepared.params;
+  }
 
   const state = base64url(randomBytes(32));
   const verifier = base64url(randomBytes(32));
@@ -134,6 +188,7 @@ export async function startConnect(
     codeVerifierCiphertext: deps.cipher.encrypt(verifier, secretBinding.codeVerifier(id)),
     browserHash: null,
     returnUrl: typeof input.return_url === 'string' ? input.return_url : null,
+    connectParams,
     expiresAt,
     createdAt: now,
   };
@@ -197,6 +252,7 @@ export async function saveIdentity(
         : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(id)),
     tokenExpiresAt: tokens.expiresAt,
     scopes: tokens.scopes,
+    ...(identity.platformData ? { platformData: identity.platformData } : {}),
   });
   const existing = await deps.repos.socialAccounts.findByExternalId(
     state.accountId,
@@ -218,6 +274,7 @@ export async function saveIdentity(
     ...fields,
     status: 'active',
     sandbox: false,
+    platformData: identity.platformData ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -302,6 +359,8 @@ export async function completeConnect(
       code: query.code,
       codeVerifier,
       redirectUri: callbackUrl(deps, platform),
+      ...(state.connectParams ? { params: state.connectParams } : {}),
+      apps: registeredApps(deps, platform),
     },
     signal,
   );

@@ -9,7 +9,6 @@ import {
 import {
   type Actor,
   EDITABLE_POST_STATUSES,
-  type Platform,
   type PostStatus,
   type PostWithTargets,
   TERMINAL_POST_STATUSES,
@@ -20,7 +19,14 @@ import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, validateCreatePost } from '../rules/post-rules.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
 import { resolveTargets } from './post-targets.ts';
-import { draftOf, getPost, newTarget, publisherProblems, uniqueProblems } from './posts.ts';
+import {
+  draftOf,
+  getPost,
+  newTarget,
+  publisherProblems,
+  type TargetToCheck,
+  uniqueProblems,
+} from './posts.ts';
 
 /** The body of `PATCH /posts/:id`: every field optional, each one replaces the stored value. */
 export interface EditPostInput {
@@ -83,12 +89,21 @@ async function planEdit(deps: CoreDeps, post: PostWithTargets, input: EditPostIn
   const wanted = new Set(list);
   const kept = post.targets.filter((target) => wanted.has(target.socialAccountId));
   const fieldOfKept = (id: string) => `social_account_ids[${list.indexOf(id)}]`;
-  const targetPlatforms: Array<{ platform: Platform; field: string }> = [
+  // A kept connection's platform data, when it still resolves (per-connection rules).
+  const dataOf = new Map(
+    resolved.targets.map(({ connection }) => [connection.id, connection.platformData ?? null]),
+  );
+  const targetPlatforms: TargetToCheck[] = [
     ...kept.map((target) => ({
       platform: target.platform,
       field: fieldOfKept(target.socialAccountId),
+      platformData: dataOf.get(target.socialAccountId) ?? null,
     })),
-    ...added.map(({ connection, field }) => ({ platform: connection.platform, field })),
+    ...added.map(({ connection, field }) => ({
+      platform: connection.platform,
+      field,
+      platformData: connection.platformData ?? null,
+    })),
   ];
   const draft = draftOf(merged);
   // A post that stays unscheduled is checked as one published now; one given a time, as one

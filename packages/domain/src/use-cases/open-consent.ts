@@ -84,6 +84,7 @@ export async function openConsent(
     state,
     redirectUri: callbackUrl(deps, platform),
     codeChallenge: codeChallengeOf(codeVerifier),
+    ...(flow.connectParams ? { params: flow.connectParams } : {}),
   });
   return { ok: true, platformUrl, browserNonce: nonce, expiresAt: flow.expiresAt };
 }

@@ -56,20 +56,37 @@ function threadOf(value: unknown): ThreadPart[] | null {
   return parts;
 }
 
-/** Rules each target platform's publisher adds, and platforms this deployment cannot serve. */
+/** A connection a post goes to, as the publisher rules see it. */
+export interface TargetToCheck {
+  platform: Platform;
+  /** Where the request names it (`social_account_ids[0]`, `platforms[1]`). */
+  field: string;
+  /** Its platform data (null or absent: none), for rules that differ per connection. */
+  platformData?: SocialAccount['platformData'];
+}
+
+/**
+ * Rules each target platform's publisher adds (once per platform, then once per connection
+ * where they depend on it), and platforms this deployment cannot serve.
+ */
 export function publisherProblems(
   deps: CoreDeps,
-  targets: ReadonlyArray<{ platform: Platform; field: string }>,
+  targets: readonly TargetToCheck[],
   draft: PostDraft | null,
 ): Problem[] {
   const problems: Problem[] = [];
   const checked = new Set<Platform>();
-  for (const { platform, field } of targets) {
-    if (checked.has(platform)) continue;
-    checked.add(platform);
+  for (const { platform, field, platformData } of targets) {
     const publisher = deps.platforms.get(platform);
-    if (!publisher) problems.push({ field, message: `publishing to ${platform} is not available` });
-    else if (draft) problems.push(...publisher.validate(draft));
+    if (!checked.has(platform)) {
+      checked.add(platform);
+      if (!publisher) {
+        problems.push({ field, message: `publishing to ${platform} is not available` });
+      } else if (draft) problems.push(...publisher.validate(draft));
+    }
+    if (publisher?.validateFor && draft) {
+      problems.push(...publisher.validateFor(draft, platformData ?? null, field));
+    }
   }
   return problems;
 }
@@ -137,7 +154,11 @@ export async function preparePost(
     ...resolved.problems,
     ...publisherProblems(
       deps,
-      resolved.targets.map(({ connection, field }) => ({ platform: connection.platform, field })),
+      resolved.targets.map(({ connection, field }) => ({
+        platform: connection.platform,
+        field,
+        platformData: connection.platformData ?? null,
+      })),
       draft,
     ),
     // Our own media are looked up, not fetched: each must be a live upload of this account.

@@ -119,6 +119,7 @@ function buildRequest(
               secretBinding.refreshToken(connection.id),
             ),
       tokenExpiresAt: connection.tokenExpiresAt,
+      platformData: connection.platformData ?? null,
     },
     saveProgress: (state) => {
       own = state;

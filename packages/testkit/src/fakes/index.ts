@@ -56,6 +56,16 @@ export {
   startFakeLinkedin,
 } from './linkedin.ts';
 export {
+  type FakeMastodon,
+  type FakeMastodonOptions,
+  type MastodonApp,
+  type MastodonError,
+  type MastodonMedia,
+  type MastodonScript,
+  type MastodonStatus,
+  startFakeMastodon,
+} from './mastodon.ts';
+export {
   type MediaScript,
   type MediaServer,
   matchesPattern,

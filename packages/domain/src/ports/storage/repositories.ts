@@ -4,6 +4,7 @@ import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
 import type { MediaRepository } from './media.ts';
 import type { OAuthStateRepository } from './oauth-states.ts';
+import type { PlatformAppRepository } from './platform-apps.ts';
 import type { PostRepository } from './posts.ts';
 import type { PostSeriesRepository } from './series.ts';
 import type { SlotRepository } from './slots.ts';
@@ -19,6 +20,7 @@ export interface Repositories {
   deliveries: DeliveryRepository;
   idempotency: IdempotencyRepository;
   oauthStates: OAuthStateRepository;
+  platformApps: PlatformAppRepository;
   series: PostSeriesRepository;
   slots: SlotRepository;
   media: MediaRepository;

@@ -1,4 +1,4 @@
-import type { Platform, SocialAccount } from '../../model.ts';
+import type { Platform, PlatformData, SocialAccount } from '../../model.ts';
 
 export interface SocialAccountRepository {
   insert(connection: SocialAccount): Promise<void>;
@@ -43,4 +43,6 @@ export interface ReconnectFields {
   refreshTokenCiphertext: string | null;
   tokenExpiresAt: Date | null;
   scopes: string[];
+  /** The platform's facts as read again by this consent (absent: left as they are). */
+  platformData?: PlatformData | null;
 }

@@ -11,6 +11,7 @@ import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
 import { describeMediaRepositoryContract } from './storage-media.ts';
 import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
+import { describePlatformAppRepositoryContract } from './storage-platform-apps.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
@@ -28,5 +29,6 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeIdempotencyRepositoryContract(name, setup);
   describeOAuthStateRepositoryContract(name, setup);
   describeMediaRepositoryContract(name, setup);
+  describePlatformAppRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }

@@ -148,6 +148,7 @@ export function makeSocialAccount(
     scopes: ['video.publish'],
     status: 'active',
     sandbox: false,
+    platformData: null,
     createdAt,
     updatedAt: createdAt,
     ...overrides,

@@ -34,6 +34,7 @@ export function describeOAuthStateRepositoryContract(name: string, setup: Storag
         codeVerifierCiphertext: 'v1.nonce.cipher.tag',
         browserHash: null,
         returnUrl: 'https://app.example.com/done?x=1',
+        connectParams: null,
         expiresAt: plus(createdAt, 600_000),
         createdAt,
         ...overrides,

@@ -1,0 +1,225 @@
+/**
+ * Mastodon end to end, in both modes: a client names an instance when connecting; the service
+ * registers its app there once (reused by later connects), the browser consents with PKCE, the
+ * callback makes the connection with its instance and that instance's status length; posts
+ * are checked against that length and published (a thread as replies, under Idempotency-Keys)
+ * by the worker to the fake instance.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../testkit/src/index.ts';
+import type { PostJson } from '../src/schemas/posts.ts';
+import {
+  PUBLIC_BASE_URL,
+  RETURN_ORIGIN,
+  type System,
+  startSystem,
+  unavailable,
+  waitFor,
+} from './e2e/system.ts';
+
+interface Connection {
+  id: string;
+  platform: string;
+  external_id: string;
+  display_name: string | null;
+  status: string;
+  scopes: string[];
+}
+
+const browse = (url: string, cookie?: string) =>
+  fetch(url, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
+
+/** A URL under PUBLIC_BASE_URL, on the API's real port. */
+function onApi(system: System, url: string): string {
+  const parsed = new URL(url);
+  expect(parsed.origin).toBe(PUBLIC_BASE_URL);
+  return `${system.api.baseUrl}${parsed.pathname}${parsed.search}`;
+}
+
+async function connect(system: System, instance: string) {
+  const started = await system.api.call<{ data: { authorization_url: string; state: string } }>(
+    'POST',
+    '/social-accounts/connect',
+    { platform: 'mastodon', instance, return_url: `${RETURN_ORIGIN}/connected` },
+  );
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  // Our consent link: the browser's cookie, then the instance's own consent page.
+  const opened = await browse(onApi(system, started.body.data.authorization_url));
+  expect(opened.status).toBe(302);
+  const cookie = opened.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const consentUrl = new URL(opened.headers.get('location') ?? '');
+  const consent = await browse(consentUrl.toString());
+  expect(consent.status).toBe(302);
+  const callback = await browse(onApi(system, consent.headers.get('location') ?? ''), cookie);
+  expect(callback.status).toBe(302);
+  const back = new URL(callback.headers.get('location') ?? '');
+  expect(back.searchParams.get('error_description')).toBeNull();
+  const ids = (back.searchParams.get('social_account_ids') ?? '').split(',');
+  return { consentUrl, ids };
+}
+
+async function published(system: System, id: string): Promise<PostJson> {
+  return waitFor('the post to end', async () => {
+    const post = await system.api.call<{ data: PostJson }>('GET', `/posts/${id}`);
+    return ['published', 'failed', 'partial'].includes(post.body.data.status)
+      ? post.body.data
+      : undefined;
+  });
+}
+
+function defineMastodonScenarios(get: () => System): void {
+  it('connects on any instance: app registered once, PKCE, then a thread published', async () => {
+    const system = get();
+    const fake = system.mastodon;
+    const apps = fake.apps.length;
+    const { consentUrl, ids } = await connect(system, `${fake.baseUrl}/about?ref=x`);
+    expect(fake.apps).toHaveLength(apps + 1);
+    expect(fake.apps.at(-1)?.redirectUris).toBe(`${PUBLIC_BASE_URL}/oauth/callback/mastodon`);
+    expect(`${consentUrl.origin}${consentUrl.pathname}`).toBe(`${fake.baseUrl}/oauth/authorize`);
+    expect(consentUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(consentUrl.searchParams.get('scope')).toBe('read:accounts write:statuses write:media');
+
+    const listed = await system.api.call<{ data: Connection[] }>('GET', '/social-accounts');
+    const connection = listed.body.data.find((c) => c.id === ids[0]);
+    const host = new URL(fake.baseUrl).host;
+    expect(connection).toMatchObject({
+      platform: 'mastodon',
+      external_id: `${fake.account.id}@${host}`,
+      display_name: `@fake@${host}`,
+      status: 'active',
+    });
+
+    // A second connect to the same instance reuses the app: a reconnect, same connection.
+    const again = await connect(system, fake.baseUrl);
+    expect(fake.apps).toHaveLength(apps + 1);
+    expect(again.ids).toEqual(ids);
+
+    const statuses = fake.statuses.length;
+    const created = await system.api.call<{ data: PostJson }>('POST', '/posts', {
+      content: `Hello from ${system.mode}`,
+      social_account_ids: ids,
+      media_urls: [system.media.url('mastodon-e2e.jpg', 4096)],
+      thread: [{ content: 'Second' }, { content: 'Third' }],
+      platform_options: { mastodon: { visibility: 'unlisted' } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await published(system, created.body.data.id);
+    expect(done.status).toBe('published');
+    const target = done.post_targets[0];
+    const posted = fake.statuses.slice(statuses);
+    expect(posted.map((s) => s.id)).toEqual([
+      target?.platform_post_id,
+      ...(target?.thread_post_ids ?? []),
+    ]);
+    expect(posted[1]?.inReplyToId).toBe(posted[0]?.id);
+    expect(posted[2]?.inReplyToId).toBe(posted[1]?.id);
+    expect(posted.every((s) => s.visibility === 'unlisted' && s.idempotencyKey !== null)).toBe(
+      true,
+    );
+    expect(posted[0]?.mediaIds).toHaveLength(1);
+  });
+
+  it("refuses a post too long for the connection's instance, naming its limit", async () => {
+    const system = get();
+    const { ids } = await connect(system, system.mastodon.baseUrl);
+    const checked = await system.api.call<{
+      data: { valid: boolean; problems: Array<{ field: string; message: string }> };
+    }>('POST', '/posts/validate', { content: 'x'.repeat(501), social_account_ids: ids });
+    expect(checked.status).toBe(200);
+    expect(checked.body.data.valid).toBe(false);
+    expect(checked.body.data.problems).toContainEqual({
+      field: 'content',
+      message: `is 501 characters: Mastodon statuses on ${system.mastodon.baseUrl} are limited to 500 characters`,
+    });
+    const created = await system.api.call<{ error: { code: string } }>('POST', '/posts', {
+      content: 'x'.repeat(501),
+      social_account_ids: ids,
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error.code).toBe('validation_failed');
+  });
+
+  it('a sandbox connection: the default length of 500, published without calling an instance', async () => {
+    const system = get();
+    const sandbox = await system.api.call<{ data: { id: string; sandbox: boolean } }>(
+      'POST',
+      '/social-accounts',
+      { platform: 'mastodon', sandbox: true },
+    );
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
+    const ids = [sandbox.body.data.id];
+    const tooLong = await system.api.call('POST', '/posts', {
+      content: 'x'.repeat(501),
+      social_account_ids: ids,
+    });
+    expect(tooLong.status).toBe(400);
+    const before = system.mastodon.requests.length;
+    const created = await system.api.call<{ data: PostJson }>('POST', '/posts', {
+      content: 'x'.repeat(500),
+      social_account_ids: ids,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await published(system, created.body.data.id);
+    expect(done.status).toBe('published');
+    expect(done.post_targets[0]?.platform_post_id).toMatch(/^sandbox-/);
+    expect(system.mastodon.requests.length).toBe(before);
+  });
+
+  it('bad connect input is a clear 400, and nothing reaches the instance', async () => {
+    const system = get();
+    const before = system.mastodon.requests.length;
+    const refused = async (body: Record<string, unknown>, field: string) => {
+      const answer = await system.api.call<{
+        error: { code: string; details?: Array<{ field: string; message: string }> };
+      }>('POST', '/social-accounts/connect', body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(answer.body.error)).toContain(field);
+    };
+    await refused({ platform: 'mastodon' }, 'instance');
+    await refused({ platform: 'mastodon', instance: 'not a url' }, 'instance');
+    await refused({ platform: 'mastodon', instance: 'ftp://mastodon.example' }, 'instance');
+    await refused({ platform: 'twitter', instance: system.mastodon.baseUrl }, 'instance');
+    await refused({ platform: 'mastodon', instance: 42 }, 'instance');
+    expect(system.mastodon.requests.length).toBe(before);
+  });
+}
+
+describe('mastodon, embedded mode', () => {
+  let system: System | undefined;
+  beforeAll(async () => {
+    system = await startSystem({ mode: 'embedded' });
+  }, 60_000);
+  afterAll(async () => {
+    await system?.close();
+  }, 60_000);
+  defineMastodonScenarios(() => {
+    if (!system) throw new Error('no system');
+    return system;
+  });
+});
+
+const database = await createTestDatabase();
+const skipReason = await unavailable('production', database);
+if (skipReason) await database.drop();
+
+describe.skipIf(skipReason)(
+  `mastodon, production mode${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let system: System | undefined;
+    beforeAll(async () => {
+      system = await startSystem({ mode: 'production', databaseUrl: database.url });
+    }, 60_000);
+    afterAll(async () => {
+      try {
+        await system?.close();
+      } finally {
+        await database.drop();
+      }
+    }, 60_000);
+    defineMastodonScenarios(() => {
+      if (!system) throw new Error('no system');
+      return system;
+    });
+  },
+);
