@@ -16,7 +16,7 @@ import {
   type Result,
   uploadMedia,
 } from '@social-publisher/domain';
-import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { fromDomainError, HttpError, unwrap } from '../errors.ts';
@@ -87,6 +87,21 @@ function closeAfterAnswer(reply: FastifyReply): void {
   reply.header('Connection', 'close');
 }
 
+/**
+ * A client that goes away mid-upload ends the request without ending its body stream (a pipe
+ * passes no errors on): the upload's source is failed instead, so the store's write stops and
+ * its partial object is removed rather than waiting forever.
+ */
+function failWhenClientGoes(request: FastifyRequest, source: () => Readable | null): () => void {
+  const raw = request.raw;
+  const gone = () => {
+    if (raw.complete) return;
+    source()?.destroy(new HttpError(400, 'bad_request', 'the upload ended before its last byte'));
+  };
+  raw.once('close', gone);
+  return () => raw.off('close', gone);
+}
+
 export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   // The body stays a stream all the way to the store.
   app.addContentTypeParser([...RAW_TYPES, MULTIPART], (_request, payload, done) => {
@@ -130,31 +145,38 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const query = request.query as { workspace_id?: string; filename?: string };
       const ctx = await contextOf(deps, request, query.workspace_id);
       const length = Number(request.headers['content-length']);
+      let source: Readable | null = body;
+      const stopWatching = failWhenClientGoes(request, () => source);
       let result: Result<Media, DomainError>;
-      if (type === MULTIPART) {
-        if (Number.isFinite(length) && maxBytes > 0 && length > maxBytes + 1024 * 1024) {
-          closeAfterAnswer(reply);
-          throw fromDomainError({
-            code: 'media_too_large',
-            message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+      try {
+        if (type === MULTIPART) {
+          if (Number.isFinite(length) && maxBytes > 0 && length > maxBytes + 1024 * 1024) {
+            closeAfterAnswer(reply);
+            throw fromDomainError({
+              code: 'media_too_large',
+              message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+            });
+          }
+          const part = await multipartFile(body, request.headers).catch((error: unknown) => {
+            closeAfterAnswer(reply);
+            throw error;
+          });
+          source = part.file;
+          result = await uploadMedia(deps, ctx, {
+            body: part.file,
+            contentType: part.contentType,
+            filename: query.filename ?? part.filename,
+          });
+        } else {
+          result = await uploadMedia(deps, ctx, {
+            body,
+            contentType: type,
+            filename: query.filename ?? null,
+            declaredBytes: Number.isFinite(length) ? length : null,
           });
         }
-        const part = await multipartFile(body, request.headers).catch((error: unknown) => {
-          closeAfterAnswer(reply);
-          throw error;
-        });
-        result = await uploadMedia(deps, ctx, {
-          body: part.file,
-          contentType: part.contentType,
-          filename: query.filename ?? part.filename,
-        });
-      } else {
-        result = await uploadMedia(deps, ctx, {
-          body,
-          contentType: type,
-          filename: query.filename ?? null,
-          declaredBytes: Number.isFinite(length) ? length : null,
-        });
+      } finally {
+        stopWatching();
       }
       if (!result.ok) {
         // The rest of the body is not read: answered, then the connection is closed.
