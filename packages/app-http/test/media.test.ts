@@ -157,6 +157,15 @@ describe('POST /media', () => {
       });
       expectError(response, 413, 'media_too_large');
       expect(response.headers.connection).toBe('close');
+      // Refused before the body is read (here: no credential): the connection is closed too.
+      const anonymous = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: { 'content-type': 'video/mp4' },
+        payload: png,
+      });
+      expectError(anonymous, 401);
+      expect(anonymous.headers.connection).toBe('close');
       expect(small.deps.media.store.objects.size).toBe(0);
     } finally {
       await small.close();

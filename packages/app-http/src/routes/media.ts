@@ -79,15 +79,6 @@ const isStream = (value: unknown): value is Readable =>
   typeof (value as Readable | undefined)?.pipe === 'function';
 
 /**
- * A refused upload whose body was not read to its end: the answer goes out with
- * `Connection: close`, and Node closes the connection once it is written instead of reading
- * (up to gigabytes of) the rest to keep the connection.
- */
-function closeAfterAnswer(reply: FastifyReply): void {
-  reply.header('Connection', 'close');
-}
-
-/**
  * A client that goes away mid-upload ends the request without ending its body stream (a pipe
  * passes no errors on): the upload's source is failed instead, so the store's write stops and
  * its partial object is removed rather than waiting forever.
@@ -114,6 +105,13 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     '/media',
     {
       config: { bodyTimeout: 'media' },
+      // Any answer given before the body was read to its end (a refusal of the credential, the
+      // workspace, the type or the size) goes out with `Connection: close`: Node then closes
+      // the connection once it is written instead of reading (up to gigabytes of) the rest.
+      onSend: async (request, reply, payload) => {
+        if (!request.raw.complete) reply.header('Connection', 'close');
+        return payload;
+      },
       // Fastify's JSON bound does not apply: the domain meters the bytes (MEDIA_MAX_BYTES).
       bodyLimit: Math.max(maxBytes + 1024 * 1024, 1024 * 1024),
       schema: {
@@ -134,7 +132,6 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     async (request, reply) => {
       const type = bareContentType(request.headers['content-type']);
       if (!isStream(request.body)) {
-        closeAfterAnswer(reply);
         throw new HttpError(
           415,
           'unsupported_media_type',
@@ -151,16 +148,12 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       try {
         if (type === MULTIPART) {
           if (Number.isFinite(length) && maxBytes > 0 && length > maxBytes + 1024 * 1024) {
-            closeAfterAnswer(reply);
             throw fromDomainError({
               code: 'media_too_large',
               message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
             });
           }
-          const part = await multipartFile(body, request.headers).catch((error: unknown) => {
-            closeAfterAnswer(reply);
-            throw error;
-          });
+          const part = await multipartFile(body, request.headers);
           source = part.file;
           result = await uploadMedia(deps, ctx, {
             body: part.file,
@@ -178,11 +171,8 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       } finally {
         stopWatching();
       }
-      if (!result.ok) {
-        // The rest of the body is not read: answered, then the connection is closed.
-        closeAfterAnswer(reply);
-        throw fromDomainError(result.error);
-      }
+      // A refusal leaves the rest of the body unread: see onSend above.
+      if (!result.ok) throw fromDomainError(result.error);
       reply.header('Location', `/media/${result.value.id}`);
       return reply.code(201).send({ data: presentMedia(result.value, baseUrl) });
     },
