@@ -16,7 +16,7 @@ import {
   type Result,
   uploadMedia,
 } from '@social-publisher/domain';
-import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { fromDomainError, HttpError, unwrap } from '../errors.ts';
