@@ -2,13 +2,16 @@
  * Hosted media end to end, in both modes, through the HTTP API on a real socket: POST /media
  * (raw bytes), GET /media/:id, the public url (HEAD, Range, no credential), a post to the fake
  * TikTok whose video_url is that url (pulled back byte for byte), DELETE (409 while a post that
- * is not finished uses it, 404 after), and the retention sweep (store and database).
+ * is not finished uses it, 404 after), and the retention sweep (store and database). The
+ * embedded mode runs twice: with the local store, and with MEDIA_STORE=s3 against s3rver (an
+ * S3-compatible server started here; credentials from the standard AWS variables).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepExpiredMedia } from '@social-publisher/domain';
+import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../testkit/src/index.ts';
 import {
@@ -33,18 +36,48 @@ interface PostJson {
   status: string;
 }
 
-const modes: Mode[] = ['production', 'embedded'];
+type Store = 'local' | 's3';
+const variants: Array<[Mode, Store]> = [
+  ['production', 'local'],
+  ['embedded', 'local'],
+  ['embedded', 's3'],
+];
 const DAY = 86_400_000;
 /** 3 MiB of a repeating pattern: several chunks on every path. */
 const VIDEO = Buffer.alloc(3 * 1024 * 1024 + 17, 'media-e2e-');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe.each(modes)('hosted media end to end, %s mode', (mode) => {
+describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, storeKind) => {
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let system: System | undefined;
   let skipReason: string | undefined;
   let tiktok = '';
+  let s3: S3rver | undefined;
+  const savedEnv = { ...process.env };
   const mediaDir = join(mkdtempSync(join(tmpdir(), `sp-e2e-media-${mode}-`)), 'media');
+  /** Whether the store holds `name` (the local store's files only; s3: through the url). */
+  const onDisk = (name: string) => storeKind === 'local' && existsSync(join(mediaDir, name));
+
+  async function storeEnv(): Promise<Record<string, string>> {
+    if (storeKind === 'local') return { MEDIA_DIR: mediaDir };
+    s3 = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory: join(mediaDir, '..'),
+      configureBuckets: [{ name: 'media' }],
+    });
+    const { port } = await s3.run();
+    // The SDK's default chain reads these, as it would in a deployment.
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+    return {
+      MEDIA_STORE: 's3',
+      MEDIA_S3_BUCKET: 'media',
+      MEDIA_S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      MEDIA_S3_FORCE_PATH_STYLE: 'true',
+    };
+  }
 
   beforeAll(async () => {
     if (mode === 'production') {
@@ -54,7 +87,7 @@ describe.each(modes)('hosted media end to end, %s mode', (mode) => {
     }
     system = await startSystem({
       mode,
-      env: { MEDIA_DIR: mediaDir },
+      env: await storeEnv(),
       ...(database?.url ? { databaseUrl: database.url } : {}),
     });
     const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
@@ -71,6 +104,11 @@ describe.each(modes)('hosted media end to end, %s mode', (mode) => {
     try {
       await system?.close();
     } finally {
+      await s3?.close();
+      process.env.AWS_ACCESS_KEY_ID = savedEnv.AWS_ACCESS_KEY_ID;
+      process.env.AWS_SECRET_ACCESS_KEY = savedEnv.AWS_SECRET_ACCESS_KEY;
+      if (savedEnv.AWS_ACCESS_KEY_ID === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      if (savedEnv.AWS_SECRET_ACCESS_KEY === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
       await database?.drop();
       rmSync(join(mediaDir, '..'), { recursive: true, force: true });
     }
@@ -110,9 +148,9 @@ describe.each(modes)('hosted media end to end, %s mode', (mode) => {
     const media = await upload(VIDEO);
     expect(media).toMatchObject({ size: VIDEO.length, sha256: sha256(VIDEO) });
     expect(media.url.startsWith(`${PUBLIC_BASE_URL}/m/`)).toBe(true);
-    // The bytes are on disk under MEDIA_DIR, under the url's name.
+    // The local store's bytes are on disk under MEDIA_DIR, under the url's name.
     const name = media.url.slice(media.url.lastIndexOf('/') + 1);
-    expect(readdirSync(mediaDir)).toContain(name);
+    if (storeKind === 'local') expect(readdirSync(mediaDir)).toContain(name);
 
     const got = await api.call<{ data: MediaJson }>('GET', `/media/${media.id}`);
     expect(got.body.data).toEqual(media);
@@ -160,7 +198,7 @@ describe.each(modes)('hosted media end to end, %s mode', (mode) => {
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect((await fetch(reachable(media.url))).status).toBe(404);
     expect((await api.call('GET', `/media/${media.id}`)).status).toBe(404);
-    expect(existsSync(`${mediaDir}/${name}`)).toBe(false);
+    expect(onDisk(name)).toBe(false);
     // A post naming it now fails validation, naming the field.
     const stale = await api.call<{ error: { details: Array<{ field: string; message: string }> } }>(
       'POST',
@@ -199,9 +237,7 @@ describe.each(modes)('hosted media end to end, %s mode', (mode) => {
     for (const media of [used, unused]) {
       expect((await api.call('GET', `/media/${media.id}`)).status).toBe(404);
       expect((await fetch(reachable(media.url))).status).toBe(404);
-      expect(existsSync(`${mediaDir}/${media.url.slice(media.url.lastIndexOf('/') + 1)}`)).toBe(
-        false,
-      );
+      expect(onDisk(media.url.slice(media.url.lastIndexOf('/') + 1))).toBe(false);
     }
   }, 60_000);
 });

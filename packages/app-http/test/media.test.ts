@@ -157,6 +157,15 @@ describe('POST /media', () => {
       });
       expectError(response, 413, 'media_too_large');
       expect(response.headers.connection).toBe('close');
+      // Refused before the body is read (here: no credential): the connection is closed too.
+      const anonymous = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: { 'content-type': 'video/mp4' },
+        payload: png,
+      });
+      expectError(anonymous, 401);
+      expect(anonymous.headers.connection).toBe('close');
       expect(small.deps.media.store.objects.size).toBe(0);
     } finally {
       await small.close();
@@ -209,6 +218,58 @@ describe('POST /media', () => {
       await small.close();
     }
   }, 30_000);
+});
+
+describe('a client that goes away mid-upload', () => {
+  it.each([
+    ['raw', 'video/mp4', Buffer.alloc(0)],
+    [
+      'multipart',
+      'multipart/form-data; boundary=b0undary',
+      Buffer.from(
+        '--b0undary\r\nContent-Disposition: form-data; name="file"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n',
+      ),
+    ],
+  ])('%s: the store write stops and nothing is kept', async (_kind, type, head) => {
+    const small = await createHarness({});
+    const outcomes: string[] = [];
+    const store = small.deps.media.store;
+    const put = store.put.bind(store);
+    store.put = (key, body, contentType) =>
+      put(key, body, contentType).then(
+        () => void outcomes.push('stored'),
+        (error: Error) => {
+          outcomes.push(`failed: ${error.message}`);
+          throw error;
+        },
+      );
+    await small.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = small.app.server.address() as AddressInfo;
+      const req = httpRequest({
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/media',
+        headers: {
+          ...small.as(small.alice),
+          'content-type': type,
+          'content-length': String(10 * 1024 * 1024),
+        },
+      });
+      req.on('error', () => {});
+      req.write(head);
+      req.write(Buffer.alloc(256 * 1024, 2));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      req.destroy();
+      await expect
+        .poll(() => outcomes, { timeout: 5_000 })
+        .toEqual([expect.stringMatching(/^failed: the upload ended before its last byte/)]);
+      expect(store.objects.size).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe('the public url', () => {

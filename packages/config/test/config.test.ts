@@ -42,6 +42,41 @@ describe('loadConfig', () => {
     expect(config.admin).toEqual({ token: null, queuesWritable: false });
   });
 
+  it('MEDIA_*: local store under DATA_DIR by default; s3 needs a bucket', () => {
+    expect(loadConfig({ DATA_DIR: '/var/sp/' }).media).toEqual({
+      store: 'local',
+      dir: '/var/sp/media',
+      maxBytes: 4 * 1024 ** 3,
+      retentionDays: 30,
+      s3: { bucket: null, endpoint: null, region: 'us-east-1', forcePathStyle: false },
+    });
+    const s3 = loadConfig({
+      MEDIA_STORE: 's3',
+      MEDIA_S3_BUCKET: 'media',
+      MEDIA_S3_ENDPOINT: 'http://minio:9000/',
+      MEDIA_S3_REGION: 'eu-west-1',
+      MEDIA_S3_FORCE_PATH_STYLE: 'true',
+      MEDIA_MAX_BYTES: '1000',
+      MEDIA_RETENTION_DAYS: '7',
+      MEDIA_DIR: '/data/m',
+    }).media;
+    expect(s3).toEqual({
+      store: 's3',
+      dir: '/data/m',
+      maxBytes: 1000,
+      retentionDays: 7,
+      s3: {
+        bucket: 'media',
+        endpoint: 'http://minio:9000',
+        region: 'eu-west-1',
+        forcePathStyle: true,
+      },
+    });
+    expect(() => loadConfig({ MEDIA_STORE: 's3' })).toThrow(/MEDIA_S3_BUCKET/);
+    expect(() => loadConfig({ MEDIA_STORE: 'ftp' })).toThrow(/MEDIA_STORE/);
+    expect(() => loadConfig({ MEDIA_MAX_BYTES: '0' })).toThrow(/MEDIA_MAX_BYTES/);
+  });
+
   it('HOST: the embedded mode listens on 127.0.0.1, production on every interface, HOST wins', () => {
     expect(loadConfig({}).host).toBe('127.0.0.1');
     const key = Buffer.alloc(32, 7).toString('base64');

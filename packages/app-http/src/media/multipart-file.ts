@@ -56,6 +56,10 @@ export function multipartFile(body: Readable, headers: IncomingHttpHeaders): Pro
         );
       }
     });
+    // A body that fails before the part arrived (the client went away) ends the wait.
+    body.once('error', (error: Error) => {
+      if (!found) reject(error);
+    });
     body.pipe(parser);
   });
 }

@@ -16,7 +16,7 @@ import {
   type Result,
   uploadMedia,
 } from '@social-publisher/domain';
-import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { fromDomainError, HttpError, unwrap } from '../errors.ts';
@@ -79,12 +79,18 @@ const isStream = (value: unknown): value is Readable =>
   typeof (value as Readable | undefined)?.pipe === 'function';
 
 /**
- * A refused upload whose body was not read to its end: the answer goes out with
- * `Connection: close`, and Node closes the connection once it is written instead of reading
- * (up to gigabytes of) the rest to keep the connection.
+ * A client that goes away mid-upload ends the request without ending its body stream (a pipe
+ * passes no errors on): the upload's source is failed instead, so the store's write stops and
+ * its partial object is removed rather than waiting forever.
  */
-function closeAfterAnswer(reply: FastifyReply): void {
-  reply.header('Connection', 'close');
+function failWhenClientGoes(request: FastifyRequest, source: () => Readable | null): () => void {
+  const raw = request.raw;
+  const gone = () => {
+    if (raw.complete) return;
+    source()?.destroy(new HttpError(400, 'bad_request', 'the upload ended before its last byte'));
+  };
+  raw.once('close', gone);
+  return () => raw.off('close', gone);
 }
 
 export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
@@ -99,6 +105,13 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     '/media',
     {
       config: { bodyTimeout: 'media' },
+      // Any answer given before the body was read to its end (a refusal of the credential, the
+      // workspace, the type or the size) goes out with `Connection: close`: Node then closes
+      // the connection once it is written instead of reading (up to gigabytes of) the rest.
+      onSend: async (request, reply, payload) => {
+        if (!request.raw.complete) reply.header('Connection', 'close');
+        return payload;
+      },
       // Fastify's JSON bound does not apply: the domain meters the bytes (MEDIA_MAX_BYTES).
       bodyLimit: Math.max(maxBytes + 1024 * 1024, 1024 * 1024),
       schema: {
@@ -119,7 +132,6 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
     async (request, reply) => {
       const type = bareContentType(request.headers['content-type']);
       if (!isStream(request.body)) {
-        closeAfterAnswer(reply);
         throw new HttpError(
           415,
           'unsupported_media_type',
@@ -130,37 +142,37 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, 
       const query = request.query as { workspace_id?: string; filename?: string };
       const ctx = await contextOf(deps, request, query.workspace_id);
       const length = Number(request.headers['content-length']);
+      let source: Readable | null = body;
+      const stopWatching = failWhenClientGoes(request, () => source);
       let result: Result<Media, DomainError>;
-      if (type === MULTIPART) {
-        if (Number.isFinite(length) && maxBytes > 0 && length > maxBytes + 1024 * 1024) {
-          closeAfterAnswer(reply);
-          throw fromDomainError({
-            code: 'media_too_large',
-            message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+      try {
+        if (type === MULTIPART) {
+          if (Number.isFinite(length) && maxBytes > 0 && length > maxBytes + 1024 * 1024) {
+            throw fromDomainError({
+              code: 'media_too_large',
+              message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+            });
+          }
+          const part = await multipartFile(body, request.headers);
+          source = part.file;
+          result = await uploadMedia(deps, ctx, {
+            body: part.file,
+            contentType: part.contentType,
+            filename: query.filename ?? part.filename,
+          });
+        } else {
+          result = await uploadMedia(deps, ctx, {
+            body,
+            contentType: type,
+            filename: query.filename ?? null,
+            declaredBytes: Number.isFinite(length) ? length : null,
           });
         }
-        const part = await multipartFile(body, request.headers).catch((error: unknown) => {
-          closeAfterAnswer(reply);
-          throw error;
-        });
-        result = await uploadMedia(deps, ctx, {
-          body: part.file,
-          contentType: part.contentType,
-          filename: query.filename ?? part.filename,
-        });
-      } else {
-        result = await uploadMedia(deps, ctx, {
-          body,
-          contentType: type,
-          filename: query.filename ?? null,
-          declaredBytes: Number.isFinite(length) ? length : null,
-        });
+      } finally {
+        stopWatching();
       }
-      if (!result.ok) {
-        // The rest of the body is not read: answered, then the connection is closed.
-        closeAfterAnswer(reply);
-        throw fromDomainError(result.error);
-      }
+      // A refusal leaves the rest of the body unread: see onSend above.
+      if (!result.ok) throw fromDomainError(result.error);
       reply.header('Location', `/media/${result.value.id}`);
       return reply.code(201).send({ data: presentMedia(result.value, baseUrl) });
     },
