@@ -11,7 +11,7 @@ import type { Bench, BenchOptions } from '../lib/bench.ts';
 import { type Child, startChild } from '../lib/child.ts';
 import { cpuLine, startCpuMeter } from '../lib/cpu.ts';
 import type { Figure } from '../lib/report.ts';
-import { fmt, fmtRuns, median } from '../lib/stats.ts';
+import { fmt, fmtRuns, growthRatios, median } from '../lib/stats.ts';
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;
@@ -118,7 +118,7 @@ async function run(options: BenchOptions): Promise<Figure[]> {
     const speed = median(adapter.map((r) => bytes / MB / (r.ms / 1000)));
     const floorGrowth = median(floor.map((r) => r.growth / MB));
     const floorSpeed = median(floor.map((r) => bytes / MB / (r.ms / 1000)));
-    const ratios = adapter.map((r, index) => r.growth / (floor[index]?.growth ?? Number.NaN));
+    const ratios = growthRatios(adapter, floor);
     const growthRatio = median(ratios);
     out(
       `upload: peak RSS growth ${fmt(growth, 1)} MB (runs ${fmtRuns(

@@ -106,3 +106,20 @@ export async function mapLimit<T>(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, loop));
 }
+
+/**
+ * Peak RSS growth of each run against the floor's (the bare pipe) of the same pairing. RSS is
+ * sampled, so a growth under `resolution` bytes (a smoke-size run's pipe may show none at all)
+ * is read as `resolution`: the ratio stays finite and says "no more than the pipe's noise".
+ */
+export function growthRatios(
+  runs: readonly { growth: number }[],
+  floor: readonly { growth: number }[],
+  resolution = 1024 * 1024,
+): number[] {
+  return runs.map((run, index) => {
+    const base = floor[index]?.growth;
+    if (base === undefined) return Number.NaN;
+    return Math.max(run.growth, resolution) / Math.max(base, resolution);
+  });
+}
