@@ -86,20 +86,38 @@ describe('facebook publisher: first comment', () => {
     expect(fake.comments.filter((c) => c.objectId === outcome.platformPostId)).toHaveLength(1);
   });
 
-  it('a crash after sending the comment: never sent twice, outcome_unknown with the post kept', async () => {
+  it('a crash after sending the comment: found on the post, never sent twice', async () => {
     const content = text('Comment lost');
     fake.script({ path: '/comments', hangAfterCreate: true });
     const h = request(content, 'maybe sent');
     expect(await publisher(300).publish(h.request)).toMatchObject({ kind: 'failed' });
     expect(h.pendingIntent()?.step).toBe('first_comment');
     const count = fake.comments.length;
+    const made = fake.comments.at(-1);
     const outcome = await publisher().resume(afterCrash(h).request);
     expect(fake.comments.length).toBe(count);
     expect(postOf(content)).toHaveLength(1);
     expect(outcome).toMatchObject({
-      kind: 'failed',
-      code: 'outcome_unknown',
-      publishedSoFar: { platformPostId: postOf(content)[0]?.id },
+      kind: 'published',
+      platformPostId: postOf(content)[0]?.id,
+      firstCommentId: made?.id,
+    });
+  });
+
+  it('a comment whose answer never came and that the post does not show is sent once more', async () => {
+    const content = text('Comment dropped');
+    fake.script({ path: '/comments', drop: true });
+    const h = request(content, 'dropped before it was made');
+    expect(await publisher().publish(h.request)).toMatchObject({ kind: 'failed' });
+    expect(h.pendingIntent()?.step).toBe('first_comment');
+    const outcome = await publisher().resume(afterCrash(h).request);
+    const postId = postOf(content)[0]?.id;
+    const made = fake.comments.filter((c) => c.message === 'dropped before it was made');
+    expect(made).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      kind: 'published',
+      platformPostId: postId,
+      firstCommentId: made[0]?.id,
     });
   });
 });

@@ -73,6 +73,24 @@ export function createFacebookApi(
       return params.published === 'false' ? idOf(body, 'photo') : idOf(body, 'photo', 'post_id');
     },
 
+    /** GET /{object-id}/comments?fields=id,message: the newest comments of a post or video. */
+    async comments(
+      token: string,
+      objectId: string,
+    ): Promise<Array<{ id: string; message: string }>> {
+      const body = await call('GET', `/${objectId}/comments`, token, {
+        fields: 'id,message',
+        order: 'reverse_chronological',
+        limit: '50',
+      });
+      const data = Array.isArray(body.data) ? (body.data as Array<Record<string, unknown>>) : [];
+      return data.flatMap((item) =>
+        typeof item.id === 'string'
+          ? [{ id: item.id, message: typeof item.message === 'string' ? item.message : '' }]
+          : [],
+      );
+    },
+
     /** POST /{object-id}/comments (message), as the Page -> the comment id. */
     async comment(token: string, objectId: string, message: string): Promise<string> {
       return idOf(await call('POST', `/${objectId}/comments`, token, { message }), 'comment');

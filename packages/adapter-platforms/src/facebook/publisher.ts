@@ -135,6 +135,13 @@ export function createFacebookPublisher(
       const auth = new AuthSession(request, null, LABEL);
       return auth.call((token) => api.comment(token, objectId, message));
     },
+    /** A comment an interrupted run may have made: the Page reads its post's comments. */
+    find: async (request: PublishRequest, objectId: string, message: string) => {
+      const api = createFacebookApi(config, runtime, request.signal);
+      const auth = new AuthSession(request, null, LABEL);
+      const comments = await auth.call((token) => api.comments(token, objectId));
+      return comments.find((made) => made.message === message)?.id ?? null;
+    },
   };
   return progressPublisher({
     platform: 'facebook',

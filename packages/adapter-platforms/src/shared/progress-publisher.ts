@@ -5,7 +5,11 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
-import { type CommentSender, publishWithFirstComment } from './first-comment.ts';
+import {
+  type CommentFinder,
+  type CommentSender,
+  publishWithFirstComment,
+} from './first-comment.ts';
 import { runPublish } from './outcome.ts';
 
 /** What a publisher whose publish and resume are one run declares. */
@@ -17,7 +21,7 @@ export interface ProgressPublisherSpec<P> {
   /** One run: from scratch (`stored` null) or from what an earlier run stored. */
   run(request: PublishRequest, stored: P | null): Promise<PublishOutcome>;
   /** How a `first_comment` is posted on the published post (absent: the platform takes none). */
-  comment?: { label: string; send: CommentSender };
+  comment?: { label: string; send: CommentSender; find?: CommentFinder };
 }
 
 /**
@@ -27,7 +31,9 @@ export interface ProgressPublisherSpec<P> {
 export function progressPublisher<P>(spec: ProgressPublisherSpec<P>): PlatformPublisher {
   const { platform, validate, readProgress, run, comment } = spec;
   const runAll = (request: PublishRequest, main: () => Promise<PublishOutcome>) =>
-    comment ? publishWithFirstComment(comment.label, request, comment.send, main) : main();
+    comment
+      ? publishWithFirstComment(comment.label, request, comment.send, main, comment.find)
+      : main();
   return {
     platform,
     validate,

@@ -2,7 +2,7 @@
 // /{page}/photos (published, or unpublished for a multi-photo post), /{page}/videos (file_url,
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
 // duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage;
-// POST /{object-id}/comments (message) on a post or video of the Page.
+// POST /{object-id}/comments (message) on a post or video of the Page; GET lists them.
 import type { ServerResponse } from 'node:http';
 
 export interface FacebookPost {
@@ -324,6 +324,12 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     if (segments.length !== 2 || edge === undefined) return false;
     if (method === 'POST' && edge === 'comments') {
       comment(response, first, params, pageOf);
+      return true;
+    }
+    if (method === 'GET' && edge === 'comments') {
+      // Newest first (order=reverse_chronological), as the Page reads its own post's comments.
+      const mine = comments.filter((made) => made.objectId === first).reverse();
+      answer(response, 200, { data: mine.map(({ id, message }) => ({ id, message })) });
       return true;
     }
     const routes: Record<string, () => void> = {
