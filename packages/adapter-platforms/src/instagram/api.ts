@@ -1,15 +1,9 @@
 // Instagram Graph API content publishing wire calls (docs/platforms.md#instagram; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  bareGraphFailure,
-  type GraphFailure,
-  graphClient,
-  graphErrorOf,
-} from '../shared/graph-api.ts';
+import { type GraphFailure, graphClient, metaGraphFailure } from '../shared/graph-api.ts';
 import { asString } from '../shared/http.ts';
-import { fail, TokenRejected } from '../shared/outcome.ts';
-import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import { fail } from '../shared/outcome.ts';
 import type { InstagramSettings } from './settings.ts';
 
 /** Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more. */
@@ -139,38 +133,16 @@ export function createInstagramApi(
   };
 }
 
-/**
- * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure. The outcome code is
- * the error_subcode when present (the precise one: 2207052...), else the code; the message is
- * Graph's own. 190 is an invalid/expired token: Instagram tokens are not refreshed here, so it
- * ends as connection_expired.
- */
-export const graphFailure: GraphFailure = (status, body, text, headers = {}) => {
-  const error = graphErrorOf(body);
-  if (!error) {
-    return bareGraphFailure('Instagram', status, text, () =>
-      retryAtFrom(headers, THROTTLE_WAIT_MS),
-    );
-  }
-  const { code, subcode } = error;
-  const message = error.message ?? `Instagram error ${code}`;
-  if (code === 190) return new TokenRejected('190', message);
-  const hasSubcode = Number.isFinite(subcode);
-  if (subcode === QUOTA_SUBCODE) {
-    const why = `${message} (Instagram allows 50 published posts per rolling 24 hours)`;
-    return throttled(String(subcode), why, retryAtFrom(headers, QUOTA_WAIT_MS));
-  }
-  if (!hasSubcode && THROTTLE_CODES.has(code)) {
-    return throttled(String(code), message, retryAtFrom(headers, THROTTLE_WAIT_MS));
-  }
-  const retryable =
-    (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
-    error.transient ||
-    status >= 500;
-  const outcomeCode = hasSubcode
-    ? String(subcode)
-    : Number.isFinite(code)
-      ? String(code)
-      : `http_${status}`;
-  return fail(outcomeCode, message, retryable);
-};
+/** Graph errors read the Meta way (shared/graph-api.ts), with Instagram's codes and quota. */
+export const graphFailure: GraphFailure = metaGraphFailure({
+  label: 'Instagram',
+  retryableCodes: RETRYABLE_CODES,
+  retryableSubcodes: RETRYABLE_SUBCODES,
+  throttleCodes: THROTTLE_CODES,
+  throttleWaitMs: THROTTLE_WAIT_MS,
+  quota: {
+    subcode: QUOTA_SUBCODE,
+    note: 'Instagram allows 50 published posts per rolling 24 hours',
+    waitMs: QUOTA_WAIT_MS,
+  },
+});

@@ -15,8 +15,8 @@ import {
 } from './http.ts';
 import { type OAuthStepError, oauthGet } from './oauth.ts';
 import { identityError } from './oauth-identity.ts';
-import { fail, type PublishFailure } from './outcome.ts';
-import { throttled } from './rate-limit.ts';
+import { fail, type PublishFailure, TokenRejected } from './outcome.ts';
+import { retryAtFrom, throttled } from './rate-limit.ts';
 
 /** `${baseUrl}/v21.0`: the version as Graph's paths want it (a bare `21.0` gets its `v`). */
 export function versionedGraphBase(baseUrl: string, version: string): string {
@@ -72,6 +72,62 @@ export type GraphFailure = (
   text: string,
   headers?: IncomingHttpHeaders,
 ) => Error;
+
+/** What sets one Meta publishing API's reading of Graph errors apart (Instagram, Threads). */
+export interface MetaErrorTable {
+  label: string;
+  /** Generic codes worth another try; read only when no subcode says more. */
+  retryableCodes: ReadonlySet<number>;
+  /** Subcodes worth another try (media not fetched in time, a server error...). */
+  retryableSubcodes: ReadonlySet<number>;
+  /** Throttling codes: the target waits `throttleWaitMs`; read only without a subcode. */
+  throttleCodes: ReadonlySet<number>;
+  throttleWaitMs: number;
+  /** The subcode of a spent publishing quota, the note added to its message, the wait. */
+  quota: { subcode: number; note: string; waitMs: number };
+}
+
+/**
+ * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure, as Meta's
+ * publishing APIs answer. The outcome code is the error_subcode when present (the precise one:
+ * 2207052...), else the code; the message is Meta's own. 190 is an invalid or expired token:
+ * these tokens are renewed ahead by the worker (or not at all), so it ends connection_expired.
+ */
+export function metaGraphFailure(table: MetaErrorTable): GraphFailure {
+  const { label, quota } = table;
+  return (status, body, text, headers = {}) => {
+    const error = graphErrorOf(body);
+    if (!error) {
+      return bareGraphFailure(label, status, text, () =>
+        retryAtFrom(headers, table.throttleWaitMs),
+      );
+    }
+    const { code, subcode } = error;
+    const message = error.message ?? `${label} error ${code}`;
+    if (code === 190) return new TokenRejected('190', message);
+    const hasSubcode = Number.isFinite(subcode);
+    if (subcode === quota.subcode) {
+      return throttled(
+        String(subcode),
+        `${message} (${quota.note})`,
+        retryAtFrom(headers, quota.waitMs),
+      );
+    }
+    if (!hasSubcode && table.throttleCodes.has(code)) {
+      return throttled(String(code), message, retryAtFrom(headers, table.throttleWaitMs));
+    }
+    const retryable =
+      (hasSubcode ? table.retryableSubcodes.has(subcode) : table.retryableCodes.has(code)) ||
+      error.transient ||
+      status >= 500;
+    const outcomeCode = hasSubcode
+      ? String(subcode)
+      : Number.isFinite(code)
+        ? String(code)
+        : `http_${status}`;
+    return fail(outcomeCode, message, retryable);
+  };
+}
 
 /**
  * One publishing call: `form` makes it a form POST. A 2xx answer whose body is a JSON object

@@ -2,15 +2,9 @@
 // Posts", "Reply Management", "Troubleshooting"): Meta's Graph dialect on graph.threads.net/v1.0,
 // the token in the query, containers created with a form.
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  bareGraphFailure,
-  type GraphFailure,
-  graphClient,
-  graphErrorOf,
-} from '../shared/graph-api.ts';
+import { type GraphFailure, graphClient, metaGraphFailure } from '../shared/graph-api.ts';
 import { asString, isRecord } from '../shared/http.ts';
-import { fail, TokenRejected } from '../shared/outcome.ts';
-import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import { fail } from '../shared/outcome.ts';
 import type { ThreadsSettings } from './settings.ts';
 
 /** The Threads API has one version so far; its paths carry it. */
@@ -132,36 +126,16 @@ export function createThreadsApi(
   };
 }
 
-/**
- * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure, read as Instagram
- * reads it: the outcome code is the subcode when present, else the code; the message is Meta's.
- * 190 is an invalid or expired token: Threads tokens are renewed ahead by the worker, not here,
- * so it ends as connection_expired.
- */
-export const threadsFailure: GraphFailure = (status, body, text, headers = {}) => {
-  const error = graphErrorOf(body);
-  if (!error) {
-    return bareGraphFailure('Threads', status, text, () => retryAtFrom(headers, THROTTLE_WAIT_MS));
-  }
-  const { code, subcode } = error;
-  const message = error.message ?? `Threads error ${code}`;
-  if (code === 190) return new TokenRejected('190', message);
-  const hasSubcode = Number.isFinite(subcode);
-  if (subcode === QUOTA_SUBCODE) {
-    const why = `${message} (Threads allows 250 published posts per rolling 24 hours)`;
-    return throttled(String(subcode), why, retryAtFrom(headers, QUOTA_WAIT_MS));
-  }
-  if (!hasSubcode && THROTTLE_CODES.has(code)) {
-    return throttled(String(code), message, retryAtFrom(headers, THROTTLE_WAIT_MS));
-  }
-  const retryable =
-    (hasSubcode ? RETRYABLE_SUBCODES.has(subcode) : RETRYABLE_CODES.has(code)) ||
-    error.transient ||
-    status >= 500;
-  const outcomeCode = hasSubcode
-    ? String(subcode)
-    : Number.isFinite(code)
-      ? String(code)
-      : `http_${status}`;
-  return fail(outcomeCode, message, retryable);
-};
+/** Graph errors read the Meta way (shared/graph-api.ts), with Threads's codes and quota. */
+export const threadsFailure: GraphFailure = metaGraphFailure({
+  label: 'Threads',
+  retryableCodes: RETRYABLE_CODES,
+  retryableSubcodes: RETRYABLE_SUBCODES,
+  throttleCodes: THROTTLE_CODES,
+  throttleWaitMs: THROTTLE_WAIT_MS,
+  quota: {
+    subcode: QUOTA_SUBCODE,
+    note: 'Threads allows 250 published posts per rolling 24 hours',
+    waitMs: QUOTA_WAIT_MS,
+  },
+});
