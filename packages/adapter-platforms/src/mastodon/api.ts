@@ -3,6 +3,7 @@
 // error answers `{ error, error_description? }` mapped to outcomes: 401 a refused token, 429 a
 // wait until X-RateLimit-Reset, 422 a refusal of the status itself, 5xx a retry.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
   asString,
@@ -13,9 +14,9 @@ import {
   isRecord,
   uploadTimeoutMs,
 } from '../shared/http.ts';
+import { type MediaPart, multipart, multipartHeaders } from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
-import { filePart, type MediaPart } from './multipart.ts';
 
 const LABEL = 'Mastodon';
 /** Without a reset time, a 429 waits Mastodon's shortest window (5 minutes). */
@@ -73,15 +74,15 @@ export function createMastodonApi(
       accept: 'application/json',
       ...options.headers,
     };
-    let body: string | ReturnType<typeof filePart>['body'] | null = null;
+    let body: string | Readable | null = null;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     } else if (options.file) {
-      const multipart = filePart(options.file);
-      headers['content-type'] = `multipart/form-data; boundary=${multipart.boundary}`;
-      if (multipart.length !== undefined) headers['content-length'] = String(multipart.length);
-      body = multipart.body;
+      // One `file` field, streamed from the media URL to the instance.
+      const form = multipart(options.file, {}, 'file');
+      Object.assign(headers, multipartHeaders(form));
+      body = form.body;
     }
     const response = await httpCall(
       {
