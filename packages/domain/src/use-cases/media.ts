@@ -27,7 +27,7 @@ import {
 } from '../rules/hosted-media.ts';
 import { isUuid } from '../rules/shape.ts';
 import { canAccessAccount } from './access.ts';
-import { decodePostCursor, encodePostCursor, MAX_POSTS_PAGE } from './posts.ts';
+import { pageOf, pageRequest } from './posts.ts';
 
 export interface UploadInput {
   body: Readable;
@@ -188,20 +188,15 @@ export async function listMediaPage(
   ctx: AccountContext,
   page: { limit: number; before?: string },
 ): Promise<Result<MediaPage, DomainError>> {
-  const problems: Problem[] = [];
-  const { limit } = page;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_POSTS_PAGE)
-    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_POSTS_PAGE}` });
-  const before = page.before === undefined ? undefined : decodePostCursor(page.before);
-  if (before === null) problems.push({ field: 'before', message: 'is not a valid cursor' });
-  if (problems.length > 0 || before === null) return err(validationFailed(problems));
+  const checked = pageRequest(page);
+  if (!checked.ok) return checked;
+  const { limit, before } = checked.value;
   const found = await deps.repos.media.listByAccount(ctx.accountId, {
     limit: limit + 1,
     ...(before ? { before } : {}),
   });
-  const media = found.slice(0, limit);
-  const last = media.at(-1);
-  return ok({ media, nextCursor: found.length > limit && last ? encodePostCursor(last) : null });
+  const { items, nextCursor } = pageOf(found, limit);
+  return ok({ media: items, nextCursor });
 }
 
 /** Deletes a media no unfinished post uses: its bytes, then its row. */

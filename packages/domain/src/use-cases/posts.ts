@@ -274,6 +274,34 @@ export function decodePostCursor(cursor: string): { createdAt: Date; id: string 
   return { createdAt, id };
 }
 
+/** A page request checked: its limit in range and its cursor one of ours (every problem named). */
+export function pageRequest(page: {
+  limit: number;
+  before?: string;
+}): Result<{ limit: number; before?: { createdAt: Date; id: string } }, DomainError> {
+  const problems: Problem[] = [];
+  const { limit } = page;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_POSTS_PAGE)
+    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_POSTS_PAGE}` });
+  const before = page.before === undefined ? undefined : decodePostCursor(page.before);
+  if (before === null) problems.push({ field: 'before', message: 'is not a valid cursor' });
+  if (problems.length > 0 || before === null) return err(validationFailed(problems));
+  return ok({ limit, ...(before ? { before } : {}) });
+}
+
+/**
+ * A page of `limit` rows from `found`, asked for one more row than the page holds: that extra
+ * row tells whether another page follows, so the last page says so itself.
+ */
+export function pageOf<T extends { createdAt: Date; id: string }>(
+  found: T[],
+  limit: number,
+): { items: T[]; nextCursor: string | null } {
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: found.length > limit && last ? encodePostCursor(last) : null };
+}
+
 /**
  * `listPosts`, one page at a time (keyset pagination on created_at desc, id desc): at most
  * `limit` posts after the `before` cursor. `nextCursor` (the last post's) is null when no post
@@ -285,27 +313,21 @@ export async function listPostsPage(
   page: { limit: number; before?: string },
   accountId?: string,
 ): Promise<Result<PostsPage, DomainError>> {
-  const problems: Problem[] = [];
-  const { limit } = page;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_POSTS_PAGE)
-    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_POSTS_PAGE}` });
-  const before = page.before === undefined ? undefined : decodePostCursor(page.before);
-  if (before === null) problems.push({ field: 'before', message: 'is not a valid cursor' });
-  if (problems.length > 0 || before === null) return err(validationFailed(problems));
+  const checked = pageRequest(page);
+  if (!checked.ok) return checked;
+  const { limit, before } = checked.value;
   let creatorAccount = accountId;
   if (isTeamKey(actor)) {
     if (accountId !== undefined && accountId !== actor.keyAccountId)
       return ok({ posts: [], nextCursor: null });
     creatorAccount = actor.keyAccountId;
   }
-  // One extra row tells whether another page follows, so the last page says so itself.
   const found = await deps.repos.posts.listByCreator(actor.userId, creatorAccount, {
     limit: limit + 1,
     ...(before ? { before } : {}),
   });
-  const posts = found.slice(0, limit);
-  const last = posts.at(-1);
-  return ok({ posts, nextCursor: found.length > limit && last ? encodePostCursor(last) : null });
+  const { items, nextCursor } = pageOf(found, limit);
+  return ok({ posts: items, nextCursor });
 }
 
 export async function getPost(
