@@ -3,12 +3,8 @@
 // videos) are the only way to tell "sent" from "never arrived" before sending again.
 import type { PublishIntent } from '@social-publisher/domain';
 import type { AuthSession } from '../shared/auth.ts';
-import { outcomeUnknown } from '../shared/intent.ts';
-import { PublishFailure } from '../shared/outcome.ts';
-import type { createFacebookApi, RecentPagePost } from './api.ts';
-
-/** Clock skew allowed between us and Facebook when matching a post to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
+import { INTENT_SKEW_MS, readForLookup, unknownBecause } from '../shared/intent.ts';
+import type { createFacebookApi } from './api.ts';
 
 export interface LookupInput {
   auth: AuthSession;
@@ -30,14 +26,9 @@ export interface LookupInput {
  */
 export async function findSent(input: LookupInput): Promise<string | undefined> {
   const { auth, api, pageId, intent } = input;
-  let recent: RecentPagePost[];
-  try {
-    recent = await auth.call((token) => api.recent(token, pageId, input.edge));
-  } catch (error) {
-    if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
-    if (error.outcome.retryable) throw error;
-    throw unknown(intent, `looking it up failed: ${error.outcome.message}`);
-  }
+  const recent = await readForLookup('Facebook', intent, () =>
+    auth.call((token) => api.recent(token, pageId, input.edge)),
+  );
   const wanted = comparable(input.message);
   const since = intent.at.getTime() - INTENT_SKEW_MS;
   // Newest first: the last match is the one closest to the intent.
@@ -47,15 +38,14 @@ export async function findSent(input: LookupInput): Promise<string | undefined> 
   const match = matches.at(-1);
   if (match === undefined) return undefined;
   if (wanted === '') {
-    throw unknown(intent, 'a post without text appeared on the Page since; it may not be this one');
+    throw unknownBecause(
+      'Facebook',
+      intent,
+      'a post without text appeared on the Page since; it may not be this one',
+    );
   }
   return match.id;
 }
 
 /** Line ends and surrounding blanks may not survive Facebook's storage: compare without them. */
 const comparable = (text: string): string => text.replace(/\r\n?/g, '\n').trim();
-
-function unknown(intent: PublishIntent, why: string): PublishFailure {
-  const outcome = outcomeUnknown('Facebook', intent);
-  return new PublishFailure({ ...outcome, message: `${outcome.message} (${why})` });
-}

@@ -7,7 +7,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
+import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
@@ -18,7 +18,6 @@ import {
   createLinkedinApi,
   duplicateOf,
   linkedinRefresher,
-  type RecentPost,
   type VideoPart,
   type VideoUpload,
 } from './api.ts';
@@ -50,8 +49,6 @@ interface LinkedinProgress {
   video: VideoProgress | null;
 }
 
-/** Clock skew allowed between us and LinkedIn when matching a post to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
 
 export function createLinkedinPublisher(
   config: LinkedinSettings,
@@ -134,18 +131,10 @@ export function createLinkedinPublisher(
      * permission the outcome stays unknown.
      */
     async function findSentPost(sentAt: number): Promise<string | undefined> {
-      let recent: RecentPost[];
-      try {
-        recent = await auth.call((token) => api.recentPosts(token, author));
-      } catch (error) {
-        if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
-        if (error.outcome.retryable) throw error; // LinkedIn down: ask again on the next attempt
-        const unknown = outcomeUnknown(LABEL, sentBefore ?? { step: CREATE_POST, at: new Date() });
-        throw new PublishFailure({
-          ...unknown,
-          message: `${unknown.message} (looking it up failed: ${error.outcome.message})`,
-        });
-      }
+      const intent = sentBefore ?? { step: CREATE_POST, at: new Date() };
+      const recent = await readForLookup(LABEL, intent, () =>
+        auth.call((token) => api.recentPosts(token, author)),
+      );
       const match = recent.find(
         (candidate) =>
           candidate.commentary === commentary && candidate.createdAt >= sentAt - INTENT_SKEW_MS,

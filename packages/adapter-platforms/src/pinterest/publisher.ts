@@ -7,16 +7,16 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
+import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
-import { fail, PublishFailure } from '../shared/outcome.ts';
+import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
-import { createPinterestApi, pinterestRefresher, type RecentPin } from './api.ts';
+import { createPinterestApi, pinterestRefresher } from './api.ts';
 import { boardIdOf } from './options.ts';
 import type { PinterestSettings } from './settings.ts';
 
@@ -25,8 +25,6 @@ export const PINTEREST_MAX_IMAGES = 5;
 const LABEL = 'Pinterest';
 /** The intent step of POST /v5/pins. */
 const CREATE_PIN = 'create_pin';
-/** Clock skew allowed between us and Pinterest when matching a Pin to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
 
 /**
  * Stored on the target (saveProgress) once the video's bytes are uploaded, so a resume polls
@@ -110,18 +108,10 @@ export function createPinterestPublisher(
      * intent). When the board cannot be read the outcome stays unknown: never sent twice.
      */
     async function findSentPin(sentAt: number): Promise<string | undefined> {
-      let recent: RecentPin[];
-      try {
-        recent = await auth.call((token) => api.boardPins(token, boardId));
-      } catch (error) {
-        if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
-        if (error.outcome.retryable) throw error; // Pinterest down: ask again on the next attempt
-        const unknown = outcomeUnknown(LABEL, sentBefore ?? { step: CREATE_PIN, at: new Date() });
-        throw new PublishFailure({
-          ...unknown,
-          message: `${unknown.message} (looking it up failed: ${error.outcome.message})`,
-        });
-      }
+      const intent = sentBefore ?? { step: CREATE_PIN, at: new Date() };
+      const recent = await readForLookup(LABEL, intent, () =>
+        auth.call((token) => api.boardPins(token, boardId)),
+      );
       const match = recent.find(
         (candidate) =>
           candidate.description === description && candidate.createdAt >= sentAt - INTENT_SKEW_MS,

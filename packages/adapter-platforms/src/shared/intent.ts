@@ -85,3 +85,32 @@ export function outcomeUnknown(label: string, intent: PublishIntent): FailedOutc
     false,
   );
 }
+
+/** Clock skew allowed between us and a platform when matching a post to its intent. */
+export const INTENT_SKEW_MS = 5 * 60_000;
+
+/** `outcome_unknown` for `intent`, saying why it could not be settled. */
+export function unknownBecause(label: string, intent: PublishIntent, why: string): PublishFailure {
+  const outcome = outcomeUnknown(label, intent);
+  return new PublishFailure({ ...outcome, message: `${outcome.message} (${why})` });
+}
+
+/**
+ * Reads what a lookup compares against (the account's latest posts) for a run that found an
+ * intent. Refused for good (a permission the token lacks...): the outcome stays unknown, never
+ * sent twice. Retryable failures, throttling and a rejected token end the run as they are: the
+ * next attempt asks again.
+ */
+export async function readForLookup<T>(
+  label: string,
+  intent: PublishIntent,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
+    if (error.outcome.retryable) throw error;
+    throw unknownBecause(label, intent, `looking it up failed: ${error.outcome.message}`);
+  }
+}

@@ -3,12 +3,8 @@
 // for a follow-up or a first reply) are the only way to tell "published" from "never arrived"
 // before publishing again.
 import type { AuthSession } from '../shared/auth.ts';
-import { outcomeUnknown } from '../shared/intent.ts';
-import { PublishFailure } from '../shared/outcome.ts';
-import type { createThreadsApi, RecentThread } from './api.ts';
-
-/** Clock skew allowed between us and Meta when matching a post to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
+import { INTENT_SKEW_MS, readForLookup, unknownBecause } from '../shared/intent.ts';
+import type { createThreadsApi } from './api.ts';
 
 export interface LookupInput {
   auth: AuthSession;
@@ -31,14 +27,9 @@ export interface LookupInput {
  */
 export async function findPublished(input: LookupInput): Promise<string | undefined> {
   const { auth, api, userId, intent } = input;
-  let recent: RecentThread[];
-  try {
-    recent = await auth.call((token) => api.recent(token, userId, input.edge));
-  } catch (error) {
-    if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
-    if (error.outcome.retryable) throw error;
-    throw unknown(intent, `looking it up failed: ${error.outcome.message}`);
-  }
+  const recent = await readForLookup('Threads', intent, () =>
+    auth.call((token) => api.recent(token, userId, input.edge)),
+  );
   const wanted = comparable(input.text);
   const since = intent.at.getTime() - INTENT_SKEW_MS;
   // Newest first: the last match is the one closest to the intent.
@@ -47,7 +38,8 @@ export async function findPublished(input: LookupInput): Promise<string | undefi
     .at(-1);
   if (match === undefined) return undefined;
   if (wanted === '') {
-    throw unknown(
+    throw unknownBecause(
+      'Threads',
       intent,
       'a post without text appeared on the profile since; it may not be this one',
     );
@@ -57,8 +49,3 @@ export async function findPublished(input: LookupInput): Promise<string | undefi
 
 /** Line ends, Unicode composition and surrounding blanks may not survive: compare without them. */
 const comparable = (text: string): string => text.replace(/\r\n?/g, '\n').normalize('NFC').trim();
-
-function unknown(intent: { step: string; at: Date }, why: string): PublishFailure {
-  const outcome = outcomeUnknown('Threads', intent);
-  return new PublishFailure({ ...outcome, message: `${outcome.message} (${why})` });
-}

@@ -10,15 +10,15 @@ import type {
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
-import { outcomeUnknown, sendOnce } from '../shared/intent.ts';
+import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
 import { publisherRefresher } from '../shared/oauth.ts';
-import { fail, PublishFailure } from '../shared/outcome.ts';
+import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
-import { createXApi, type MediaProcessing, type RecentTweet } from './api.ts';
+import { createXApi, type MediaProcessing } from './api.ts';
 import { xRenewal } from './oauth.ts';
 import { freshProgress, noteExpiry, readProgress, type XProgress } from './progress.ts';
 import type { TwitterSettings } from './settings.ts';
@@ -34,8 +34,6 @@ const FOLLOW_UP = 'thread_';
 export const X_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Video segments: each read from the media URL by range and streamed into its append. */
 export const X_SEGMENT_BYTES = 4 * 1024 * 1024;
-/** Clock skew allowed between us and X when matching a post to an intent. */
-const INTENT_SKEW_MS = 5 * 60_000;
 
 export function createTwitterPublisher(
   config: TwitterSettings,
@@ -132,20 +130,9 @@ export function createTwitterPublisher(
       withMedia: boolean,
     ): Promise<string | undefined> {
       const since = intent.at.getTime() - INTENT_SKEW_MS;
-      let recent: RecentTweet[];
-      try {
-        recent = await auth.call((token) =>
-          api.recentTweets(token, request.connection.externalId, since),
-        );
-      } catch (error) {
-        if (!(error instanceof PublishFailure) || error.outcome.kind !== 'failed') throw error;
-        if (error.outcome.retryable) throw error;
-        const unknown = outcomeUnknown(LABEL, intent);
-        throw new PublishFailure({
-          ...unknown,
-          message: `${unknown.message} (looking it up failed: ${error.outcome.message})`,
-        });
-      }
+      const recent = await readForLookup(LABEL, intent, () =>
+        auth.call((token) => api.recentTweets(token, request.connection.externalId, since)),
+      );
       const wanted = comparableText(text);
       const match = recent.find(
         (candidate) =>
