@@ -49,7 +49,6 @@ interface LinkedinProgress {
   video: VideoProgress | null;
 }
 
-
 export function createLinkedinPublisher(
   config: LinkedinSettings,
   baseRuntime: PublisherRuntime,
