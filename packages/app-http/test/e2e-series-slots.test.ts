@@ -209,6 +209,29 @@ describe.each(modes)('repeating posts and slots, %s mode', (mode) => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details?.map((problem) => problem.field)).toContain('recurrence.rrule');
+    // Rules that never match, or match less than an hour apart: refused at once, nothing kept.
+    for (const rrule of [
+      'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+      'FREQ=HOURLY;BYMONTHDAY=31;BYMONTH=4,6,9,11',
+      'FREQ=HOURLY;INTERVAL=24;BYHOUR=5',
+      'FREQ=HOURLY;BYMINUTE=0;BYSECOND=0,1,2,3,4,5,6,7,8,9',
+      'FREQ=DAILY;BYHOUR=9;BYMINUTE=0,1,2',
+    ]) {
+      const [refused, health] = await Promise.all([
+        api.call<ErrorJson>('POST', '/posts/schedule', {
+          content: rrule,
+          social_account_ids: [account],
+          scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+          recurrence: { rrule, timezone: 'Europe/Berlin' },
+        }),
+        api.call('GET', '/health'),
+      ]);
+      expect(refused.status, rrule).toBe(400);
+      expect(refused.body.error.details?.map((problem) => problem.field)).toContain(
+        'recurrence.rrule',
+      );
+      expect(health.status).toBe(200);
+    }
     const notRepeating = await api.call<ErrorJson>('POST', '/posts', {
       content: 'now',
       social_account_ids: [account],

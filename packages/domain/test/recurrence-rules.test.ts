@@ -5,6 +5,7 @@ import {
   slotTimes,
   validateRecurrence,
   validateSlotSet,
+  whyRuleNeverRepeats,
 } from '../src/index.ts';
 
 const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
@@ -165,5 +166,89 @@ describe('posting slots', () => {
     expect(validateSlotSet({ timezone: 'Nowhere/City', slots: [] }).problems).toEqual([
       { field: 'timezone', message: expect.any(String) },
     ]);
+  });
+});
+
+describe('bounded expansion', () => {
+  const firstAt = new Date('2026-12-01T08:00:00Z');
+  const series = (rrule: string) => ({
+    rrule,
+    timezone: 'Europe/Berlin',
+    count: null,
+    until: null,
+    firstAt,
+  });
+
+  it.each([
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=HOURLY;BYMONTHDAY=31;BYMONTH=4,6,9,11',
+    'FREQ=HOURLY;INTERVAL=24;BYHOUR=5',
+    'FREQ=HOURLY;BYSETPOS=2',
+    'FREQ=YEARLY;INTERVAL=6',
+  ])('%s never repeats within the horizon', (rrule) => {
+    expect(whyRuleNeverRepeats({ rrule, timezone: 'Europe/Berlin', firstAt })).toMatch(
+      /no occurrence within 5 years/,
+    );
+    expect(occurrencesAfter(series(rrule), firstAt, 5)).toEqual([]);
+  });
+
+  it.each(['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29', 'FREQ=MONTHLY;BYDAY=5FR', 'FREQ=HOURLY'])(
+    '%s repeats',
+    (rrule) => {
+      expect(whyRuleNeverRepeats({ rrule, timezone: 'Europe/Berlin', firstAt })).toBeNull();
+    },
+  );
+
+  it.each(['FREQ=HOURLY;BYMINUTE=0;BYSECOND=0,1,2', 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0,1,2'])(
+    '%s is refused: two minutes or seconds of one hour',
+    (rrule) => {
+      const { problems } = validateRecurrence({ rrule, timezone: 'UTC' });
+      expect(problems.map((problem) => problem.field)).toEqual(['recurrence.rrule']);
+      expect(problems[0]?.message).toMatch(/at least an hour apart/);
+    },
+  );
+
+  it('an RRULE the library would throw on is a validation problem', () => {
+    const { problems } = validateRecurrence({ rrule: 'FREQ=DAILY;BYSETPOS=400', timezone: 'UTC' });
+    expect(problems.map((problem) => problem.field)).toEqual(['recurrence.rrule']);
+  });
+
+  it('no two occurrences are under an hour apart: the first rule time just after firstAt is skipped', () => {
+    const start = new Date('2026-12-01T08:30:00Z'); // 09:30 Berlin
+    const found = occurrencesAfter(
+      { ...series('FREQ=HOURLY;BYMINUTE=0'), firstAt: start },
+      new Date('2026-12-01T00:00:00Z'),
+      4,
+    );
+    expect(iso(found)).toEqual([
+      '2026-12-01T08:30:00.000Z', // 09:30 Berlin; 10:00 is 30 minutes later: skipped
+      '2026-12-01T10:00:00.000Z', // 11:00 Berlin
+      '2026-12-01T11:00:00.000Z',
+      '2026-12-01T12:00:00.000Z',
+    ]);
+    for (let index = 1; index < found.length; index++) {
+      const gap = (found[index]?.getTime() ?? 0) - (found[index - 1]?.getTime() ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(3_600_000);
+    }
+  });
+
+  it.each([
+    'FREQ=WEEKLY;INTERVAL=2',
+    'FREQ=DAILY',
+    'FREQ=MONTHLY;BYDAY=-1FR',
+    'FREQ=HOURLY;INTERVAL=5',
+  ])('%s walked from a known occurrence gives the same times as from the start', (rrule) => {
+    const rule = { ...series(rrule), firstAt: new Date('2026-03-01T08:30:00Z') };
+    const known = occurrencesAfter(rule, rule.firstAt, 12)[10] as Date;
+    expect(iso(occurrencesAfter(rule, known, 8, known))).toEqual(
+      iso(occurrencesAfter(rule, known, 8)),
+    );
+  });
+
+  it('an hourly series running for two years still finds its next time', () => {
+    const rule = { ...series('FREQ=HOURLY'), firstAt: new Date('2026-01-01T00:00:00Z') };
+    const now = new Date('2028-01-01T00:30:00Z');
+    const latest = new Date('2028-01-01T00:00:00Z');
+    expect(iso(occurrencesAfter(rule, now, 1, latest))).toEqual(['2028-01-01T01:00:00.000Z']);
   });
 });

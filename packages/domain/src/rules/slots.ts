@@ -52,6 +52,31 @@ export function validateSlotSet(value: unknown): {
   return { problems, timezone: typeof timezone === 'string' ? timezone : '', slots: valid };
 }
 
+/** The instants a list of wall times of one calendar day fall on, in `timeZone`. */
+function instantsOfDay(
+  date: { year: number; month: number; day: number },
+  times: ReadonlyArray<{ hour: number; minute: number }>,
+  timeZone: string,
+): Date[] {
+  const midnight = Date.UTC(date.year, date.month - 1, date.day);
+  // One offset from the day before to the day after: no DST change near, so every wall time
+  // of the day is that offset away (two Intl calls a day instead of three a slot).
+  const offset = offsetAt(midnight - 86_400_000, timeZone);
+  if (offset === offsetAt(midnight + 2 * 86_400_000, timeZone)) {
+    return times.map(
+      ({ hour, minute }) => new Date(midnight + (hour * 60 + minute) * 60_000 - offset),
+    );
+  }
+  return times.map(({ hour, minute }) => instantOf({ ...date, hour, minute, second: 0 }, timeZone));
+}
+
+/** How far `timeZone` is ahead of UTC at the wall-clock instant `localMs` (about). */
+function offsetAt(localMs: number, timeZone: string): number {
+  const wall = wallTimeOf(new Date(localMs), timeZone);
+  const shown = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  return shown - Math.floor(localMs / 1000) * 1000;
+}
+
 /**
  * Every time the slots fall on strictly after `after` and within `horizonDays`, in order. A
  * slot skipped by a DST change (02:30 on the spring-forward night) moves forward by the gap.
@@ -61,33 +86,33 @@ export function slotTimes(
   after: Date,
   horizonDays = SLOT_HORIZON_DAYS,
 ): Date[] {
-  const times: Date[] = [];
-  if (set.slots.length === 0) return times;
+  const times: number[] = [];
+  if (set.slots.length === 0) return [];
+  const byDay = new Map<SlotDay, Array<{ hour: number; minute: number }>>();
+  for (const slot of set.slots) {
+    const [hour, minute] = slot.time.split(':').map(Number);
+    const list = byDay.get(slot.day) ?? [];
+    list.push({ hour: hour ?? 0, minute: minute ?? 0 });
+    byDay.set(slot.day, list);
+  }
   const today = wallTimeOf(after, set.timezone);
   const end = after.getTime() + horizonDays * 86_400_000;
   for (let offset = 0; offset <= horizonDays + 1; offset++) {
     // A calendar day in the zone, counted in UTC so that DST does not shift the day.
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day + offset));
-    const day = SLOT_DAYS[(date.getUTCDay() + 6) % 7];
-    for (const slot of set.slots) {
-      if (slot.day !== day) continue;
-      const [hour, minute] = slot.time.split(':').map(Number);
-      const instant = instantOf(
-        {
-          year: date.getUTCFullYear(),
-          month: date.getUTCMonth() + 1,
-          day: date.getUTCDate(),
-          hour: hour ?? 0,
-          minute: minute ?? 0,
-          second: 0,
-        },
-        set.timezone,
-      );
-      if (instant.getTime() > after.getTime() && instant.getTime() <= end) times.push(instant);
+    const wallTimes = byDay.get(SLOT_DAYS[(date.getUTCDay() + 6) % 7] as SlotDay);
+    if (!wallTimes) continue;
+    const day = {
+      year: date.getUTCFullYear(),
+      month: date.getUTCMonth() + 1,
+      day: date.getUTCDate(),
+    };
+    for (const instant of instantsOfDay(day, wallTimes, set.timezone)) {
+      if (instant.getTime() > after.getTime() && instant.getTime() <= end) {
+        times.push(instant.getTime());
+      }
     }
   }
   // Two slots of one day may land on the same instant across a DST gap: keep it once.
-  return [...new Set(times.map((time) => time.getTime()))]
-    .sort((a, b) => a - b)
-    .map((time) => new Date(time));
+  return [...new Set(times)].sort((a, b) => a - b).map((time) => new Date(time));
 }

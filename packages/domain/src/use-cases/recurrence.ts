@@ -10,7 +10,7 @@ import type { AccountContext, Actor, PostTarget, PostWithTargets } from '../mode
 import type { JobMeta } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import type { CreatePostInput } from '../rules/post-rules.ts';
-import { occurrencesAfter, validateRecurrence } from '../rules/recurrence.ts';
+import { occurrencesAfter, validateRecurrence, whyRuleNeverRepeats } from '../rules/recurrence.ts';
 import { isUuid } from '../rules/shape.ts';
 import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
@@ -36,6 +36,14 @@ export async function createRepeatingPost(
     !prepared.ok && prepared.error.code === 'validation_failed' ? prepared.error.details : [];
   if (prepared.ok && recurrence?.until && recurrence.until < (prepared.value.scheduledAt as Date)) {
     problems.push({ field: 'recurrence.until', message: 'must not be before scheduled_at' });
+  }
+  if (prepared.ok && recurrence && recurrence.count !== 1) {
+    const never = whyRuleNeverRepeats({
+      rrule: recurrence.rrule,
+      timezone: recurrence.timezone,
+      firstAt: prepared.value.scheduledAt as Date,
+    });
+    if (never) problems.push({ field: 'recurrence.rrule', message: never });
   }
   if (problems.length > 0 || !recurrence)
     return err(validationFailed([...postProblems, ...problems]));
@@ -120,7 +128,13 @@ async function extendOne(
   lastOccurrenceAt: Date | null,
 ): Promise<number> {
   const now = deps.clock.now();
-  const upcoming = occurrencesAfter(series, now, SERIES_OCCURRENCES_AHEAD);
+  // Walking from the latest occurrence keeps an old series as cheap as a new one. When that
+  // occurrence is still ahead, the series was listed with at least one but fewer than
+  // SERIES_OCCURRENCES_AHEAD ahead: one more past it, and the next pass tops up again.
+  const ahead = lastOccurrenceAt !== null && lastOccurrenceAt > now;
+  const upcoming = ahead
+    ? occurrencesAfter(series, lastOccurrenceAt, 1, lastOccurrenceAt)
+    : occurrencesAfter(series, now, SERIES_OCCURRENCES_AHEAD, lastOccurrenceAt);
   if (upcoming.length === 0) {
     await deps.repos.series.setStatus(series.id, ['active'], 'finished', now);
     return 0;
@@ -181,11 +195,18 @@ async function findSeries(
 }
 
 async function viewOf(deps: CoreDeps, series: PostSeries): Promise<SeriesView> {
+  const occurrences = await deps.repos.series.listOccurrences(series.id);
+  const latest = occurrences.reduce<Date | null>(
+    (known, { occurrenceAt }) => (known === null || occurrenceAt > known ? occurrenceAt : known),
+    null,
+  );
   return {
     series,
-    occurrences: await deps.repos.series.listOccurrences(series.id),
+    occurrences,
     nextOccurrences:
-      series.status === 'stopped' ? [] : occurrencesAfter(series, deps.clock.now(), SERIES_PREVIEW),
+      series.status === 'stopped'
+        ? []
+        : occurrencesAfter(series, deps.clock.now(), SERIES_PREVIEW, latest),
   };
 }
 

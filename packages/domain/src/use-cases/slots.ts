@@ -7,7 +7,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { conflict, type DomainError, noSlots, notFound, validationFailed } from '../errors.ts';
 import type { AccountContext, Actor, PostWithTargets } from '../model.ts';
-import type { JobMeta } from '../ports/index.ts';
+import type { JobMeta, SlotRepository } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import type { CreatePostInput } from '../rules/post-rules.ts';
 import { isUuid } from '../rules/shape.ts';
@@ -67,6 +67,43 @@ export async function getSlots(
   );
 }
 
+/** Days of slots looked at per step of the search for a free one. */
+const SLOT_SEARCH_STEP_DAYS = 7;
+
+/**
+ * The earliest slot of any of `sets` after `now` that no post of the connections uses, or
+ * null when none is free within SLOT_HORIZON_DAYS. Walks forward a week at a time and stops at
+ * the first free slot, so the usual answer reads one week of slots and posts, not a year; sets
+ * repeated across connections are expanded once.
+ */
+async function firstFreeSlot(
+  slots: SlotRepository,
+  connectionIds: string[],
+  sets: Array<SlotSet | null>,
+  now: Date,
+): Promise<Date | null> {
+  const distinct = new Map<string, SlotSet>();
+  for (const set of sets) {
+    if (set) distinct.set(JSON.stringify([set.timezone, set.slots]), set);
+  }
+  const horizonEnd = now.getTime() + SLOT_HORIZON_DAYS * 86_400_000;
+  for (let from = now.getTime(); from < horizonEnd; from += SLOT_SEARCH_STEP_DAYS * 86_400_000) {
+    const days = Math.min(SLOT_SEARCH_STEP_DAYS, (horizonEnd - from) / 86_400_000);
+    const candidates = new Set<number>();
+    for (const set of distinct.values()) {
+      for (const at of slotTimes(set, new Date(from), days)) candidates.add(at.getTime());
+    }
+    if (candidates.size === 0) continue;
+    const until = new Date(from + days * 86_400_000);
+    const taken = new Set(
+      (await slots.scheduledTimes(connectionIds, new Date(from), until)).map((at) => at.getTime()),
+    );
+    const free = [...candidates].sort((a, b) => a - b).find((at) => !taken.has(at));
+    if (free !== undefined) return new Date(free);
+  }
+  return null;
+}
+
 /** POST /posts/queue: the post of POST /posts, scheduled at its connections' next free slot. */
 export async function queuePost(
   deps: CoreDeps,
@@ -95,22 +132,9 @@ export async function queuePost(
   const stored = await deps.uow.run(async (repos) => {
     // Sorted ids: two requests sharing connections lock them in the same order (no deadlock).
     await repos.slots.lock(connectionIds);
-    const now = deps.clock.now();
-    const until = new Date(now.getTime() + SLOT_HORIZON_DAYS * 86_400_000);
-    const taken = new Set(
-      (await repos.slots.scheduledTimes(connectionIds, now, until)).map((at) => at.getTime()),
-    );
-    const candidates = new Set<number>();
-    for (const set of sets) {
-      if (set) for (const at of slotTimes(set, now)) candidates.add(at.getTime());
-    }
-    const free = [...candidates].sort((a, b) => a - b).find((at) => !taken.has(at));
-    if (free === undefined) return null;
-    const scheduled: PostWithTargets = {
-      ...post,
-      scheduledAt: new Date(free),
-      status: 'scheduled',
-    };
+    const free = await firstFreeSlot(repos.slots, connectionIds, sets, deps.clock.now());
+    if (free === null) return null;
+    const scheduled: PostWithTargets = { ...post, scheduledAt: free, status: 'scheduled' };
     await repos.posts.insert(scheduled);
     await linkHostedMedia(deps, repos, scheduled);
     return scheduled;

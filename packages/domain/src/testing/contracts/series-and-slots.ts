@@ -162,6 +162,58 @@ export function describeSeriesAndSlots(
       expect(view.value.nextOccurrences).toEqual([]);
     });
 
+    it('a rule with no occurrence within the horizon, or occurrences under an hour apart, is refused and nothing stored', async () => {
+      const d = await deps();
+      const { alice, x } = await userWithConnection(d);
+      for (const rrule of [
+        'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+        'FREQ=HOURLY;BYMONTHDAY=31;BYMONTH=4,6,9,11',
+        'FREQ=HOURLY;INTERVAL=24;BYHOUR=5',
+        'FREQ=HOURLY;BYMINUTE=0;BYSECOND=0,1,2',
+        'FREQ=DAILY;BYHOUR=9;BYMINUTE=0,1,2',
+      ]) {
+        const refused = await createRepeatingPost(
+          d,
+          alice.ctx,
+          { content: rrule, social_account_ids: [x], scheduled_at: '2026-01-05T09:00:00Z' },
+          { rrule, timezone: 'Europe/Berlin' },
+        );
+        expect(refused.ok, rrule).toBe(false);
+        if (refused.ok) continue;
+        expect(refused.error.code, rrule).toBe('validation_failed');
+        expect(JSON.stringify(refused.error), rrule).toContain('recurrence.rrule');
+      }
+      expect(await d.repos.posts.listByCreator(alice.user.id)).toHaveLength(0);
+    });
+
+    it('a stored series whose rule can no longer produce an occurrence ends finished', async () => {
+      const d = await deps();
+      const { alice, x } = await userWithConnection(d);
+      const created = await createRepeatingPost(
+        d,
+        alice.ctx,
+        { content: 'stale rule', social_account_ids: [x], scheduled_at: '2026-01-05T08:00:00Z' },
+        DAILY_9_BERLIN,
+      );
+      if (!created.ok) throw new Error(created.error.message);
+      const seriesId = created.value.seriesId as string;
+      const series = await d.repos.series.findById(seriesId);
+      if (!series) throw new Error('no series');
+      // A rule stored before rules were bounded: it never matches.
+      const staleId = randomUUID();
+      await d.repos.series.insert({
+        ...series,
+        id: staleId,
+        rrule: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+      });
+      d.clock.set('2026-01-07T09:00:00Z');
+      await reconcile(d);
+      expect((await d.repos.series.findById(staleId))?.status).toBe('finished');
+      // Finished series are not expanded again.
+      const needing = await d.repos.series.listNeedingOccurrences(d.clock.now(), 2, 1000);
+      expect(needing.map(({ series: found }) => found.id)).not.toContain(staleId);
+    });
+
     it('stopping cancels the scheduled occurrences, keeps a published one, creates no more', async () => {
       const d = await deps();
       const { alice, x } = await userWithConnection(d);
