@@ -38,6 +38,8 @@ function importedPackages(source: string): string[] {
     // A statement (up to its semicolon) from its first word to its module's quoted name.
     ...source.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*'([^']+)'/gm),
     ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    // createRequire(import.meta.url)('name'): a CommonJS package loaded from ESM.
+    ...source.matchAll(/\bcreateRequire\([^)]*\)\(\s*['"]([^'"]+)['"]\s*\)/g),
   ].map((match) => match[1] ?? '');
   return specifiers
     .filter((specifier) => !specifier.startsWith('.'))
@@ -108,5 +110,40 @@ describe('the docs stand alone', () => {
           .map((target) => `${path} -> ${target}`);
       });
     expect(offences).toEqual([]);
+  });
+});
+
+// A dependency nobody imports misleads a reader about what a package leans on (and keeps a
+// package installed for nothing); one imported but undeclared works only by hoisting.
+describe("each package's dependencies are what its source imports", () => {
+  const ALL = readdirSync(join(ROOT, 'packages')).filter((name) =>
+    existsSync(join(ROOT, 'packages', name, 'package.json')),
+  );
+  it.each(ALL)('%s', (name) => {
+    const dir = join(ROOT, 'packages', name);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    const imported = new Set(
+      sourceFiles(join(dir, 'src')).flatMap((file) =>
+        importedPackages(readFileSync(file, 'utf8')).filter(
+          (pkg) => pkg !== manifest.name && !isBuiltin(pkg),
+        ),
+      ),
+    );
+    const declared = Object.keys(manifest.dependencies ?? {});
+    // Test support (the domain's contract suites, testkit's optional testcontainers) may
+    // import a development dependency.
+    const available = [...declared, ...Object.keys(manifest.devDependencies ?? {})];
+    expect(
+      declared.filter((pkg) => !imported.has(pkg)),
+      'declared, never imported',
+    ).toEqual([]);
+    expect(
+      [...imported].filter((pkg) => !available.includes(pkg)),
+      'imported, not declared',
+    ).toEqual([]);
   });
 });
