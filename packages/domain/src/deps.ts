@@ -1,3 +1,8 @@
+import {
+  PUBLISH_RETRY_BASE_MS,
+  PUBLISH_RETRY_MAX_MS,
+  WEBHOOK_DELIVERY_SCHEDULE_MS,
+} from './policies/backoff.ts';
 import type {
   Clock,
   ConnectionPacer,
@@ -51,15 +56,12 @@ export interface CoreSettings {
 export const DEFAULT_SETTINGS: CoreSettings = {
   targetLeaseMs: 60_000,
   maxApiKeysPerAccount: 10,
-  publishRetryBaseMs: 2_000,
-  publishRetryMaxMs: 5 * 60_000,
+  publishRetryBaseMs: PUBLISH_RETRY_BASE_MS,
+  publishRetryMaxMs: PUBLISH_RETRY_MAX_MS,
   publishMaxWaits: 200,
   // The longest publishing quota window among the platforms is a rolling 24 hours.
   publishMaxWaitMs: 25 * 3_600_000,
-  // now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts over about a day
-  deliveryRetryScheduleMs: [
-    5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
-  ],
+  deliveryRetryScheduleMs: [...WEBHOOK_DELIVERY_SCHEDULE_MS],
   reconcileBatchSize: 500,
   publicBaseUrl: 'http://127.0.0.1:3000',
   connectReturnOrigins: [],

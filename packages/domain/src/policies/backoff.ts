@@ -12,6 +12,17 @@
 export type RandomSource = () => number;
 
 /**
+ * Delays before attempt 2, 3, ... of a webhook delivery: now, 5 s, 5 min, 30 min, 2 h, 5 h,
+ * 10 h, 10 h; 8 attempts over about a day, so a receiver down overnight still gets it.
+ */
+export const WEBHOOK_DELIVERY_SCHEDULE_MS: readonly number[] = [
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+];
+/** First retry delay of a publish job with transient failures, and its cap. */
+export const PUBLISH_RETRY_BASE_MS = 2_000;
+export const PUBLISH_RETRY_MAX_MS = 5 * 60_000;
+
+/**
  * Exponential backoff with full jitter under a ceiling that doubles each attempt up to
  * `maxMs`, never below half the base so a retry is not an immediate hammering.
  */

@@ -3,6 +3,12 @@ import type { JobResult } from '../ports/queue.ts';
 import type { Logger } from '../ports/system.ts';
 import { exponentialBackoff } from './backoff.ts';
 
+/**
+ * A job that runs this much before its due time is early only by clock skew between the
+ * process that scheduled it and the one running it: it runs instead of waiting again.
+ */
+export const EARLY_RUN_TOLERANCE_MS = 50;
+
 /** How a queue retries a job whose handler threw, and how many attempts a job has. */
 export interface JobRetryPolicy {
   maxAttempts: number;

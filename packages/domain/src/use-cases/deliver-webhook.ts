@@ -3,12 +3,12 @@ import type { CoreDeps } from '../deps.ts';
 import { errorMessage } from '../errors.ts';
 import type { DeliveryStatus, Webhook, WebhookDelivery } from '../model.ts';
 import { withJitter } from '../policies/backoff.ts';
+import { EARLY_RUN_TOLERANCE_MS } from '../policies/job-retry.ts';
 import type { JobContext, JobResult, WebhookSendResult } from '../ports/index.ts';
 import { openWebhookSecret, SecretUnreadableError } from '../secret-cipher.ts';
-import { DONE, retryAfter } from './backoff.ts';
+import { DONE, retryAfter } from './job-results.ts';
 
 export const WEBHOOK_USER_AGENT = 'social-publisher-webhooks/1';
-const EARLY_TOLERANCE_MS = 50;
 /** A receiver's Retry-After is honoured, but never parks a delivery for more than a day. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
@@ -99,7 +99,7 @@ export async function deliverWebhook(
     return DONE;
   }
   const due = delivery.nextAttemptAt?.getTime() ?? startedAt.getTime();
-  if (due > startedAt.getTime() + EARLY_TOLERANCE_MS) {
+  if (due > startedAt.getTime() + EARLY_RUN_TOLERANCE_MS) {
     return retryAfter(due - startedAt.getTime(), 'next attempt not due yet');
   }
 

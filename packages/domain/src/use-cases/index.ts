@@ -1,6 +1,5 @@
 export * from './access.ts';
 export * from './api-keys.ts';
-export { DONE, retryAfter, waitFor } from './backoff.ts';
 export * from './connect-account.ts';
 export * from './connect-browser.ts';
 export * from './connect-credentials.ts';
@@ -8,6 +7,7 @@ export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
 export * from './edit-post.ts';
 export * from './hosted-media.ts';
+export { DONE, retryAfter, waitFor } from './job-results.ts';
 export * from './media.ts';
 export * from './media-probes.ts';
 export * from './open-consent.ts';

@@ -7,13 +7,12 @@ import {
   TERMINAL_TARGET_STATUSES,
 } from '../model.ts';
 import { exponentialBackoff } from '../policies/backoff.ts';
+import { EARLY_RUN_TOLERANCE_MS } from '../policies/job-retry.ts';
 import type { JobContext, JobResult, TargetClaim } from '../ports/index.ts';
-import { DONE, retryAfter, waitFor } from './backoff.ts';
 import { finalizePost } from './finalize-post.ts';
+import { DONE, retryAfter, waitFor } from './job-results.ts';
 import { publishClaimedTarget, type TargetRun } from './publish-target.ts';
 
-/** A job that runs this much before its post's time is early on purpose only by clock skew. */
-const EARLY_TOLERANCE_MS = 50;
 /** Margin after another worker's lease runs out before taking its target over. */
 const LEASE_GRACE_MS = 100;
 
@@ -115,7 +114,7 @@ export async function processPublishJob(
   // finished, cancelled (a cancel that won the race leaves the post alone) or not yet due.
   const start = await posts.startPublish(postId, {
     now,
-    startBefore: new Date(now.getTime() + EARLY_TOLERANCE_MS),
+    startBefore: new Date(now.getTime() + EARLY_RUN_TOLERANCE_MS),
     leaseExpiresAt: new Date(now.getTime() + deps.settings.targetLeaseMs),
   });
   if (!start) return DONE;
