@@ -126,16 +126,16 @@ describe('mastodon connect: the instance URL', () => {
     return outcome.problems;
   };
 
-  it('is refused when private or loopback while the media switch is off', async () => {
+  it('is refused when private or loopback while the media switch is off, naming no address', async () => {
     const problems = await refused(fake.baseUrl.replace('http:', 'https:'), false);
     expect(problems).toEqual([
-      { field: 'instance', message: expect.stringMatching(/refused: address 127\.0\.0\.1 is/) },
+      { field: 'instance', message: 'is refused: the host is a private or internal address' },
     ]);
     expect(await refused('https://localhost:8443', false)).toEqual([
-      { field: 'instance', message: expect.stringMatching(/loopback/) },
+      { field: 'instance', message: 'is refused: host localhost is a private or internal address' },
     ]);
     expect(await refused('https://10.1.2.3', false)).toEqual([
-      { field: 'instance', message: expect.stringMatching(/refused: address 10\.1\.2\.3/) },
+      { field: 'instance', message: 'is refused: the host is a private or internal address' },
     ]);
   });
 

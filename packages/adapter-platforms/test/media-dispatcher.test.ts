@@ -1,3 +1,4 @@
+import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The fakes live in the private test kit (imported by path, as helpers.ts does).
@@ -72,4 +73,30 @@ describe('the media dispatcher of publishers that fetch media', () => {
     });
     expect(paths).toEqual(['/hop/2', '/hop/1', '/hop/0']);
   });
+});
+
+describe('a media URL whose name resolves to an internal address', () => {
+  it.each([
+    ['cdn.internal.example', '127.0.0.1', 'loopback'],
+    ['files.internal.example', '10.20.30.40', 'private'],
+  ])(
+    'the probe (POST /posts/validate) refuses %s naming no address; the guard logs it',
+    async (host, address, category) => {
+      const warnings: Array<Record<string, unknown>> = [];
+      const guard = createGuardedDispatcher({
+        allowPrivateNetworks: false,
+        resolver: async () => [{ address, family: 4 }],
+        logger: { warn: (obj) => void warnings.push(obj as Record<string, unknown>) },
+        label: 'media',
+      });
+      const result = await createMediaProbe(guard).probe(`https://${host}/clip.mp4`);
+      expect(result).toEqual({
+        ok: false,
+        reason: `media HEAD https://${host}/clip.mp4: refused: ${host} resolves to a private or internal address`,
+      });
+      if (!result.ok) expect(result.reason).not.toMatch(/\d+\.\d+\.\d+\.\d+/);
+      expect(warnings).toEqual([{ component: 'media', host, address, category }]);
+      await guard.close();
+    },
+  );
 });

@@ -155,7 +155,8 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
 
     const pre = checkUrl(webhook.url, policy);
     if (!pre.ok) {
-      logger?.warn({ reason: pre.reason }, 'webhook delivery refused before connecting');
+      // The address and its range go to the log only: the error is shown to the API client.
+      logger?.warn({ refusal: pre.detail }, 'webhook delivery refused before connecting');
       return failure(`refused: ${pre.reason}`, false);
     }
     const origin = pre.url.origin; // logged instead of the URL: paths often carry tokens
@@ -212,8 +213,9 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     } catch (caught) {
       const refusal = findRefusal(caught);
       if (refusal !== null) {
+        // The guard logged the address and its range; the client reads only the reason.
         logger?.warn(
-          { origin, reason: refusal.reason },
+          { origin, refusal: refusal.detail ?? refusal.reason },
           'webhook delivery refused by the SSRF guard',
         );
         return failure(`refused: ${refusal.reason}`, false);

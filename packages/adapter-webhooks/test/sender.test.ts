@@ -329,7 +329,7 @@ describe('createWebhookSender with production settings', () => {
     const result = await sender.send({ url: receiver.url(), body: BODY, headers: HEADERS });
     expect(result).toMatchObject({
       statusCode: null,
-      error: 'refused: address 127.0.0.1 is loopback',
+      error: 'refused: the host is a private or internal address',
       retryable: false,
     });
     expect(receiver.connections()).toBe(0);

@@ -411,7 +411,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, and on post.failed and post.partial `failures`: one `{ target_id, social_account_id, platform, error_code, error_message }` per target that did not publish.
+     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}.
      */
     post: operations['createWebhook'];
     delete?: never;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { checkAddress, isIpLiteral, normalizeIp } from './check-address.ts';
-import { AddressRefusedError, HostResolutionError } from './errors.ts';
+import { AddressRefusedError, HostResolutionError, refusalReasons } from './errors.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -23,6 +23,13 @@ export interface GuardOptions {
   allowPrivateNetworks: boolean;
   /** Default: node:dns lookup with `all: true` (A and AAAA, system resolver order). */
   resolver?: Resolver;
+  /**
+   * Receives one warning per refused address, naming the address and its range: the refusal
+   * itself (what clients read) names neither.
+   */
+  logger?: GuardLogger;
+  /** Who uses the guard, in those warnings (e.g. `webhooks`, `media`). */
+  label?: string;
 }
 
 export interface ConnectorOptions extends GuardOptions {
@@ -32,12 +39,8 @@ export interface ConnectorOptions extends GuardOptions {
   ca?: ConnectionOptions['ca'];
 }
 
-export interface GuardedDispatcherOptions extends ConnectorOptions {
-  /** Receives the loud warning when allowPrivateNetworks is on. */
-  logger?: GuardLogger;
-  /** Who uses this dispatcher, for the warning (e.g. `webhooks`, `media`). */
-  label?: string;
-}
+/** The connector's options; `logger` also receives the loud warning when allowPrivateNetworks is on. */
+export type GuardedDispatcherOptions = ConnectorOptions;
 
 export const systemResolver: Resolver = async (hostname) => {
   const results = await lookup(hostname, { all: true, order: 'verbatim' });
@@ -62,8 +65,9 @@ function errorDetail(error: unknown): string {
  * literals are checked as they are, without DNS. Returns the addresses to connect to, in
  * resolver order, with IP literals normalized (`0x7f.1` -> `127.0.0.1`).
  *
- * Throws AddressRefusedError (`address 10.0.0.5 of internal.example is private`) or
- * HostResolutionError.
+ * Throws AddressRefusedError (`internal.example resolves to a private or internal address`,
+ * detail `address 10.0.0.5 of internal.example is private`, logged through `options.logger`)
+ * or HostResolutionError.
  */
 export async function resolveAndCheck(
   hostname: string,
@@ -75,7 +79,7 @@ export async function resolveAndCheck(
     const check = checkAddress(host);
     const normalized = normalizeLiteral(host);
     if (!check.ok && !options.allowPrivateNetworks) {
-      throw new AddressRefusedError(`address ${normalized} is ${check.reason}`);
+      throw refuse(options, null, normalized, check.reason);
     }
     return [{ address: normalized, family: isIP(normalized) }];
   }
@@ -92,20 +96,45 @@ export async function resolveAndCheck(
   const checked: ResolvedAddress[] = [];
   for (const entry of addresses) {
     if (!isIpLiteral(entry.address)) {
-      throw new AddressRefusedError(
-        `resolver returned ${JSON.stringify(entry.address)} for ${host}, not an IP address`,
+      const detail = `resolver returned ${JSON.stringify(entry.address)} for ${host}, not an IP address`;
+      options.logger?.warn(
+        { component: options.label ?? 'net-guard', host, refusal: detail },
+        'SSRF guard refused a host',
       );
+      throw new AddressRefusedError(`${host} did not resolve to an IP address`, detail);
     }
     const normalized = normalizeLiteral(entry.address);
     if (!options.allowPrivateNetworks) {
       const check = checkAddress(normalized);
-      if (!check.ok) {
-        throw new AddressRefusedError(`address ${normalized} of ${host} is ${check.reason}`);
-      }
+      if (!check.ok) throw refuse(options, host, normalized, check.reason);
     }
     checked.push({ address: normalized, family: isIP(normalized) });
   }
   return checked;
+}
+
+/**
+ * The refusal of `address` (of the name `host`, or an IP literal when null): the client-facing
+ * reason names neither the address nor its range; the warning logged here names both.
+ */
+function refuse(
+  options: GuardOptions,
+  host: string | null,
+  address: string,
+  category: string,
+): AddressRefusedError {
+  const detail =
+    host === null
+      ? `address ${address} is ${category}`
+      : `address ${address} of ${host} is ${category}`;
+  options.logger?.warn(
+    { component: options.label ?? 'net-guard', host: host ?? address, address, category },
+    `SSRF guard refused ${detail}`,
+  );
+  return new AddressRefusedError(
+    host === null ? refusalReasons.address(null) : refusalReasons.resolved(host),
+    detail,
+  );
 }
 
 /** Canonical text of an IP literal; callers have checked isIpLiteral first. */
@@ -195,7 +224,6 @@ export function createGuardedDispatcher(options: GuardedDispatcherOptions): Agen
       `SSRF GUARD OFF${options.label ? ` for ${options.label}` : ''}: requests may reach loopback, private, link-local and cloud metadata addresses. Local development and tests ONLY; never enable this in production.`,
     );
   }
-  const { logger: _logger, label: _label, ...connectorOptions } = options;
-  const connect = createGuardedConnector(connectorOptions);
+  const connect = createGuardedConnector(options);
   return new Agent({ connect });
 }

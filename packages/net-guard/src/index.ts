@@ -11,5 +11,10 @@ export {
   resolveAndCheck,
   systemResolver,
 } from './dispatcher.ts';
-export { AddressRefusedError, findRefusal, HostResolutionError } from './errors.ts';
+export {
+  AddressRefusedError,
+  findRefusal,
+  HostResolutionError,
+  refusalReasons,
+} from './errors.ts';
 export { assertUrlAllowed, checkUrl, type UrlCheck, type UrlPolicy } from './url.ts';

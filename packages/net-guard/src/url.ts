@@ -1,5 +1,5 @@
 import { checkAddress, isIpLiteral } from './check-address.ts';
-import { AddressRefusedError } from './errors.ts';
+import { AddressRefusedError, refusalReasons } from './errors.ts';
 
 export interface UrlPolicy {
   /** Accept `http:` as well as `https:`. Local development only. */
@@ -8,7 +8,17 @@ export interface UrlPolicy {
   allowPrivateNetworks: boolean;
 }
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * A refusal has a `reason` a client may read (no address, no range) and a `detail` for the
+ * server's log (the address and its range, when the refusal is about an address).
+ */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; detail: string };
+
+const refused = (reason: string, detail: string = reason): UrlCheck => ({
+  ok: false,
+  reason,
+  detail,
+});
 
 /** Hostnames that name the local machine by definition (RFC 6761), refused without DNS. */
 function isLocalhostName(hostname: string): boolean {
@@ -28,23 +38,27 @@ export function checkUrl(input: string | URL, policy: UrlPolicy): UrlCheck {
   try {
     url = new URL(input);
   } catch {
-    return { ok: false, reason: 'the URL is not valid' };
+    return refused('the URL is not valid');
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
     const allowed = policy.allowHttp ? 'https: or http:' : 'https:';
-    return { ok: false, reason: `scheme ${url.protocol} is not allowed (${allowed} only)` };
+    return refused(`scheme ${url.protocol} is not allowed (${allowed} only)`);
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'URLs with credentials (user:password@) are not allowed' };
+    return refused('URLs with credentials (user:password@) are not allowed');
   }
   const host = url.hostname;
-  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (host === '') return refused('the URL has no host');
   if (policy.allowPrivateNetworks) return { ok: true, url };
-  if (isLocalhostName(host)) return { ok: false, reason: `host ${host} is loopback` };
+  if (isLocalhostName(host)) {
+    return refused(refusalReasons.address(host), `host ${host} is loopback`);
+  }
   if (isIpLiteral(host)) {
     const bare = host.startsWith('[') ? host.slice(1, -1) : host;
     const check = checkAddress(bare);
-    if (!check.ok) return { ok: false, reason: `address ${bare} is ${check.reason}` };
+    if (!check.ok) {
+      return refused(refusalReasons.address(null), `address ${bare} is ${check.reason}`);
+    }
   }
   return { ok: true, url };
 }
@@ -52,6 +66,6 @@ export function checkUrl(input: string | URL, policy: UrlPolicy): UrlCheck {
 /** checkUrl that throws AddressRefusedError; returns the parsed URL. */
 export function assertUrlAllowed(input: string | URL, policy: UrlPolicy): URL {
   const result = checkUrl(input, policy);
-  if (!result.ok) throw new AddressRefusedError(result.reason);
+  if (!result.ok) throw new AddressRefusedError(result.reason, result.detail);
   return result.url;
 }

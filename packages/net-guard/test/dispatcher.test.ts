@@ -55,23 +55,66 @@ describe('resolveAndCheck', () => {
   });
   const strict = { allowPrivateNetworks: false, resolver };
 
-  it('refuses a name that resolves to a private address, naming both', async () => {
-    await expect(resolveAndCheck('internal.example', strict)).rejects.toThrow(
-      new AddressRefusedError('address 10.0.0.5 of internal.example is private'),
-    );
+  it('refuses a name that resolves to a private address; the detail names both', async () => {
+    const error = await resolveAndCheck('internal.example', strict).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AddressRefusedError);
+    expect(error).toMatchObject({
+      reason: 'internal.example resolves to a private or internal address',
+      detail: 'address 10.0.0.5 of internal.example is private',
+    });
   });
 
   it('refuses a name when ANY of its addresses is refused', async () => {
-    await expect(resolveAndCheck('mixed.example', strict)).rejects.toThrow(
-      'address 169.254.169.254 of mixed.example is a cloud metadata address',
-    );
+    await expect(resolveAndCheck('mixed.example', strict)).rejects.toMatchObject({
+      reason: 'mixed.example resolves to a private or internal address',
+      detail: 'address 169.254.169.254 of mixed.example is a cloud metadata address',
+    });
   });
 
   it('checks the embedded IPv4 of a mapped AAAA answer', async () => {
-    await expect(resolveAndCheck('mapped.example', strict)).rejects.toThrow(
-      'address ::ffff:7f00:1 of mapped.example is an IPv4-mapped IPv6 address embedding 127.0.0.1 (loopback)',
-    );
+    await expect(resolveAndCheck('mapped.example', strict)).rejects.toMatchObject({
+      detail:
+        'address ::ffff:7f00:1 of mapped.example is an IPv4-mapped IPv6 address embedding 127.0.0.1 (loopback)',
+    });
   });
+
+  it.each([
+    ['app.example', ['127.0.0.1'], 'loopback'],
+    ['db.example', ['192.168.1.20'], 'private'],
+    ['cache.example', ['fd12::7'], 'unique local (fc00::/7)'],
+    ['meta.example', ['169.254.169.254'], 'a cloud metadata address'],
+  ])(
+    'what a client reads of %s names no address and no range; the log names both',
+    async (host, addresses, category) => {
+      const logged: Array<{ obj: object; msg: string | undefined }> = [];
+      const logger = { warn: (obj: object, msg?: string) => logged.push({ obj, msg }) };
+      const options = {
+        allowPrivateNetworks: false,
+        resolver: tableResolver({ [host]: addresses }),
+        logger,
+        label: 'media',
+      };
+      const error = (await resolveAndCheck(host, options).catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(AddressRefusedError);
+      const { message, reason } = error as AddressRefusedError;
+      for (const text of [message, reason]) {
+        expect(text).toBe(
+          text === message
+            ? `refused: ${host} resolves to a private or internal address`
+            : `${host} resolves to a private or internal address`,
+        );
+        expect(text).not.toContain(addresses[0]);
+        expect(text).not.toMatch(/\d+\.\d+\.\d+\.\d+|[0-9a-f]*:[0-9a-f]*:/i);
+        expect(text).not.toMatch(/loopback|metadata|unique local|link-local|\(|\//);
+      }
+      expect(logged).toEqual([
+        {
+          obj: { component: 'media', host, address: addresses[0], category },
+          msg: `SSRF guard refused address ${addresses[0]} of ${host} is ${category}`,
+        },
+      ]);
+    },
+  );
 
   it('returns every address of a public name, in resolver order', async () => {
     await expect(resolveAndCheck('public.example', strict)).resolves.toEqual([
@@ -82,10 +125,13 @@ describe('resolveAndCheck', () => {
 
   it('checks IP literals without DNS, in any form', async () => {
     resolver.calls.length = 0;
-    await expect(resolveAndCheck('0x7f.1', strict)).rejects.toThrow(
-      'address 127.0.0.1 is loopback',
-    );
-    await expect(resolveAndCheck('[fd12::1]', strict)).rejects.toThrow('is unique local');
+    await expect(resolveAndCheck('0x7f.1', strict)).rejects.toMatchObject({
+      reason: 'the host is a private or internal address',
+      detail: 'address 127.0.0.1 is loopback',
+    });
+    await expect(resolveAndCheck('[fd12::1]', strict)).rejects.toMatchObject({
+      detail: 'address fd12::1 is unique local (fc00::/7)',
+    });
     await expect(resolveAndCheck('8.8.8.8', strict)).resolves.toEqual([
       { address: '8.8.8.8', family: 4 },
     ]);
@@ -140,6 +186,9 @@ describe('createGuardedDispatcher over a local server', () => {
     const error = await request(`http://sneaky.example:${port}/`, { dispatcher }).catch((e) => e);
     expect(error).toBeInstanceOf(AddressRefusedError);
     expect((error as AddressRefusedError).reason).toBe(
+      'sneaky.example resolves to a private or internal address',
+    );
+    expect((error as AddressRefusedError).detail).toBe(
       'address 127.0.0.1 of sneaky.example is loopback',
     );
     expect(connections).toBe(0);
@@ -152,7 +201,10 @@ describe('createGuardedDispatcher over a local server', () => {
     for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '2130706433', '127.1']) {
       const error = await request(`http://${host}:${port}/`, { dispatcher }).catch((e) => e);
       expect(error, host).toBeInstanceOf(AddressRefusedError);
-      expect((error as AddressRefusedError).reason, host).toMatch(/^address \S+ is .*loopback/);
+      expect((error as AddressRefusedError).reason, host).toBe(
+        'the host is a private or internal address',
+      );
+      expect((error as AddressRefusedError).detail, host).toMatch(/^address \S+ is .*loopback/);
     }
     expect(resolver.calls).toEqual([]);
     expect(connections).toBe(0);

@@ -35,11 +35,31 @@ describe('assertUrlAllowed', () => {
     ['https://[::127.0.0.1]/', 'address ::7f00:1 is an IPv4-compatible IPv6 address'],
     ['https://169.254.169.254/latest/meta-data/', 'address 169.254.169.254 is a cloud metadata'],
     ['https://[fd00:ec2::254]/', 'address fd00:ec2::254 is a cloud metadata address'],
-  ])('refuses %s: %s', (url, reason) => {
+  ])('refuses %s: %s', (url, detail) => {
     const result = checkUrl(url, strict);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toContain(reason);
+    if (!result.ok) expect(result.detail).toContain(detail);
     expect(() => assertUrlAllowed(url, strict)).toThrow(AddressRefusedError);
+  });
+
+  it.each([
+    ['https://2130706433/', 'the host is a private or internal address'],
+    ['https://10.1/', 'the host is a private or internal address'],
+    ['https://[::ffff:127.0.0.1]/', 'the host is a private or internal address'],
+    ['https://169.254.169.254/latest/meta-data/', 'the host is a private or internal address'],
+    ['https://[fd00:ec2::254]/', 'the host is a private or internal address'],
+    ['https://localhost/', 'host localhost is a private or internal address'],
+  ])('the reason for a client names neither the address nor its range: %s', (url, reason) => {
+    const result = checkUrl(url, strict);
+    expect(result).toMatchObject({ ok: false, reason });
+  });
+
+  it('a refusal that is not about an address reads the same for the client and the log', () => {
+    expect(checkUrl('ftp://hooks.example.com/', strict)).toEqual({
+      ok: false,
+      reason: 'scheme ftp: is not allowed (https: only)',
+      detail: 'scheme ftp: is not allowed (https: only)',
+    });
   });
 
   it('the thrown error carries the reason and a stable code', () => {
@@ -50,15 +70,16 @@ describe('assertUrlAllowed', () => {
       expect(error).toBeInstanceOf(AddressRefusedError);
       const refusal = error as AddressRefusedError;
       expect(refusal.code).toBe('SP_ADDRESS_REFUSED');
-      expect(refusal.reason).toBe('address 10.0.0.5 is private');
-      expect(refusal.message).toBe('refused: address 10.0.0.5 is private');
+      expect(refusal.reason).toBe('the host is a private or internal address');
+      expect(refusal.message).toBe('refused: the host is a private or internal address');
+      expect(refusal.detail).toBe('address 10.0.0.5 is private');
     }
   });
 
   it('allowHttp accepts http: but nothing else', () => {
     const policy = { allowHttp: true, allowPrivateNetworks: false };
     expect(checkUrl('http://hooks.example.com/', policy).ok).toBe(true);
-    expect(checkUrl('ftp://hooks.example.com/', policy)).toEqual({
+    expect(checkUrl('ftp://hooks.example.com/', policy)).toMatchObject({
       ok: false,
       reason: 'scheme ftp: is not allowed (https: or http: only)',
     });

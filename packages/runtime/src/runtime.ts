@@ -191,11 +191,16 @@ export async function createRuntime(
     quiet.built();
     closers.push({ name: 'webhook sender', close: () => webhookSender.close() });
 
-    // User-supplied media URLs are fetched through the SSRF guard (warning logged above).
+    // User-supplied media URLs (and Mastodon instances) are fetched through the SSRF guard
+    // (the unsafe switch is warned about above). A refused address is logged here with its
+    // range; what the API client reads names neither.
+    const quietMedia = quietWhileBuilding(rootLogger.child({ component: 'media' }));
     const mediaDispatcher = createGuardedDispatcher({
       allowPrivateNetworks: config.mediaAllowPrivateNetworks,
       label: 'media',
+      logger: quietMedia.logger,
     });
+    quietMedia.built();
     closers.push({ name: 'media dispatcher', close: () => mediaDispatcher.close() });
 
     const media = createMediaHosting(config);

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../deps.ts';
 import type { PostWithTargets, WebhookDelivery } from '../model.ts';
-import { buildWebhookPayload, failuresOf, postOutcome } from '../outcome.ts';
+import { buildWebhookPayload, postOutcome } from '../outcome.ts';
 import type { JobMeta } from '../ports/index.ts';
 
 /**
@@ -17,7 +17,6 @@ export async function finalizePost(
   meta: JobMeta = {},
 ): Promise<void> {
   const outcome = postOutcome(post.targets);
-  const failures = failuresOf(post.targets);
   const now = deps.clock.now();
   const { repos } = deps;
   const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
@@ -36,7 +35,6 @@ export async function finalizePost(
         published: outcome.published,
         failed: outcome.failed,
         total: outcome.total,
-        failures,
       }),
       status: 'pending',
       attempts: 0,
