@@ -110,7 +110,7 @@ function settingsFrom(config: Config): CoreSettings {
  * The adapters warn about their own unsafe switches when they are built; the runtime already
  * says it once per switch, so their construction-time warnings are dropped (later ones pass).
  */
-function quietWhileBuilding(logger: Logger): { logger: Logger; built(): void } {
+function muteWarningsUntilBuilt(logger: Logger): { logger: Logger; built(): void } {
   let building = true;
   return {
     logger: {
@@ -182,7 +182,7 @@ export async function createRuntime(
   };
 
   try {
-    const quiet = quietWhileBuilding(rootLogger.child({ component: 'webhooks' }));
+    const quiet = muteWarningsUntilBuilt(rootLogger.child({ component: 'webhooks' }));
     const webhookSender = createWebhookSender({
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       allowHttp: config.webhookAllowHttp,
@@ -194,7 +194,7 @@ export async function createRuntime(
     // User-supplied media URLs (and Mastodon instances) are fetched through the SSRF guard
     // (the unsafe switch is warned about above). A refused address is logged here with its
     // range; what the API client reads names neither.
-    const quietMedia = quietWhileBuilding(rootLogger.child({ component: 'media' }));
+    const quietMedia = muteWarningsUntilBuilt(rootLogger.child({ component: 'media' }));
     const mediaDispatcher = createGuardedDispatcher({
       allowPrivateNetworks: config.mediaAllowPrivateNetworks,
       label: 'media',

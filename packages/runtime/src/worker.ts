@@ -71,7 +71,7 @@ export async function startWorker(
    * at a time without spending an attempt: an outage is not the post's fault, and a backoff
    * grown during it would delay publishing long after the database is back.
    */
-  const rideOut =
+  const retryWhileUnreachable =
     (kind: string, run: (id: string, ctx: JobContext) => Promise<JobResult>) =>
     async (id: string, ctx: JobContext): Promise<JobResult> => {
       try {
@@ -86,10 +86,10 @@ export async function startWorker(
       }
     };
   await consumer.start({
-    publish: rideOut('publish', (postId, ctx) =>
+    publish: retryWhileUnreachable('publish', (postId, ctx) =>
       processPublishJob(forRequest(deps, ctx), postId, ctx),
     ),
-    deliver: rideOut('deliver', (deliveryId, ctx) =>
+    deliver: retryWhileUnreachable('deliver', (deliveryId, ctx) =>
       deliverWebhook(forRequest(deps, ctx), deliveryId, ctx),
     ),
   });

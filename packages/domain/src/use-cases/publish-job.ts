@@ -85,7 +85,7 @@ async function afterRun(
  * The post after this run without reading it again, when the run knows every target's state:
  * each was terminal at the start or recorded terminal by this run. null: read it.
  */
-function knownAfterRun(post: PostWithTargets, runs: TargetRun[]): PostWithTargets | null {
+function postAfterRunIfKnown(post: PostWithTargets, runs: TargetRun[]): PostWithTargets | null {
   const recorded = new Map<string, PostTarget>();
   for (const run of runs)
     if (run.kind === 'settled' && run.recorded) recorded.set(run.recorded.id, run.recorded);
@@ -143,7 +143,7 @@ export async function processPublishJob(
       ),
     ),
   );
-  const current = knownAfterRun(post, runs) ?? (await posts.findById(post.id));
+  const current = postAfterRunIfKnown(post, runs) ?? (await posts.findById(post.id));
   if (current?.status !== 'publishing') return DONE;
   return afterRun(deps, current, runs, job);
 }

@@ -55,7 +55,7 @@ function keepLease(deps: CoreDeps, targetId: string, abort: AbortController): ()
 /** Waits between tries of a write that must not be lost: about 30 s in all, then it gives up. */
 const STORE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000];
 
-async function untilStored(
+async function writeWithRetries(
   write: () => Promise<void>,
   onFailure: (attempt: number, error: unknown) => void,
 ): Promise<void> {
@@ -86,7 +86,7 @@ function buildRequest(
   // is stored: a database blip must not turn it into an unknown outcome. Recording an intent
   // needs no such care (nothing has been sent while it fails).
   const saveAnswer = (state: ResumeState) =>
-    untilStored(
+    writeWithRetries(
       () => save(state),
       (attempt, error) =>
         deps.logger.warn(
