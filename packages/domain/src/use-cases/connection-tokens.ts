@@ -4,8 +4,9 @@
  * `expired` and announced with the `social_account.expired` webhook event.
  */
 import type { CoreDeps } from '../deps.ts';
-import type { SocialAccount, WebhookDelivery } from '../model.ts';
+import type { SocialAccount } from '../model.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
+import { enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
 /** The `social_account.expired` payload (docs/connect.md#tokens), serialized once. */
 export function buildExpiredPayload(connection: SocialAccount, reason: string, at: Date): string {
@@ -42,33 +43,17 @@ export async function expireConnection(
   );
   if (webhooks.length === 0) return;
   const payload = buildExpiredPayload(connection, reason, now);
-  const deliveries = webhooks.map(
-    (webhook): WebhookDelivery => ({
-      id: deps.ids.newId(),
-      webhookId: webhook.id,
-      accountId: connection.accountId,
-      postId: null,
-      event: 'social_account.expired',
-      payload,
-      status: 'pending',
-      attempts: 0,
-      lastStatusCode: null,
-      lastError: null,
-      nextAttemptAt: now,
-      deliveredAt: null,
-      createdAt: now,
-    }),
+  const deliveries = pendingDeliveries(
+    deps,
+    webhooks,
+    { accountId: connection.accountId, postId: null, event: 'social_account.expired', payload },
+    now,
   );
   await deps.repos.deliveries.insertMany(deliveries);
-  for (const delivery of deliveries) {
-    // Stored as pending and due: if the queue is down the reconciler enqueues it.
-    await deps.queue.enqueueDelivery(delivery.id, null).catch((error: unknown) => {
-      deps.logger.warn(
-        { deliveryId: delivery.id, err: String(error) },
-        'enqueue of delivery failed',
-      );
-    });
-  }
+  await enqueueDeliveries(
+    deps,
+    deliveries.map((delivery) => delivery.id),
+  );
 }
 
 function storedTokens(deps: CoreDeps, connection: SocialAccount) {

@@ -1,7 +1,8 @@
 import type { CoreDeps } from '../deps.ts';
-import type { PostWithTargets, WebhookDelivery } from '../model.ts';
+import type { PostWithTargets } from '../model.ts';
 import { buildWebhookPayload, postOutcome } from '../outcome.ts';
 import type { JobMeta } from '../ports/index.ts';
+import { enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
 /**
  * Once every target is terminal: set the post's outcome and create its webhook deliveries in
@@ -20,30 +21,20 @@ export async function finalizePost(
   const now = deps.clock.now();
   const { repos } = deps;
   const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
-  const created = webhooks.map(
-    (webhook): WebhookDelivery => ({
-      id: deps.ids.newId(),
-      webhookId: webhook.id,
-      accountId: post.accountId,
-      postId: post.id,
-      event: outcome.event,
-      payload: buildWebhookPayload({
-        event: outcome.event,
-        accountId: post.accountId,
-        postId: post.id,
-        timestamp: deps.clock.now(),
-        published: outcome.published,
-        failed: outcome.failed,
-        total: outcome.total,
-      }),
-      status: 'pending',
-      attempts: 0,
-      lastStatusCode: null,
-      lastError: null,
-      nextAttemptAt: now,
-      deliveredAt: null,
-      createdAt: now,
-    }),
+  const payload = buildWebhookPayload({
+    event: outcome.event,
+    accountId: post.accountId,
+    postId: post.id,
+    timestamp: now,
+    published: outcome.published,
+    failed: outcome.failed,
+    total: outcome.total,
+  });
+  const created = pendingDeliveries(
+    deps,
+    webhooks,
+    { accountId: post.accountId, postId: post.id, event: outcome.event, payload },
+    now,
   );
   const transition = {
     postId: post.id,
@@ -60,15 +51,9 @@ export async function finalizePost(
     { postId: post.id, status: outcome.status, deliveries: deliveries.length },
     'post finished',
   );
-  for (const delivery of deliveries) {
-    try {
-      await deps.queue.enqueueDelivery(delivery.id, null, meta);
-    } catch (error) {
-      // Committed as pending and due: the reconciler enqueues it on its next pass.
-      deps.logger.warn(
-        { deliveryId: delivery.id, err: String(error) },
-        'enqueue of delivery failed',
-      );
-    }
-  }
+  await enqueueDeliveries(
+    deps,
+    deliveries.map((delivery) => delivery.id),
+    meta,
+  );
 }

@@ -14,6 +14,7 @@ import { isUuid } from '../rules/shape.ts';
 import { validateWebhookInput, type WebhookInput } from '../rules/webhook-rules.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 
 export const MAX_DELIVERY_LIST = 1000;
 
