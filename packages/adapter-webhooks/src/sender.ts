@@ -103,6 +103,56 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
   return Buffer.concat(chunks);
 }
 
+/** The attempt's headers: the domain's, less those the sender owns, with a User-Agent. */
+function outgoingHeaders(given: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent')) {
+    headers['user-agent'] = USER_AGENT;
+  }
+  return headers;
+}
+
+/** Why a receiver's non-2xx answer is not a delivery: a redirect (never followed) or a status. */
+function refusalOfAnswer(
+  statusCode: number,
+  headers: Record<string, string | string[] | undefined>,
+  snippet: string,
+): string {
+  if (statusCode >= 300 && statusCode < 400) {
+    const location = headerValue(headers, 'location');
+    return location === undefined
+      ? `redirect not followed: HTTP ${statusCode} without a Location header`
+      : `redirect not followed: HTTP ${statusCode} to ${oneLine(location, 300)}`;
+  }
+  const text = STATUS_CODES[statusCode];
+  const body = oneLine(snippet, ERROR_SNIPPET_CHARS);
+  return `HTTP ${statusCode}${text ? ` ${text}` : ''}${body ? `: ${body}` : ''}`;
+}
+
+/** What a request that got no answer reports, and whether another attempt may succeed. */
+function failureOfRequest(reason: unknown): { message: string; retryable: boolean } {
+  if (reason instanceof DeliveryTimeoutError || reason instanceof HostResolutionError) {
+    return { message: reason.message, retryable: true };
+  }
+  if (errorCode(reason) === 'UND_ERR_INVALID_ARG') {
+    // A header or body undici refuses to send: our bug, a retry sends the same thing.
+    return { message: `invalid request: ${(reason as Error).message}`, retryable: false };
+  }
+  if (reason instanceof Error) {
+    const code = errorCode(reason);
+    const cause = errorCode((reason as { cause?: unknown }).cause);
+    const detail = `${code ?? reason.name}${cause && cause !== code ? ` (${cause})` : ''}`;
+    return {
+      message: `network error: ${detail}: ${oneLine(reason.message, ERROR_SNIPPET_CHARS)}`,
+      retryable: true,
+    };
+  }
+  return { message: `network error: ${String(reason)}`, retryable: true };
+}
+
 /**
  * The domain's WebhookSender over undici and the shared SSRF guard.
  *
@@ -161,13 +211,7 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
     }
     const origin = pre.url.origin; // logged instead of the URL: paths often carry tokens
 
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(webhook.headers)) {
-      if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
-    }
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent')) {
-      headers['user-agent'] = USER_AGENT;
-    }
+    const headers = outgoingHeaders(webhook.headers);
 
     const controller = new AbortController();
     const timer = setTimeout(
@@ -195,18 +239,7 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
       }
 
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after'], now());
-      let error: string;
-      if (statusCode >= 300 && statusCode < 400) {
-        const location = headerValue(responseHeaders, 'location');
-        error =
-          location === undefined
-            ? `redirect not followed: HTTP ${statusCode} without a Location header`
-            : `redirect not followed: HTTP ${statusCode} to ${oneLine(location, 300)}`;
-      } else {
-        const text = STATUS_CODES[statusCode];
-        const body = oneLine(snippet, ERROR_SNIPPET_CHARS);
-        error = `HTTP ${statusCode}${text ? ` ${text}` : ''}${body ? `: ${body}` : ''}`;
-      }
+      const error = refusalOfAnswer(statusCode, responseHeaders, snippet);
       const retryable = statusCode !== 410;
       logger?.info({ origin, statusCode, durationMs, retryable }, 'webhook delivery failed');
       return { statusCode, error, durationMs, retryAfterMs, retryable };
@@ -221,23 +254,7 @@ export function createWebhookSender(options: WebhookSenderOptions): ClosableWebh
         return failure(`refused: ${refusal.reason}`, false);
       }
       const reason = controller.signal.aborted ? controller.signal.reason : caught;
-      let message: string;
-      let retryable = true;
-      if (reason instanceof DeliveryTimeoutError) {
-        message = reason.message;
-      } else if (reason instanceof HostResolutionError) {
-        message = reason.message;
-      } else if (errorCode(reason) === 'UND_ERR_INVALID_ARG') {
-        // A header or body undici refuses to send: our bug, a retry sends the same thing.
-        message = `invalid request: ${(reason as Error).message}`;
-        retryable = false;
-      } else if (reason instanceof Error) {
-        const code = errorCode(reason);
-        const cause = errorCode((reason as { cause?: unknown }).cause);
-        message = `network error: ${code ?? reason.name}${cause && cause !== code ? ` (${cause})` : ''}: ${oneLine(reason.message, ERROR_SNIPPET_CHARS)}`;
-      } else {
-        message = `network error: ${String(reason)}`;
-      }
+      const { message, retryable } = failureOfRequest(reason);
       logger?.info({ origin, error: message, retryable }, 'webhook delivery failed');
       return failure(message, retryable);
     } finally {

@@ -91,41 +91,61 @@ export async function deliverWebhook(
   if (found?.delivery.status !== 'pending') return DONE;
   const { delivery, webhook } = found;
   const startedAt = deps.clock.now();
-  const failed = { status: 'failed' as const, nextAttemptAt: null, deliveredAt: null };
   if (!webhook.active) {
     // Closed without sending, so the reconciler stops offering it.
     const result = { statusCode: null, error: 'webhook disabled', durationMs: 0 };
-    await record(deps, delivery, result, startedAt, failed);
+    await record(deps, delivery, result, startedAt, FAILED);
     return DONE;
   }
   const due = delivery.nextAttemptAt?.getTime() ?? startedAt.getTime();
   if (due > startedAt.getTime() + EARLY_RUN_TOLERANCE_MS) {
     return retryAfter(due - startedAt.getTime(), 'next attempt not due yet');
   }
+  const secret = await openSecretOrClose(deps, webhook, delivery, startedAt);
+  if (secret === null) return DONE;
+  const result = await send(deps, webhook, secret, delivery, startedAt);
+  return settleAttempt(deps, webhook, delivery, result, startedAt);
+}
 
-  let secret: string;
+/** A delivery that will not be attempted again. */
+const FAILED = { status: 'failed' as const, nextAttemptAt: null, deliveredAt: null };
+
+/**
+ * The webhook's signing secret, or null when it cannot be read: no attempt could ever sign
+ * the delivery, and trying again would only repeat this, so it is closed with the reason.
+ */
+async function openSecretOrClose(
+  deps: CoreDeps,
+  webhook: Webhook,
+  delivery: WebhookDelivery,
+  startedAt: Date,
+): Promise<string | null> {
   try {
-    secret = openWebhookSecret(deps.cipher, webhook);
+    return openWebhookSecret(deps.cipher, webhook);
   } catch (error) {
     if (!(error instanceof SecretUnreadableError)) throw error;
-    // No attempt can ever sign it; trying again would only repeat this. Closed, with the reason.
-    await record(
-      deps,
-      delivery,
-      { statusCode: null, error: error.message, durationMs: 0 },
-      startedAt,
-      failed,
-    );
+    const result = { statusCode: null, error: error.message, durationMs: 0 };
+    await record(deps, delivery, result, startedAt, FAILED);
     deps.metrics?.webhookAttempt('failed', delivery.attempts + 1);
     deps.logger.error(
-      { deliveryId, webhookId: webhook.id, err: error.message },
+      { deliveryId: delivery.id, webhookId: webhook.id, err: error.message },
       'webhook secret unreadable',
     );
-    return DONE;
+    return null;
   }
-  const result = await send(deps, webhook, secret, delivery, startedAt);
+}
+
+/** Records one attempt's result: delivered, closed for good (410, attempts spent) or retried. */
+async function settleAttempt(
+  deps: CoreDeps,
+  webhook: Webhook,
+  delivery: WebhookDelivery,
+  result: WebhookSendResult,
+  startedAt: Date,
+): Promise<JobResult> {
   const now = deps.clock.now();
   const attemptsMade = delivery.attempts + 1;
+  const deliveryId = delivery.id;
   if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
     await record(deps, delivery, result, startedAt, {
       status: 'delivered',
@@ -142,14 +162,14 @@ export async function deliverWebhook(
   if (result.statusCode === 410) {
     // 410 Gone: the receiver asks us to stop for good.
     await deps.repos.webhooks.setActive(webhook.id, false);
-    await record(deps, delivery, result, startedAt, failed);
+    await record(deps, delivery, result, startedAt, FAILED);
     deps.metrics?.webhookAttempt('failed', attemptsMade);
     deps.logger.info({ webhookId: webhook.id }, 'webhook disabled: receiver answered 410 Gone');
     return DONE;
   }
   const delay = nextDelay(deps, attemptsMade, result);
   if (delay === null) {
-    await record(deps, delivery, result, startedAt, failed);
+    await record(deps, delivery, result, startedAt, FAILED);
     deps.metrics?.webhookAttempt('failed', attemptsMade);
     deps.logger.warn(
       { deliveryId, attempts: attemptsMade, error: result.error },
@@ -157,10 +177,9 @@ export async function deliverWebhook(
     );
     return DONE;
   }
-  const nextAttemptAt = new Date(now.getTime() + delay);
   await record(deps, delivery, result, startedAt, {
     status: 'pending',
-    nextAttemptAt,
+    nextAttemptAt: new Date(now.getTime() + delay),
     deliveredAt: null,
   });
   deps.metrics?.webhookAttempt('retrying', attemptsMade);
