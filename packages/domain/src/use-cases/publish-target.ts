@@ -1,13 +1,8 @@
 import type { CoreDeps } from '../deps.ts';
 import { errorMessage } from '../errors.ts';
-import type { Post, PostTarget, ResumeState, SocialAccount } from '../model.ts';
-import type {
-  JobContext,
-  PlatformPublisher,
-  PublishOutcome,
-  PublishRequest,
-} from '../ports/index.ts';
-import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
+import type { Post, PostTarget, SocialAccount } from '../model.ts';
+import type { JobContext, PlatformPublisher, PublishOutcome } from '../ports/index.ts';
+import { SecretUnreadableError } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
 import {
   afterPlatformRefusal,
@@ -16,11 +11,8 @@ import {
   type PaceWait,
   paceTarget,
 } from './pace-target.ts';
-import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
+import { buildRequest, keepLease } from './publish-request.ts';
 import { sandboxOutcome } from './sandbox.ts';
-
-const leaseUntil = (deps: CoreDeps): Date =>
-  new Date(deps.clock.now().getTime() + deps.settings.targetLeaseMs);
 
 const failed = (code: string, message: string, retryable: boolean): PublishOutcome => ({
   kind: 'failed',
@@ -28,124 +20,6 @@ const failed = (code: string, message: string, retryable: boolean): PublishOutco
   message,
   retryable,
 });
-
-/**
- * Keeps the claim on a target alive while its publisher runs, and aborts the publisher when
- * the claim is gone (another worker took over after a stall): two publishers must never race.
- */
-function keepLease(deps: CoreDeps, targetId: string, abort: AbortController): () => void {
-  const timer = setInterval(
-    () => {
-      deps.repos.posts.renewLease(targetId, leaseUntil(deps), deps.clock.now()).then(
-        (held) => {
-          if (!held) abort.abort(new Error('lease lost'));
-        },
-        (error: unknown) => {
-          // Storage hiccup: the lease may still be valid, the next renewal tries again.
-          deps.logger.warn({ targetId, err: String(error) }, 'lease renewal failed');
-        },
-      );
-    },
-    Math.max(1, Math.floor(deps.settings.targetLeaseMs / 3)),
-  );
-  timer.unref?.();
-  return () => clearInterval(timer);
-}
-
-/** Waits between tries of a write that must not be lost: about 30 s in all, then it gives up. */
-const STORE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000];
-
-async function writeWithRetries(
-  write: () => Promise<void>,
-  onFailure: (attempt: number, error: unknown) => void,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const delay = STORE_RETRY_DELAYS_MS[attempt - 1];
-      if (delay === undefined) throw error;
-      onFailure(attempt, error);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
-
-function buildRequest(
-  deps: CoreDeps,
-  post: Post,
-  target: PostTarget,
-  connection: SocialAccount,
-  signal: AbortSignal,
-  beforeCountedCall: () => Promise<void>,
-): PublishRequest {
-  const { cipher } = deps;
-  const save = (state: ResumeState) =>
-    deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now());
-  // Once a platform has answered a create call, its answer lives only in this process until it
-  // is stored: a database blip must not turn it into an unknown outcome. Recording an intent
-  // needs no such care (nothing has been sent while it fails).
-  const saveAnswer = (state: ResumeState) =>
-    writeWithRetries(
-      () => save(state),
-      (attempt, error) =>
-        deps.logger.warn(
-          { targetId: target.id, attempt, err: String(error) },
-          'could not store the platform answer yet; trying again',
-        ),
-    );
-  // The publisher's own state as last saved: an intent is recorded beside it.
-  let own = withoutIntent(target.resumeState);
-  return {
-    post,
-    // Publishers see their own ids only; the intent comes as `intent`.
-    target: { ...target, resumeState: own },
-    intent: intentOf(target.resumeState),
-    recordIntent: (step) => save(withIntent(own, { step, at: deps.clock.now() })),
-    clearIntent: () => saveAnswer(own ?? {}),
-    connection: {
-      id: connection.id,
-      platform: connection.platform,
-      externalId: connection.externalId,
-      accessToken: cipher.decrypt(
-        connection.accessTokenCiphertext,
-        secretBinding.accessToken(connection.id),
-      ),
-      refreshToken:
-        connection.refreshTokenCiphertext === null
-          ? null
-          : cipher.decrypt(
-              connection.refreshTokenCiphertext,
-              secretBinding.refreshToken(connection.id),
-            ),
-      tokenExpiresAt: connection.tokenExpiresAt,
-      platformData: connection.platformData ?? null,
-    },
-    saveProgress: (state) => {
-      own = state;
-      return saveAnswer(state);
-    },
-    saveTokens: (tokens) =>
-      deps.repos.socialAccounts.updateTokens(
-        connection.id,
-        {
-          accessTokenCiphertext: cipher.encrypt(
-            tokens.accessToken,
-            secretBinding.accessToken(connection.id),
-          ),
-          // Platforms that do not rotate refresh tokens return none: keep the old one.
-          refreshTokenCiphertext:
-            tokens.refreshToken === null
-              ? connection.refreshTokenCiphertext
-              : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(connection.id)),
-          tokenExpiresAt: tokens.expiresAt,
-        },
-        deps.clock.now(),
-      ),
-    beforeCountedCall,
-    signal,
-  };
-}
 
 interface PublisherRun {
   outcome: PublishOutcome;
