@@ -110,11 +110,6 @@ export async function redeliver(
   if (!delivery || delivery.webhookId !== webhookId) return err(notFound('delivery'));
   if (!found.value.active) return err(conflict('the webhook is disabled; enable it first'));
   await deps.repos.deliveries.reset(delivery.id, deps.clock.now());
-  try {
-    await deps.queue.enqueueDelivery(delivery.id, null);
-  } catch (error) {
-    // The delivery is pending and due: the reconciler picks it up.
-    deps.logger.warn({ deliveryId: delivery.id, err: String(error) }, 'enqueue of delivery failed');
-  }
+  await enqueueDeliveries(deps, [delivery.id]);
   return ok((await deps.repos.deliveries.findById(delivery.id)) ?? delivery);
 }
