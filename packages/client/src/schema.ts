@@ -1931,7 +1931,7 @@ export interface operations {
               scheduled_at: string;
               /** @description Repeats the post: scheduled_at is the first occurrence, each occurrence its own post */
               recurrence?: {
-                /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0 (HOURLY or slower) */
+                /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0; occurrences at least an hour apart, repeating within 5 years */
                 rrule: string;
                 /** @description IANA timezone the rule is read in; wall-clock times stay put across DST */
                 timezone: string;

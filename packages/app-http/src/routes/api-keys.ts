@@ -1,6 +1,6 @@
 /** POST /api-keys, GET /api-keys, DELETE /api-keys/:id. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createApiKey, listApiKeys, revokeApiKey } from '@social-publisher/domain';
+import { createApiKey, listApiKeys, MAX_NAME_LENGTH, revokeApiKey } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
@@ -19,16 +19,16 @@ import {
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
-  WorkspaceQuery,
 } from '../schemas/common.ts';
+import { addAccountListRoute } from './account-list-route.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({
       minLength: 1,
-      maxLength: 100,
-      description: 'Friendly name, 1-100 characters',
+      maxLength: MAX_NAME_LENGTH,
+      description: `Friendly name, 1-${MAX_NAME_LENGTH} characters`,
     }),
     workspace_id: WorkspaceField,
   },
@@ -61,28 +61,18 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     },
   );
 
-  app.get(
-    '/api-keys',
-    {
-      schema: {
-        tags: ['API keys'],
-        operationId: 'listApiKeys',
-        summary: 'List API keys',
-        description:
-          'The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.',
-        security: SECURED,
-        querystring: WorkspaceQuery,
-        response: {
-          200: Data(Type.Array(ApiKeySchema), 'The keys of the account'),
-          ...errors(...AUTH_ERRORS, 400, 403),
-        },
-      },
-    },
-    async (request) => {
-      const ctx = await contextOf(deps, request, request.query.workspace_id);
-      return { data: (await listApiKeys(deps, ctx)).map(presentApiKey) };
-    },
-  );
+  addAccountListRoute(app, deps, {
+    path: '/api-keys',
+    tag: 'API keys',
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description:
+      'The keys of your personal account or of a team (owners and admins see every key of the team, a member only their own). Raw keys are never shown.',
+    item: ApiKeySchema,
+    listed: 'The keys of the account',
+    list: listApiKeys,
+    present: presentApiKey,
+  });
 
   app.delete(
     '/api-keys/:id',

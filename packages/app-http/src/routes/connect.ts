@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   type CoreDeps,
   completeConnect,
+  MAX_URL_LENGTH,
   type PlatformCatalog,
   startConnect,
 } from '@social-publisher/domain';
@@ -45,7 +46,7 @@ const ConnectStartBody = (catalog: PlatformCatalog) => {
       platform: Type.Enum([...catalog.names]),
       return_url: Type.Optional(
         Type.String({
-          maxLength: 2048,
+          maxLength: MAX_URL_LENGTH,
           description:
             'Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS.',
         }),
@@ -110,12 +111,21 @@ export const htmlOrJsonError = (description: string) => ({
   },
 });
 
+/**
+ * Bounds of what a platform sends back to the callback: codes and descriptions are a few
+ * hundred characters on every platform, and our state is 43; the rest is somebody else's.
+ */
+const MAX_CALLBACK_TEXT = 4096;
+export const MAX_OAUTH_STATE_LENGTH = 512;
+/** A platform name in a path: longer than any known one, short enough to refuse junk early. */
+export const MAX_PLATFORM_PARAM_LENGTH = 64;
+
 const CallbackQuery = Type.Object(
   {
-    code: Type.Optional(Type.String({ maxLength: 4096 })),
-    state: Type.Optional(Type.String({ maxLength: 512 })),
-    error: Type.Optional(Type.String({ maxLength: 512 })),
-    error_description: Type.Optional(Type.String({ maxLength: 4096 })),
+    code: Type.Optional(Type.String({ maxLength: MAX_CALLBACK_TEXT })),
+    state: Type.Optional(Type.String({ maxLength: MAX_OAUTH_STATE_LENGTH })),
+    error: Type.Optional(Type.String({ maxLength: MAX_OAUTH_STATE_LENGTH })),
+    error_description: Type.Optional(Type.String({ maxLength: MAX_CALLBACK_TEXT })),
   },
   // Platforms add their own parameters (scope, error_reason, granted_scopes...).
   { additionalProperties: true },
@@ -140,7 +150,7 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
         summary: 'OAuth callback (the platform redirects the browser here)',
         description:
           'Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
-        params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ platform: Type.String({ maxLength: MAX_PLATFORM_PARAM_LENGTH }) }),
         querystring: CallbackQuery,
         response: {
           200: {

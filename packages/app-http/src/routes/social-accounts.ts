@@ -5,6 +5,8 @@ import {
   deleteSocialAccount,
   getSocialAccount,
   listSocialAccounts,
+  MAX_EXTERNAL_ID_LENGTH,
+  MAX_TOKEN_LENGTH,
   type PlatformRegistry,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
@@ -19,7 +21,6 @@ import {
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
-  WorkspaceQuery,
 } from '../schemas/common.ts';
 import {
   presentSocialAccount,
@@ -27,6 +28,7 @@ import {
   SocialAccountDetailSchema,
   SocialAccountSchema,
 } from '../schemas/social-accounts.ts';
+import { addAccountListRoute } from './account-list-route.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 /**
@@ -75,21 +77,24 @@ const connectBody = (platforms: PlatformRegistry) =>
       external_id: Type.Optional(
         Type.String({
           minLength: 1,
-          maxLength: 200,
+          maxLength: MAX_EXTERNAL_ID_LENGTH,
           description:
             "The account's id on the platform (user id, page id, channel id...); required unless sandbox",
         }),
       ),
-      display_name: Type.Optional(Type.String({ maxLength: 200 })),
+      display_name: Type.Optional(Type.String({ maxLength: MAX_EXTERNAL_ID_LENGTH })),
       access_token: Type.Optional(
         Type.String({
           minLength: 1,
-          maxLength: 10_000,
+          maxLength: MAX_TOKEN_LENGTH,
           description: 'Required unless sandbox. Encrypted at rest; never returned',
         }),
       ),
       refresh_token: Type.Optional(
-        Type.String({ maxLength: 10_000, description: 'Encrypted at rest; never returned' }),
+        Type.String({
+          maxLength: MAX_TOKEN_LENGTH,
+          description: 'Encrypted at rest; never returned',
+        }),
       ),
       token_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
       ...credentialFields(platforms),
@@ -163,28 +168,18 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
     },
   );
 
-  app.get(
-    '/social-accounts',
-    {
-      schema: {
-        tags: ['Social accounts'],
-        operationId: 'listSocialAccounts',
-        summary: 'List connections',
-        description:
-          'The connections of your personal account or, with workspace_id, of a team; tokens are never returned.',
-        security: SECURED,
-        querystring: WorkspaceQuery,
-        response: {
-          200: Data(Type.Array(SocialAccountSchema), 'The connections of the account'),
-          ...errors(...AUTH_ERRORS, 400, 403),
-        },
-      },
-    },
-    async (request) => {
-      const ctx = await contextOf(deps, request, request.query.workspace_id);
-      return { data: (await listSocialAccounts(deps, ctx)).map(presentSocialAccount) };
-    },
-  );
+  addAccountListRoute(app, deps, {
+    path: '/social-accounts',
+    tag: 'Social accounts',
+    operationId: 'listSocialAccounts',
+    summary: 'List connections',
+    description:
+      'The connections of your personal account or, with workspace_id, of a team; tokens are never returned.',
+    item: SocialAccountSchema,
+    listed: 'The connections of the account',
+    list: listSocialAccounts,
+    present: presentSocialAccount,
+  });
 
   app.get(
     '/social-accounts/:id',

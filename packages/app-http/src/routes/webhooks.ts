@@ -5,6 +5,8 @@ import {
   deleteWebhook,
   listDeliveries,
   listWebhooks,
+  MAX_DELIVERY_LIST,
+  MAX_URL_LENGTH,
   redeliver,
   setWebhookActive,
   WEBHOOK_EVENTS,
@@ -21,7 +23,6 @@ import {
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
-  WorkspaceQuery,
 } from '../schemas/common.ts';
 import {
   CreatedWebhookSchema,
@@ -35,6 +36,7 @@ import {
   WebhookSchema,
   WebhookStateSchema,
 } from '../schemas/webhooks.ts';
+import { addAccountListRoute } from './account-list-route.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const CreateWebhookBody = Type.Object(
@@ -43,7 +45,7 @@ const CreateWebhookBody = Type.Object(
       format: 'uri',
       // Schemes are case-insensitive; plain http is accepted only where the operator allows it.
       pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-      maxLength: 2048,
+      maxLength: MAX_URL_LENGTH,
       description:
         'An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected',
     }),
@@ -72,32 +74,26 @@ const DeliveryParams = Type.Object({
 
 const DeliveriesQuery = Type.Object({
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1000, description: 'Newest first; default 100' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_DELIVERY_LIST,
+      description: 'Newest first; default 100',
+    }),
   ),
 });
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
-  app.get(
-    '/webhooks',
-    {
-      schema: {
-        tags: ['Webhooks'],
-        operationId: 'listWebhooks',
-        summary: 'List webhooks',
-        description: 'The subscriptions of your personal account or, with workspace_id, of a team.',
-        security: SECURED,
-        querystring: WorkspaceQuery,
-        response: {
-          200: Data(Type.Array(WebhookSchema), 'The subscriptions (secrets are not shown)'),
-          ...errors(...AUTH_ERRORS, 400, 403),
-        },
-      },
-    },
-    async (request) => {
-      const ctx = await contextOf(deps, request, request.query.workspace_id);
-      return { data: (await listWebhooks(deps, ctx)).map(presentWebhook) };
-    },
-  );
+  addAccountListRoute(app, deps, {
+    path: '/webhooks',
+    tag: 'Webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    description: 'The subscriptions of your personal account or, with workspace_id, of a team.',
+    item: WebhookSchema,
+    listed: 'The subscriptions (secrets are not shown)',
+    list: listWebhooks,
+    present: presentWebhook,
+  });
 
   app.post(
     '/webhooks',

@@ -1,6 +1,12 @@
 /** Team accounts: POST/GET /workspaces, POST/DELETE /workspaces/:id/members. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { addMember, createWorkspace, listWorkspaces, removeMember } from '@social-publisher/domain';
+import {
+  addMember,
+  createWorkspace,
+  listWorkspaces,
+  MAX_NAME_LENGTH,
+  removeMember,
+} from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
@@ -22,7 +28,7 @@ import {
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const CreateWorkspaceBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }) },
   { additionalProperties: false },
 );
 

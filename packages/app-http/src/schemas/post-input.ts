@@ -3,11 +3,16 @@
  * /posts/bulk: each platform's `platform_options` schema comes from its descriptor.
  */
 import type { PlatformCatalog } from '@social-publisher/domain';
-import { SANDBOX_OUTCOMES } from '@social-publisher/domain';
+import {
+  MAX_CONTENT_LENGTH,
+  MAX_MEDIA_URLS,
+  MAX_TARGETS,
+  MAX_THREAD_PARTS,
+  MAX_URL_LENGTH,
+  SANDBOX_OUTCOMES,
+} from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { WorkspaceField } from './common.ts';
-
-export const MAX_TARGETS = 50;
 
 const SANDBOX_OUTCOME = {
   enum: [...SANDBOX_OUTCOMES],
@@ -34,9 +39,15 @@ const platformOptionsInput = (catalog: PlatformCatalog) =>
     { additionalProperties: false, description: 'Per-platform options keyed by platform name' },
   );
 
+/** The longest Idempotency-Key taken (an HTTP concern: the domain never sees the key). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
 export const postFields = (catalog: PlatformCatalog) => ({
   content: Type.Optional(
-    Type.String({ maxLength: 5000, description: 'At most 5000 characters; default ""' }),
+    Type.String({
+      maxLength: MAX_CONTENT_LENGTH,
+      description: `At most ${MAX_CONTENT_LENGTH} characters; default ""`,
+    }),
   ),
   social_account_ids: Type.Optional(
     Type.Array(Type.String({ format: 'uuid' }), {
@@ -51,8 +62,8 @@ export const postFields = (catalog: PlatformCatalog) => ({
     }),
   ),
   media_urls: Type.Optional(
-    Type.Array(Type.String({ maxLength: 2048 }), {
-      maxItems: 20,
+    Type.Array(Type.String({ maxLength: MAX_URL_LENGTH }), {
+      maxItems: MAX_MEDIA_URLS,
       description: 'Public http(s) URLs of the media',
     }),
   ),
@@ -68,7 +79,7 @@ const platformsWith = (catalog: PlatformCatalog, flag: 'replies' | 'comments'): 
 
 const firstCommentInput = (catalog: PlatformCatalog) =>
   Type.String({
-    maxLength: 5000,
+    maxLength: MAX_CONTENT_LENGTH,
     description: `A comment posted on the published post (${platformsWith(catalog, 'comments')}), or its first reply where the platform has replies but no comments`,
   });
 
@@ -77,13 +88,15 @@ const threadInput = (catalog: PlatformCatalog) =>
   Type.Array(
     Type.Object(
       {
-        content: Type.String({ maxLength: 5000 }),
-        media_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 20 })),
+        content: Type.String({ maxLength: MAX_CONTENT_LENGTH }),
+        media_urls: Type.Optional(
+          Type.Array(Type.String({ maxLength: MAX_URL_LENGTH }), { maxItems: MAX_MEDIA_URLS }),
+        ),
       },
       { additionalProperties: false },
     ),
     {
-      maxItems: 25,
+      maxItems: MAX_THREAD_PARTS,
       description: `Follow-ups published after the main post, each a reply to the one before (${platformsWith(catalog, 'replies')})`,
     },
   );
@@ -168,7 +181,7 @@ export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,
-      maxLength: 255,
+      maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
       description: 'Repeat the request with the same key and body: the first response is replayed',
     }),
   ),

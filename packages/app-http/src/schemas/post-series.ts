@@ -2,6 +2,7 @@
 import {
   MAX_RRULE_LENGTH,
   MAX_SERIES_COUNT,
+  MAX_TIMEZONE_LENGTH,
   type PlatformCatalog,
   type SeriesView,
 } from '@social-publisher/domain';
@@ -15,11 +16,11 @@ export const RecurrenceSchema = Type.Object(
       minLength: 1,
       maxLength: MAX_RRULE_LENGTH,
       description:
-        'RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0 (HOURLY or slower)',
+        'RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0; occurrences at least an hour apart, repeating within 5 years',
     }),
     timezone: Type.String({
       minLength: 1,
-      maxLength: 100,
+      maxLength: MAX_TIMEZONE_LENGTH,
       description: 'IANA timezone the rule is read in; wall-clock times stay put across DST',
     }),
     count: Type.Optional(

@@ -1,5 +1,5 @@
 /** A connection's posting slots. */
-import { MAX_SLOTS, SLOT_DAYS, type SlotSet } from '@social-publisher/domain';
+import { MAX_SLOTS, MAX_TIMEZONE_LENGTH, SLOT_DAYS, type SlotSet } from '@social-publisher/domain';
 import { type Static, Type } from 'typebox';
 import { Timestamp, Uuid } from './common.ts';
 
@@ -15,7 +15,7 @@ export const SlotsBody = Type.Object(
   {
     timezone: Type.String({
       minLength: 1,
-      maxLength: 100,
+      maxLength: MAX_TIMEZONE_LENGTH,
       description: 'IANA timezone of the times, e.g. Europe/Berlin (DST is followed)',
     }),
     slots: Type.Array(SlotSchema, {

@@ -7,6 +7,8 @@ import { charLength, isAbsent, isUuid, typeName } from './shape.ts';
 
 export const MAX_EXTERNAL_ID_LENGTH = 200;
 export const MAX_EMAIL_LENGTH = 254;
+/** The longest access or refresh token a connection may be given (encrypted at rest). */
+export const MAX_TOKEN_LENGTH = 10_000;
 
 /** Body of a new social connection (camelCase in, snake_case field paths out). */
 export interface ConnectSocialAccountInput {
@@ -54,7 +56,7 @@ export function validateConnectInput(
     problems.push({ field: 'access_token', message: 'is required (a non-empty string)' });
   }
   problems.push(...optionalString(input.displayName, 'display_name', MAX_EXTERNAL_ID_LENGTH));
-  problems.push(...optionalString(input.refreshToken, 'refresh_token', 10_000));
+  problems.push(...optionalString(input.refreshToken, 'refresh_token', MAX_TOKEN_LENGTH));
   const expiresAt = input.tokenExpiresAt;
   if (!isAbsent(expiresAt) && (typeof expiresAt !== 'string' || !parseIsoInstant(expiresAt))) {
     problems.push({

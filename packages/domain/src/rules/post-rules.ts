@@ -17,6 +17,8 @@ import { validateFirstComment, validateThread } from './thread-rules.ts';
 // Where they were first defined: callers import them from here.
 export { MAX_CONTENT_LENGTH, validateContent } from './content.ts';
 
+/** The most connections (or platforms) one post may target. */
+export const MAX_TARGETS = 50;
 /** `POST /posts` publishes now, `POST /posts/schedule` later. */
 export type PostMode = 'now' | 'scheduled';
 

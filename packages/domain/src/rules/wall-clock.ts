@@ -13,6 +13,9 @@ export interface WallTime {
   second: number;
 }
 
+/** The longest IANA timezone name taken (the longest real one has 32 characters). */
+export const MAX_TIMEZONE_LENGTH = 100;
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
@@ -35,7 +38,8 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
 
 /** Whether Intl knows the IANA name (e.g. `Europe/Berlin`, `UTC`). */
 export function isTimeZone(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 100) return false;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TIMEZONE_LENGTH)
+    return false;
   try {
     formatterOf(value);
     return true;
