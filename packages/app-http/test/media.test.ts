@@ -400,3 +400,31 @@ describe('media in posts, delete and list', () => {
     );
   });
 });
+
+describe('a truncated multipart upload', () => {
+  it('the file part ends without its closing boundary: 400, nothing kept', async () => {
+    const small = await createHarness({});
+    try {
+      const boundary = 'tRuncated';
+      const response = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: {
+          ...small.as(small.alice),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
+          png,
+        ]),
+      });
+      expectError(response, 400, 'bad_request');
+      expect(response.json().error.message).toMatch(/multipart/);
+      expect(small.deps.media.store.objects.size).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+});

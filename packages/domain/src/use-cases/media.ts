@@ -125,7 +125,10 @@ export async function uploadMedia(
   const source = input.body;
   const failSource = (error: Error) => metered.stream.destroy(error);
   source.once('error', failSource);
-  source.pipe(metered.stream);
+  // A source that failed before this point (a multipart body cut short and already read to
+  // its end) emits no error any more: it fails the upload at once.
+  if (source.errored) failSource(source.errored);
+  else source.pipe(metered.stream);
   try {
     await store.put(name, metered.stream, contentType);
   } catch (error) {
