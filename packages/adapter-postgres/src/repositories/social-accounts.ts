@@ -80,6 +80,15 @@ export function createSocialAccountRepository(
         .execute();
     },
 
+    async countByAccount(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom('social_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async findActiveByPlatform(
       accountId: string,
       platform: Platform,

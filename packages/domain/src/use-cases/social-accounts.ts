@@ -8,6 +8,7 @@ import { isKnownPlatform } from '../rules/platform-options.ts';
 import { isUuid } from '../rules/shape.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
+import { connectionQuotaRefusal } from './connect-account.ts';
 import { connectWithCredentials, unwantedCredentials } from './connect-credentials.ts';
 
 /**
@@ -33,6 +34,8 @@ export async function connectSocialAccount(
     ),
   ];
   if (problems.length > 0) return err(validationFailed(problems));
+  const full = await connectionQuotaRefusal(deps, ctx.accountId, 1);
+  if (full) return err(full);
   if (input.sandbox === true) return ok(await createSandboxConnection(deps, ctx, input));
   const now = deps.clock.now();
   const refreshToken =
