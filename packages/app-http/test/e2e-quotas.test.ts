@@ -81,8 +81,11 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
     if (skipReason) return ctx.skip(skipReason);
     const { api } = sys();
     const hook = { url: 'http://127.0.0.1:9/hooks', events: ['post.published'] };
-    for (let i = 0; i < 2; i++)
-      expect((await api.call('POST', '/webhooks', hook)).status).toBe(201);
+    // Four at once: the limit holds under the race (count and insert under one lock).
+    const raced = await Promise.all(
+      [1, 2, 3, 4].map(() => api.call<ErrorJson>('POST', '/webhooks', hook)),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 409, 409]);
     refusedWith(
       await api.call('POST', '/webhooks', hook),
       409,
@@ -129,10 +132,13 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
     expect(callback.status).toBe(400);
     expect(await callback.text()).toContain('SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT');
     expect(await count()).toBe(2);
-    // The last slot, then every path is refused.
-    expect(
-      (await api.call('POST', '/social-accounts', { platform: 'twitter', sandbox: true })).status,
-    ).toBe(201);
+    // The last slot, taken by one of three at once; then every path is refused.
+    const raced = await Promise.all(
+      [1, 2, 3].map(() =>
+        api.call('POST', '/social-accounts', { platform: 'twitter', sandbox: true }),
+      ),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     refusedWith(
       await api.call('POST', '/social-accounts', { platform: 'twitter', sandbox: true }),
       409,

@@ -233,7 +233,8 @@ export const refused = (
 /**
  * The refusal when `adding` new connections would take the account past
  * SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT (one count of its connections), else null. Every connect
- * path asks before it stores anything; renewing a connection adds none.
+ * path asks in the unit of work that stores (the account then locked); renewing a connection
+ * adds none.
  */
 export async function connectionQuotaRefusal(
   deps: CoreDeps,
@@ -273,6 +274,32 @@ export async function newIdentityCount(
   let count = 0;
   for (const identity of distinct) if (await isNewIdentity(deps, state, identity)) count++;
   return count;
+}
+
+/**
+ * Saves what one consent (or one credentials connect) granted, or nothing when the new
+ * connections among them would pass SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT. Counted and saved in one
+ * unit of work, the account locked first (SocialAccountRepository.countByAccount): two connects
+ * at the same moment cannot pass the quota together.
+ */
+export function saveIdentitiesWithinQuota(
+  deps: CoreDeps,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
+  identities: readonly ConnectedIdentity[],
+): Promise<Result<SocialAccount[], DomainError>> {
+  return deps.uow.run(async (repos) => {
+    const inTransaction: CoreDeps = { ...deps, repos };
+    const full = await connectionQuotaRefusal(
+      inTransaction,
+      state.accountId,
+      await newIdentityCount(inTransaction, state, identities),
+    );
+    if (full) return err(full);
+    const saved: SocialAccount[] = [];
+    for (const identity of identities)
+      saved.push(await saveIdentity(inTransaction, state, identity));
+    return ok(saved);
+  });
 }
 
 /**
@@ -418,13 +445,9 @@ export async function completeConnect(
       back,
     );
   }
-  const adding = await newIdentityCount(deps, state, outcome.identities);
-  const full = await connectionQuotaRefusal(deps, state.accountId, adding);
-  if (full) return refused(platform, full.code, full.message, back);
-  const connections: SocialAccount[] = [];
-  for (const identity of outcome.identities) {
-    connections.push(await saveIdentity(deps, state, identity));
-  }
+  const saved = await saveIdentitiesWithinQuota(deps, state, outcome.identities);
+  if (!saved.ok) return refused(platform, saved.error.code, saved.error.message, back);
+  const connections = saved.value;
   deps.logger.info(
     { platform, accountId: state.accountId, connections: connections.map((c) => c.id) },
     'accounts connected',
