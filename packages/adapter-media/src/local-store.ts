@@ -1,11 +1,13 @@
 /**
  * MEDIA_STORE=local: one file per media under MEDIA_DIR. An upload is written to a temporary
  * name and renamed once complete, so a reader never sees half a file and a failed upload leaves
- * only a temporary file, removed at once.
+ * only a temporary file, removed at once. The directory is the owner's only (0700, made so
+ * when it already exists) and every file is written 0600: uploads are nobody else's to read on
+ * the host, whatever the process umask.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,7 +28,8 @@ export function createLocalMediaStore(options: { dir: string }): MediaStore {
   const { dir } = options;
   let ready: Promise<unknown> | undefined;
   const ensureDir = () => {
-    ready ??= mkdir(dir, { recursive: true });
+    // mkdir's mode applies to every folder it creates; chmod tightens one that existed.
+    ready ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(() => chmod(dir, 0o700));
     return ready;
   };
 
@@ -48,7 +51,7 @@ export function createLocalMediaStore(options: { dir: string }): MediaStore {
       const path = pathOf(dir, key);
       const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
       try {
-        await pipeline(body, createWriteStream(partial, { flags: 'wx' }));
+        await pipeline(body, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
         await rename(partial, path);
       } catch (error) {
         await rm(partial, { force: true });

@@ -3,7 +3,7 @@
  * server started here: the S3 REST API, with multipart uploads, ranged GETs and HEAD).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -148,5 +148,32 @@ describe('local media store keys', () => {
   it('refuses a key that could leave its directory', async () => {
     const store = createLocalMediaStore({ dir: tmpdir() });
     await expect(store.head('../etc/passwd')).rejects.toThrow(/invalid media key/);
+  });
+});
+
+describe('local media store modes', () => {
+  it('folders 0700 and files 0600 whatever the umask; an existing loose folder is tightened', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-media-modes-'));
+    // The loosest umask: without explicit modes, files would be 0666 and folders 0777.
+    const umask = process.umask(0);
+    try {
+      const fresh = createLocalMediaStore({ dir: join(root, 'a', 'b') });
+      const name = key();
+      await fresh.put(name, Readable.from([Buffer.from('bytes')]), 'video/mp4');
+      for (const folder of [join(root, 'a'), join(root, 'a', 'b')]) {
+        expect(statSync(folder).mode & 0o777).toBe(0o700);
+      }
+      expect(statSync(join(root, 'a', 'b', name)).mode & 0o777).toBe(0o600);
+
+      const loose = join(root, 'loose');
+      mkdirSync(loose, { mode: 0o777 });
+      chmodSync(loose, 0o777);
+      const existing = createLocalMediaStore({ dir: loose });
+      await existing.put(key(), Readable.from([Buffer.from('bytes')]), 'video/mp4');
+      expect(statSync(loose).mode & 0o777).toBe(0o700);
+    } finally {
+      process.umask(umask);
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

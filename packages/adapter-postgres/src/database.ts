@@ -4,6 +4,7 @@ import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publ
 import { type Dialect, Kysely, type LogEvent, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDirectory } from './data-dir-lock.ts';
+import { secureDataDirectory, tightenTree } from './data-dir-modes.ts';
 import { createHealthCheck } from './health.ts';
 import { INT8_OID, parseInt8 } from './int8.ts';
 import { type LookupListener, startLookupListener } from './lookup-listener.ts';
@@ -94,7 +95,7 @@ function postgresDialect(
 
 function pgliteDirectory(dataDir: string): string {
   const directory = resolve(join(dataDir, 'pglite'));
-  mkdirSync(directory, { recursive: true });
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
   return directory;
 }
 
@@ -139,9 +140,25 @@ export function createKysely(options: OpenDatabaseOptions): {
  * `${dataDir}/pglite`. Same schema, same SQL, same repositories on both.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  const release = options.databaseUrl
+  // The embedded data directory is the owner's only (data-dir-modes.ts): tightened now, the
+  // umask set for what PGlite writes while it runs, and tightened again once it is closed.
+  if (!options.databaseUrl) secureDataDirectory(options.dataDir);
+  const unlock = options.databaseUrl
     ? () => {}
     : lockDataDirectory(pgliteDirectory(options.dataDir));
+  const release = options.databaseUrl
+    ? unlock
+    : () => {
+        unlock();
+        try {
+          tightenTree(options.dataDir);
+        } catch (error) {
+          options.logger?.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'could not tighten the modes under DATA_DIR at close',
+          );
+        }
+      };
   let kysely: ReturnType<typeof createKysely>;
   try {
     kysely = createKysely(options);

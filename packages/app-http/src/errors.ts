@@ -59,6 +59,8 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   platform_unavailable: 503,
   no_slots: 400,
   media_too_large: 413,
+  media_quota_exceeded: 413,
+  media_type_mismatch: 415,
   unsupported_media_type: 415,
 };
 

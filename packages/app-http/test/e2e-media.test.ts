@@ -43,8 +43,9 @@ const variants: Array<[Mode, Store]> = [
   ['embedded', 's3'],
 ];
 const DAY = 86_400_000;
-/** 3 MiB of a repeating pattern: several chunks on every path. */
+/** 3 MiB of a repeating pattern after an MP4's `ftyp` box: several chunks on every path. */
 const VIDEO = Buffer.alloc(3 * 1024 * 1024 + 17, 'media-e2e-');
+Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]).copy(VIDEO);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, storeKind) => {

@@ -29,7 +29,18 @@ interface MediaJson {
 }
 
 const BASE = 'http://127.0.0.1:3000';
-const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(1000, 7)]);
+// Each starts with its type's magic bytes (POST /media checks them).
+const png = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.alloc(996, 7),
+]);
+const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(1000, 7)]);
+/** `size` bytes starting with an MP4's `ftyp` box. */
+const mp4 = (size = 1004, fill = 7) => {
+  const bytes = Buffer.alloc(size, fill);
+  Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]).copy(bytes);
+  return bytes;
+};
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const pathOf = (url: string) => url.slice(BASE.length);
 
@@ -86,14 +97,14 @@ describe('POST /media', () => {
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
       ),
-      png,
+      mp4(),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const media = await upload(body, `multipart/form-data; boundary=${boundary}`);
     expect(media).toMatchObject({
       content_type: 'video/mp4',
-      size: png.length,
-      sha256: sha(png),
+      size: mp4().length,
+      sha256: sha(mp4()),
       filename: 'clip.mp4',
     });
     expect(media.url).toMatch(/\.mp4$/);
@@ -198,7 +209,7 @@ describe('POST /media', () => {
         req.on('error', reject);
         // 64 MiB offered, 64 KiB at a time, as long as the server reads.
         let sent = 0;
-        const chunk = Buffer.alloc(65_536, 1);
+        const chunk = mp4(65_536, 1);
         const pump = () => {
           while (sent < 64 * 1024 * 1024) {
             sent += chunk.length;
@@ -259,7 +270,7 @@ describe('a client that goes away mid-upload', () => {
       });
       req.on('error', () => {});
       req.write(head);
-      req.write(Buffer.alloc(256 * 1024, 2));
+      req.write(mp4(256 * 1024, 2));
       await new Promise((resolve) => setTimeout(resolve, 200));
       req.destroy();
       await expect
@@ -383,7 +394,7 @@ describe('media in posts, delete and list', () => {
   it('lists the account media newest first, paged', async () => {
     const user = h.bob;
     const first = await upload(png, 'image/png', '', user);
-    const second = await upload(png, 'image/jpeg', '', user);
+    const second = await upload(jpeg, 'image/jpeg', '', user);
     const page = await h.call({ method: 'GET', url: '/media?limit=1', headers: h.as(user) });
     expect(page.statusCode, page.body).toBe(200);
     expect(page.json().data.map((m: MediaJson) => m.id)).toEqual([second.id]);
@@ -398,5 +409,96 @@ describe('media in posts, delete and list', () => {
       await h.call({ method: 'GET', url: '/media?limit=1&before=nope', headers: h.as(user) }),
       'before',
     );
+  });
+});
+
+describe('a truncated multipart upload', () => {
+  it('the file part ends without its closing boundary: 400, nothing kept', async () => {
+    const small = await createHarness({});
+    try {
+      const boundary = 'tRuncated';
+      const response = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: {
+          ...small.as(small.alice),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
+          png,
+        ]),
+      });
+      expectError(response, 400, 'bad_request');
+      expect(response.json().error.message).toMatch(/multipart/);
+      expect(small.deps.media.store.objects.size).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('quota and type checks of an upload', () => {
+  it('MEDIA_QUOTA_BYTES: 413 media_quota_exceeded naming it, nothing kept', async () => {
+    const small = await createHarness({});
+    small.deps.media.quotaBytes = 1500;
+    try {
+      const first = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: { ...small.as(small.alice), 'content-type': 'image/png' },
+        payload: png,
+      });
+      expect(first.statusCode, first.body).toBe(201);
+      const second = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: { ...small.as(small.alice), 'content-type': 'image/png' },
+        payload: png,
+      });
+      expectError(second, 413, 'media_quota_exceeded');
+      expect(second.json().error.message).toContain('MEDIA_QUOTA_BYTES');
+      expect(second.headers.connection).toBe('close');
+      expect(small.deps.media.store.objects.size).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('first bytes that are not the declared type: 415 media_type_mismatch, nothing kept', async () => {
+    const small = await createHarness({});
+    try {
+      const html = Buffer.from('<html><body><script>alert(1)</script></body></html>');
+      const raw = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: { ...small.as(small.alice), 'content-type': 'image/png' },
+        payload: html,
+      });
+      expectError(raw, 415, 'media_type_mismatch');
+      expect(raw.json().error.message).toContain('image/png');
+      const boundary = 'sNiff';
+      const multipart = await small.call({
+        method: 'POST',
+        url: '/media',
+        headers: {
+          ...small.as(small.alice),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+          ),
+          html,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+      expectError(multipart, 415, 'media_type_mismatch');
+      expect(small.deps.media.store.objects.size).toBe(0);
+    } finally {
+      await small.close();
+    }
   });
 });

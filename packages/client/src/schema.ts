@@ -563,7 +563,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a media file
-     * @description The file itself as the body (Content-Type: image/jpeg, image/png, image/webp, video/mp4, video/quicktime; optional ?filename=), or multipart/form-data with one part named file. Streamed to storage, never held whole; at most MEDIA_MAX_BYTES (413 media_too_large past it). The answer's url is public, unguessable and needs no credential: put it in media_urls of any post. Kept while a post that is not finished uses it, then MEDIA_RETENTION_DAYS.
+     * @description The file itself as the body (Content-Type: image/jpeg, image/png, image/webp, video/mp4, video/quicktime; optional ?filename=), or multipart/form-data with one part named file. Streamed to storage, never held whole; at most MEDIA_MAX_BYTES (413 media_too_large past it), and the account's media together at most MEDIA_QUOTA_BYTES (413 media_quota_exceeded). Its first bytes must be those of its type (415 media_type_mismatch: an HTML page sent as image/png is refused). The answer's url is public, unguessable and needs no credential: put it in media_urls of any post. Kept while a post that is not finished uses it, then MEDIA_RETENTION_DAYS.
      */
     post: operations['uploadMedia'];
     delete?: never;
@@ -6054,6 +6054,27 @@ export interface operations {
           };
         };
       };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description payload_too_large */
       413: {
         headers: {
@@ -7569,6 +7590,27 @@ export interface operations {
           };
         };
       };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description payload_too_large */
       413: {
         headers: {
@@ -8596,6 +8638,27 @@ export interface operations {
       };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
         headers: {
           [name: string]: unknown;
         };

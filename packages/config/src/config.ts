@@ -106,6 +106,15 @@ export interface Config {
    */
   trustProxy: TrustProxy;
   idempotencyTtlMs: number;
+  /** How much one tenant may create: each refusal names its setting. */
+  quotas: {
+    /** WEBHOOKS_MAX_PER_ACCOUNT: webhooks one account may hold (default 20). */
+    webhooksPerAccount: number;
+    /** SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT: connections one account may hold (default 500). */
+    socialAccountsPerAccount: number;
+    /** WORKSPACES_MAX_PER_USER: workspaces one user may own (default 50). */
+    workspacesPerUser: number;
+  };
   /** BullMQ consumer timings (tests shorten them to recover a killed worker's jobs quickly). */
   queueTuning: {
     /** QUEUE_STALLED_INTERVAL_MS: how often a worker looks for jobs whose worker died. */
@@ -166,6 +175,8 @@ export interface MediaConfig {
   maxBytes: number;
   /** MEDIA_RETENTION_DAYS: kept this long after the last post using a media is finished. */
   retentionDays: number;
+  /** MEDIA_QUOTA_BYTES: the bytes one account's media may hold together (default 50 GiB). */
+  quotaBytes: number;
   s3: {
     /** MEDIA_S3_BUCKET: required with MEDIA_STORE=s3. */
     bucket: string | null;
@@ -291,6 +302,11 @@ function readAll(e: ReturnType<typeof readEnv>, options: LoadConfigOptions): Con
       24 * 3_600_000,
       30 * 24 * 3_600_000,
     ),
+    quotas: {
+      webhooksPerAccount: e.int('WEBHOOKS_MAX_PER_ACCOUNT', 20, 1, 1_000_000),
+      socialAccountsPerAccount: e.int('SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT', 500, 1, 1_000_000),
+      workspacesPerUser: e.int('WORKSPACES_MAX_PER_USER', 50, 1, 1_000_000),
+    },
     queueTuning: {
       ...optionalMs(e, 'QUEUE_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
       ...optionalMs(e, 'QUEUE_LOCK_DURATION_MS', 'lockDurationMs'),
@@ -353,6 +369,7 @@ function readMedia(e: ReturnType<typeof readEnv>, dataDir: string): MediaConfig 
     dir: e.string('MEDIA_DIR') ?? `${dataDir.replace(/\/+$/, '')}/media`,
     maxBytes: e.int('MEDIA_MAX_BYTES', 4 * GIB, 1, 1024 * GIB),
     retentionDays: e.int('MEDIA_RETENTION_DAYS', 30, 1, 3650),
+    quotaBytes: e.int('MEDIA_QUOTA_BYTES', 50 * GIB, 1, 1024 * 1024 * GIB),
     s3: {
       bucket,
       endpoint: e.url('MEDIA_S3_ENDPOINT', ['https:', 'http:']),

@@ -32,7 +32,8 @@ export function resolveEncryptionKey(config: Config): Buffer {
       throw new ConfigError('ENCRYPTION_KEY', `file ${file} does not hold 32 bytes`);
     return key;
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  // DATA_DIR is the owner's only, like everything under it (adapter-postgres tightens it).
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

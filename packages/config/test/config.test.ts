@@ -42,12 +42,36 @@ describe('loadConfig', () => {
     expect(config.admin).toEqual({ token: null, queuesWritable: false });
   });
 
+  it('quotas per account and per user: defaults, values, refusals naming the variable', () => {
+    expect(loadConfig({}).quotas).toEqual({
+      webhooksPerAccount: 20,
+      socialAccountsPerAccount: 500,
+      workspacesPerUser: 50,
+    });
+    expect(
+      loadConfig({
+        WEBHOOKS_MAX_PER_ACCOUNT: '2',
+        SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT: '3',
+        WORKSPACES_MAX_PER_USER: '4',
+      }).quotas,
+    ).toEqual({ webhooksPerAccount: 2, socialAccountsPerAccount: 3, workspacesPerUser: 4 });
+    for (const name of [
+      'WEBHOOKS_MAX_PER_ACCOUNT',
+      'SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT',
+      'WORKSPACES_MAX_PER_USER',
+      'MEDIA_QUOTA_BYTES',
+    ]) {
+      expect(() => loadConfig({ [name]: '0' })).toThrow(name);
+    }
+  });
+
   it('MEDIA_*: local store under DATA_DIR by default; s3 needs a bucket', () => {
     expect(loadConfig({ DATA_DIR: '/var/sp/' }).media).toEqual({
       store: 'local',
       dir: '/var/sp/media',
       maxBytes: 4 * 1024 ** 3,
       retentionDays: 30,
+      quotaBytes: 50 * 1024 ** 3,
       s3: { bucket: null, endpoint: null, region: 'us-east-1', forcePathStyle: false },
     });
     const s3 = loadConfig({
@@ -58,6 +82,7 @@ describe('loadConfig', () => {
       MEDIA_S3_FORCE_PATH_STYLE: 'true',
       MEDIA_MAX_BYTES: '1000',
       MEDIA_RETENTION_DAYS: '7',
+      MEDIA_QUOTA_BYTES: '5000',
       MEDIA_DIR: '/data/m',
     }).media;
     expect(s3).toEqual({
@@ -65,6 +90,7 @@ describe('loadConfig', () => {
       dir: '/data/m',
       maxBytes: 1000,
       retentionDays: 7,
+      quotaBytes: 5000,
       s3: {
         bucket: 'media',
         endpoint: 'http://minio:9000',

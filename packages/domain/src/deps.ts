@@ -25,6 +25,12 @@ export interface CoreSettings {
   /** How long a claimed target is held before another worker may resume it. */
   targetLeaseMs: number;
   maxApiKeysPerAccount: number;
+  /** WEBHOOKS_MAX_PER_ACCOUNT. */
+  maxWebhooksPerAccount: number;
+  /** SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT: connections of an account, every connect path. */
+  maxSocialAccountsPerAccount: number;
+  /** WORKSPACES_MAX_PER_USER: team accounts one user may own. */
+  maxWorkspacesPerUser: number;
   /** First retry delay of a publish job with transient failures; doubles each attempt, with jitter. */
   publishRetryBaseMs: number;
   publishRetryMaxMs: number;
@@ -56,6 +62,9 @@ export interface CoreSettings {
 export const DEFAULT_SETTINGS: CoreSettings = {
   targetLeaseMs: 60_000,
   maxApiKeysPerAccount: 10,
+  maxWebhooksPerAccount: 20,
+  maxSocialAccountsPerAccount: 500,
+  maxWorkspacesPerUser: 50,
   publishRetryBaseMs: PUBLISH_RETRY_BASE_MS,
   publishRetryMaxMs: PUBLISH_RETRY_MAX_MS,
   publishMaxWaits: 200,
@@ -87,6 +96,8 @@ export interface MediaHosting {
   maxBytes: number;
   /** MEDIA_RETENTION_DAYS in ms: kept this long after the last post using it is finished. */
   retentionMs: number;
+  /** MEDIA_QUOTA_BYTES: the bytes one account's media may hold together (absent: no quota). */
+  quotaBytes?: number;
 }
 
 /** Everything a use case may touch. Built once by each app's composition root. */

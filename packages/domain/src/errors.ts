@@ -28,6 +28,10 @@ export type DomainError =
   | { code: 'no_slots'; message: string }
   /** POST /media over MEDIA_MAX_BYTES. */
   | { code: 'media_too_large'; message: string }
+  /** POST /media past MEDIA_QUOTA_BYTES: the account's media would hold too many bytes. */
+  | { code: 'media_quota_exceeded'; message: string }
+  /** POST /media whose first bytes are not of its declared type (HTML sent as image/png). */
+  | { code: 'media_type_mismatch'; message: string }
   /** POST /media with a type it does not host. */
   | { code: 'unsupported_media_type'; message: string };
 
@@ -54,6 +58,14 @@ export const postNotEditable = (message: string): DomainError => ({
 export const mediaTooLarge = (maxBytes: number): DomainError => ({
   code: 'media_too_large',
   message: `the media is larger than the limit of ${maxBytes} bytes (MEDIA_MAX_BYTES)`,
+});
+export const mediaQuotaExceeded = (quotaBytes: number): DomainError => ({
+  code: 'media_quota_exceeded',
+  message: `the account's media would hold more than ${quotaBytes} bytes (MEDIA_QUOTA_BYTES): delete some first`,
+});
+export const mediaTypeMismatch = (contentType: string): DomainError => ({
+  code: 'media_type_mismatch',
+  message: `the file's first bytes are not those of ${contentType}: send its real type`,
 });
 export const unsupportedMediaType = (message: string): DomainError => ({
   code: 'unsupported_media_type',

@@ -175,3 +175,35 @@ describe('connecting by credentials', () => {
     ).toBe('new-refresh');
   });
 });
+
+describe('connecting by credentials past SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT', () => {
+  it('a new connection is refused naming the setting; renewing the one it has is not', async () => {
+    const { deps, alice } = await setup();
+    deps.settings.maxSocialAccountsPerAccount = 1;
+    const first = await connectSocialAccount(deps, alice.ctx, { platform: 'bluesky', credentials });
+    expect(first.ok).toBe(true);
+    // The same Bluesky account again: a renewal, within the quota.
+    const again = await connectSocialAccount(deps, alice.ctx, { platform: 'bluesky', credentials });
+    expect(again.ok && first.ok && again.value.id === first.value.id).toBe(true);
+    // Another one: refused, nothing stored.
+    const other = scripted({
+      ...IDENTITY,
+      identity: { ...IDENTITY.identity, externalId: 'did:plc:bob' },
+    } as CredentialsOutcome);
+    const platforms = new ScriptedPlatformRegistry(['tiktok', 'bluesky']).withCredentials(
+      other.connector,
+    );
+    const refused = await connectSocialAccount({ ...deps, platforms }, alice.ctx, {
+      platform: 'bluesky',
+      credentials,
+    });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'limit_exceeded',
+        message: expect.stringContaining('SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT'),
+      },
+    });
+    expect(await deps.repos.socialAccounts.countByAccount(alice.user.id)).toBe(1);
+  });
+});

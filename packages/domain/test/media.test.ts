@@ -20,6 +20,7 @@ import {
   mediaUrlFields,
   mediaUrlOf,
   openPublicMedia,
+  startsAsMediaType,
   sweepExpiredMedia,
   uploadMedia,
   validatePost,
@@ -34,7 +35,17 @@ import {
 import { errorOf, testRules, UNKNOWN_ID, unwrap } from './support.ts';
 
 const DAY = 86_400_000;
-const BYTES = Buffer.from('not really a video, but bytes all the same');
+/** An MP4's first box (`ftyp`), then bytes: what sniffing a video/mp4 upload looks for. */
+const BYTES = Buffer.concat([
+  Buffer.from([0, 0, 0, 0x18]),
+  Buffer.from('ftypisom, not really a video, but bytes all the same'),
+]);
+const WEBP = Buffer.concat([Buffer.from('RIFF\x10\0\0\0WEBPVP8 ', 'latin1'), Buffer.alloc(40, 1)]);
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.alloc(40, 2),
+]);
+const HTML = Buffer.from('<!doctype html><script>alert(document.cookie)</script>');
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const chunks = (bytes: Buffer) => Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]);
 
@@ -120,7 +131,7 @@ describe('uploadMedia', () => {
     ).rejects.toThrow('client went away');
     deps.store.failNext('media.insert');
     await expect(
-      uploadMedia(deps, alice.ctx, { body: chunks(BYTES), contentType: 'image/png' }),
+      uploadMedia(deps, alice.ctx, { body: chunks(BYTES), contentType: 'video/mp4' }),
     ).rejects.toThrow();
     expect(deps.media.store.objects.size).toBe(0);
   });
@@ -156,7 +167,7 @@ describe('get, list, public read, delete', () => {
     const second = await up();
     const team = await seedWorkspace(deps, alice);
     const inTeam = unwrap(
-      await uploadMedia(deps, team.ctx, { body: chunks(BYTES), contentType: 'image/webp' }),
+      await uploadMedia(deps, team.ctx, { body: chunks(WEBP), contentType: 'image/webp' }),
     );
     const page = unwrap(await listMediaPage(deps, alice.ctx, { limit: 1 }));
     expect(page.media.map((m) => m.id)).toEqual([second.id]);
@@ -278,6 +289,98 @@ describe('our media in posts', () => {
     store.delete = original;
     expect((await sweepExpiredMedia(deps)).deleted).toBe(1);
     expect(await deps.repos.media.findById(media.id)).toBeNull();
+  });
+});
+
+describe('the upload quota and the type sniffing', () => {
+  it('MEDIA_QUOTA_BYTES: an upload that would pass it is refused while streaming, nothing kept', async () => {
+    const { deps, alice, bob, up } = await setup();
+    deps.media.quotaBytes = BYTES.length * 2 + 5;
+    await up();
+    await up();
+    // Told by Content-Length: refused before a byte is read.
+    const declared = await uploadMedia(deps, alice.ctx, {
+      body: chunks(BYTES),
+      contentType: 'video/mp4',
+      declaredBytes: BYTES.length,
+    });
+    expect(errorOf(declared)).toMatchObject({
+      code: 'media_quota_exceeded',
+      message: expect.stringContaining('MEDIA_QUOTA_BYTES'),
+    });
+    // Not told: refused as the bytes pass it.
+    let read = 0;
+    const endless = new Readable({
+      read() {
+        read += 1;
+        this.push(read === 1 ? BYTES : Buffer.alloc(1024, 3));
+      },
+    });
+    const streamed = await uploadMedia(deps, alice.ctx, {
+      body: endless,
+      contentType: 'video/mp4',
+    });
+    expect(errorOf(streamed).code).toBe('media_quota_exceeded');
+    expect(deps.media.store.objects.size).toBe(2);
+    expect(await deps.repos.media.totalBytesByAccount(alice.user.id)).toBe(BYTES.length * 2);
+    // Another account has its own quota; a deleted media frees its bytes.
+    await expect(
+      uploadMedia(deps, bob.ctx, { body: chunks(BYTES), contentType: 'video/mp4' }),
+    ).resolves.toMatchObject({ ok: true });
+    const page = unwrap(await listMediaPage(deps, alice.ctx, { limit: 1 }));
+    unwrap(await deleteMedia(deps, alice.actor, page.media[0]?.id ?? ''));
+    await expect(up()).resolves.toMatchObject({ size: BYTES.length });
+  });
+
+  it('an upload whose first bytes are not its type is refused (nothing kept)', async () => {
+    const { deps, alice } = await setup();
+    for (const [bytes, type] of [
+      [HTML, 'image/png'],
+      [HTML, 'video/mp4'],
+      [PNG, 'image/jpeg'],
+      [BYTES, 'image/webp'],
+      [Buffer.from([0x89, 0x50]), 'image/png'],
+    ] as const) {
+      const refused = await uploadMedia(deps, alice.ctx, {
+        body: chunks(bytes),
+        contentType: type,
+      });
+      expect(errorOf(refused)).toMatchObject({
+        code: 'media_type_mismatch',
+        message: expect.stringContaining(type),
+      });
+    }
+    // One byte at a time: the check waits for enough of them.
+    const trickled = Readable.from([...PNG].map((byte) => Buffer.from([byte])));
+    await expect(
+      uploadMedia(deps, alice.ctx, { body: trickled, contentType: 'image/png' }),
+    ).resolves.toMatchObject({ ok: true, value: { size: PNG.length, sha256: sha(PNG) } });
+    expect(deps.media.store.objects.size).toBe(1);
+  });
+
+  it('sniffs the magic bytes of each accepted type', () => {
+    const head = (...parts: Array<string | number[]>) =>
+      Buffer.concat(
+        parts.map((part) =>
+          typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part),
+        ),
+      );
+    const box = (type: string) => head([0, 0, 0, 0x20], type, 'isom');
+    expect(startsAsMediaType('image/png', PNG)).toBe(true);
+    expect(startsAsMediaType('image/png', PNG.subarray(0, 7))).toBe(false);
+    expect(startsAsMediaType('image/jpeg', head([0xff, 0xd8, 0xff, 0xe0], 'JFIF'))).toBe(true);
+    expect(startsAsMediaType('image/jpeg', head([0xff, 0xd8], 'x'))).toBe(false);
+    expect(startsAsMediaType('image/webp', WEBP)).toBe(true);
+    expect(startsAsMediaType('image/webp', head('RIFF\0\0\0\0WAVEfmt '))).toBe(false);
+    expect(startsAsMediaType('video/mp4', box('ftyp'))).toBe(true);
+    expect(startsAsMediaType('video/quicktime', box('ftyp'))).toBe(true);
+    expect(startsAsMediaType('video/quicktime', box('moov'))).toBe(true);
+    expect(startsAsMediaType('video/quicktime', box('mdat'))).toBe(true);
+    expect(startsAsMediaType('video/mp4', box('html'))).toBe(false);
+    for (const type of ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'] as const) {
+      expect(startsAsMediaType(type, HTML)).toBe(false);
+      expect(startsAsMediaType(type, Buffer.alloc(0))).toBe(false);
+    }
   });
 });
 

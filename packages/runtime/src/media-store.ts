@@ -17,5 +17,10 @@ export function createMediaHosting(config: Pick<Config, 'media'>): MediaHosting 
           forcePathStyle: media.s3.forcePathStyle,
         })
       : createLocalMediaStore({ dir: media.dir });
-  return { store, maxBytes: media.maxBytes, retentionMs: media.retentionDays * DAY_MS };
+  return {
+    store,
+    maxBytes: media.maxBytes,
+    retentionMs: media.retentionDays * DAY_MS,
+    quotaBytes: media.quotaBytes,
+  };
 }

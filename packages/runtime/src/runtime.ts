@@ -101,6 +101,9 @@ function settingsFrom(config: Config): CoreSettings {
     connectReturnOrigins: config.connect.returnOrigins,
     tokenRefreshMarginMs: config.connect.tokenRefreshMarginMs,
     targetLeaseMs: config.worker.targetLeaseMs,
+    maxWebhooksPerAccount: config.quotas.webhooksPerAccount,
+    maxSocialAccountsPerAccount: config.quotas.socialAccountsPerAccount,
+    maxWorkspacesPerUser: config.quotas.workspacesPerUser,
     webhookAllowHttp: config.webhookAllowHttp,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
   };

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { ownerOnlyChmodsInThisThread } from '../data-dir-modes.ts';
 import { INT8_OID, parseInt8 } from '../int8.ts';
 import { errorFields, type Reply, type Request, type StartData, type Started } from './protocol.ts';
 
@@ -13,6 +14,9 @@ if (!port) throw new Error('pglite-thread/worker.ts runs as a worker thread');
 const { directory } = workerData as StartData;
 
 const say = (message: Started | Reply): void => port.postMessage(message);
+
+// The data directory is the owner's only: PGlite's own chmods keep no group or other bit.
+ownerOnlyChmodsInThisThread();
 
 let pglite: PGlite;
 try {

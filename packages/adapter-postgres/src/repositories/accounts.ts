@@ -109,6 +109,22 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
       return rows.map(({ role, ...account }) => ({ account, role }));
     },
 
+    /** Locks the user row first inside a unit of work (two creates of one user run in turn). */
+    async countTeamsOwnedBy(userId: string): Promise<number> {
+      if (db.isTransaction) {
+        await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+      }
+      const row = await db
+        .selectFrom('memberships')
+        .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('memberships.user_id', '=', userId)
+        .where('memberships.role', '=', 'owner')
+        .where('accounts.kind', '=', 'team')
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async countUsers(): Promise<number> {
       const row = await db
         .selectFrom('users')

@@ -85,6 +85,24 @@ export function createMediaRepository(db: Kysely<Database>): MediaRepository {
       return (await query.execute()).map(toMedia);
     },
 
+    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
+    async totalBytesByAccount(accountId) {
+      if (db.isTransaction) {
+        await db
+          .selectFrom('accounts')
+          .select('id')
+          .where('id', '=', accountId)
+          .forUpdate()
+          .execute();
+      }
+      const row = await db
+        .selectFrom('media')
+        .select(sql<string | number | bigint>`coalesce(sum(size), 0)`.as('total'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.total);
+    },
+
     async inUse(id) {
       const row = await db
         .selectFrom('media')

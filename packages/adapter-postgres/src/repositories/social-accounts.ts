@@ -80,6 +80,24 @@ export function createSocialAccountRepository(
         .execute();
     },
 
+    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
+    async countByAccount(accountId: string): Promise<number> {
+      if (db.isTransaction) {
+        await db
+          .selectFrom('accounts')
+          .select('id')
+          .where('id', '=', accountId)
+          .forUpdate()
+          .execute();
+      }
+      const row = await db
+        .selectFrom('social_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async findActiveByPlatform(
       accountId: string,
       platform: Platform,

@@ -71,6 +71,24 @@ export function createWebhookRepository(
         .execute();
     },
 
+    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
+    async countByAccount(accountId: string): Promise<number> {
+      if (db.isTransaction) {
+        await db
+          .selectFrom('accounts')
+          .select('id')
+          .where('id', '=', accountId)
+          .forUpdate()
+          .execute();
+      }
+      const row = await db
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     listActiveForEvent: (accountId, event) => activeFor({ accountId, event }),
 
     async setActive(id: string, active: boolean): Promise<boolean> {

@@ -3,7 +3,7 @@
  * arrives and hands the part over without buffering it. Other parts are skipped.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { HttpError } from '../errors.ts';
 
@@ -33,19 +33,32 @@ export function multipartFile(body: Readable, headers: IncomingHttpHeaders): Pro
       return;
     }
     let found = false;
+    /**
+     * The part as the upload reads it. A body cut short (no closing boundary) fails the part
+     * with busboy's own error, after the part was handed over: it is turned into a 400 here,
+     * before anyone reads it, so that the upload is refused as bad input (never a 500) and the
+     * store removes what it wrote.
+     */
+    const part = new PassThrough();
+    // Its error may come before the upload listens (the whole body already arrived): the
+    // upload reads it from `part.errored` then; this keeps it from being an uncaught error.
+    part.on('error', () => {});
+    const malformed = (error: Error) =>
+      new HttpError(400, 'bad_request', `the multipart body cannot be read: ${error.message}`);
     parser.on('file', (field, file, filename, _encoding, mimeType) => {
       if (found || field !== 'file') {
+        file.on('error', () => {});
         file.resume();
         return;
       }
       found = true;
-      resolve({ file, filename: filename || null, contentType: mimeType.toLowerCase() });
+      file.on('error', (error: Error) => part.destroy(malformed(error)));
+      file.pipe(part);
+      resolve({ file: part, filename: filename || null, contentType: mimeType.toLowerCase() });
     });
     parser.on('error', (error: Error) => {
-      if (!found)
-        reject(
-          new HttpError(400, 'bad_request', `the multipart body cannot be read: ${error.message}`),
-        );
+      if (!found) reject(malformed(error));
+      else part.destroy(malformed(error));
     });
     parser.on('finish', () => {
       if (!found) {

@@ -144,7 +144,8 @@ export const socialAccountRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
         body: connectBody(deps.platforms),
         response: {
           201: Data(SocialAccountSchema, 'The connection'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
+          // 409 limit_exceeded: SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT.
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
     },

@@ -108,7 +108,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         body: CreateWebhookBody,
         response: {
           201: Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
+          // 409 limit_exceeded: WEBHOOKS_MAX_PER_ACCOUNT.
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
     },

@@ -59,7 +59,8 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         body: CreateWorkspaceBody,
         response: {
           201: Data(WorkspaceSchema, 'The workspace'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS),
+          // 409 limit_exceeded: WORKSPACES_MAX_PER_USER.
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 409),
         },
       },
     },

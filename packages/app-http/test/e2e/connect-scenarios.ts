@@ -58,7 +58,7 @@ async function openConsent(system: System, authorizationUrl: string) {
  * The whole browser round: our consent link -> the fake's consent page -> its 302 to
  * PUBLIC_BASE_URL/oauth/callback/... -> the callback, carrying the flow's cookie.
  */
-async function throughConsent(system: System, authorizationUrl: string): Promise<Response> {
+export async function throughConsent(system: System, authorizationUrl: string): Promise<Response> {
   const { cookie, platformUrl } = await openConsent(system, authorizationUrl);
   const consent = await browse(platformUrl);
   expect(consent.status).toBe(302);
@@ -67,7 +67,7 @@ async function throughConsent(system: System, authorizationUrl: string): Promise
   return browse(onApi(system, back), cookie);
 }
 
-async function startConnect(system: System, platform: string, returnUrl?: string) {
+export async function startConnect(system: System, platform: string, returnUrl?: string) {
   const started = await system.api.call<{
     data: { authorization_url: string; state: string; expires_at: string };
   }>('POST', '/social-accounts/connect', {

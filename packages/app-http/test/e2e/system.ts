@@ -110,6 +110,10 @@ export interface System {
   userId: string;
   /** Every line logged by the runtimes and the app. */
   logs: LogLine[];
+  /** MEDIA_DIR: the local store's directory. */
+  mediaDir: string;
+  /** DATA_DIR of the embedded mode (null in production). */
+  dataDir: string | null;
   /** What each fake platform and the media server received: to check that nothing reached them. */
   fakes(): Array<{
     name: string;
@@ -380,6 +384,9 @@ export async function startSystem(options: StartOptions): Promise<System> {
         QUEUE_PREFIX: prefix,
         ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       });
+    } else if (options.env?.DATA_DIR) {
+      // The caller's own directory (it removes it).
+      env.DATA_DIR = options.env.DATA_DIR;
     } else {
       const dataDir = mkdtempSync(join(tmpdir(), 'sp-e2e-embedded-'));
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -492,6 +499,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       workerMetrics,
       userId: first.userId,
       logs: lines,
+      mediaDir: env.MEDIA_DIR,
+      dataDir: mode === 'embedded' ? (env.DATA_DIR ?? null) : null,
       fakes: () => [
         { name: 'tiktok', requests: tiktok.requests },
         { name: 'instagram', requests: instagram.requests },

@@ -14,6 +14,38 @@ export const MEDIA_CONTENT_TYPES = {
 
 export type MediaContentType = keyof typeof MEDIA_CONTENT_TYPES;
 
+/** How many first bytes `startsAsMediaType` needs to decide (fewer: the whole file). */
+export const MEDIA_SNIFF_BYTES = 12;
+
+const ascii = (head: Uint8Array, at: number, text: string): boolean =>
+  head.length >= at + text.length &&
+  [...text].every((char, i) => head[at + i] === char.charCodeAt(0));
+
+/**
+ * The box a QuickTime or MP4 file starts with, at byte 4 after its size: ISO BMFF files start
+ * with `ftyp`; older QuickTime files may start with their movie, data or padding atom.
+ */
+const MOVIE_FIRST_BOXES = ['ftyp', 'moov', 'mdat', 'free', 'skip', 'wide', 'pnot'];
+
+/**
+ * Whether a file's first bytes (at least MEDIA_SNIFF_BYTES of them, or the whole file) are
+ * those of `contentType`: their magic numbers, so that an HTML page (or anything else a
+ * browser might run) is never hosted under an image or video type.
+ */
+export function startsAsMediaType(contentType: MediaContentType, head: Uint8Array): boolean {
+  switch (contentType) {
+    case 'image/png':
+      return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((byte, i) => head[i] === byte);
+    case 'image/jpeg':
+      return head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
+    case 'image/webp':
+      return ascii(head, 0, 'RIFF') && ascii(head, 8, 'WEBP');
+    case 'video/mp4':
+    case 'video/quicktime':
+      return MOVIE_FIRST_BOXES.some((box) => ascii(head, 4, box));
+  }
+}
+
 /** The path hosted media are served under, below PUBLIC_BASE_URL. */
 export const MEDIA_PATH = '/m/';
 

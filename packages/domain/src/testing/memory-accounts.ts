@@ -77,6 +77,14 @@ export function memoryAccountRepository(store: MemoryStore): AccountRepository {
     async countUsers() {
       return t().users.size;
     },
+    async countTeamsOwnedBy(userId) {
+      return [...t().memberships.values()].filter(
+        (m) =>
+          m.userId === userId &&
+          m.role === 'owner' &&
+          t().accounts.get(m.accountId)?.kind === 'team',
+      ).length;
+    },
   };
 }
 

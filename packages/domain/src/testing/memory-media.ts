@@ -33,6 +33,11 @@ export function memoryMediaRepository(store: MemoryStore): MediaRepository {
           .slice(0, limit),
       );
     },
+    async totalBytesByAccount(accountId) {
+      return [...rows().values()]
+        .filter((media) => media.accountId === accountId)
+        .reduce((sum, media) => sum + media.size, 0);
+    },
     async inUse(id) {
       return inUse(id);
     },

@@ -32,6 +32,9 @@ export function memorySocialAccountRepository(store: MemoryStore): SocialAccount
           .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
       );
     },
+    async countByAccount(accountId) {
+      return [...rows().values()].filter((c) => c.accountId === accountId).length;
+    },
     async findActiveByPlatform(accountId, platform) {
       // Most recently created wins; among equal times the later insert wins.
       const matches = [...rows().values()].filter(

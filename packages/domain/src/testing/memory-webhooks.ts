@@ -19,6 +19,9 @@ export function memoryWebhookRepository(store: MemoryStore): WebhookRepository {
     async listByAccount(accountId) {
       return copy(oldestFirst().filter((w) => w.accountId === accountId));
     },
+    async countByAccount(accountId) {
+      return [...rows().values()].filter((w) => w.accountId === accountId).length;
+    },
     async listActiveForEvent(accountId, event) {
       return copy(
         oldestFirst().filter(

@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../deps.ts';
-import { type DomainError, type Problem, validationFailed } from '../errors.ts';
+import { type DomainError, limitExceeded, type Problem, validationFailed } from '../errors.ts';
 import type {
   AccountContext,
   OAuthState,
@@ -231,6 +231,78 @@ export const refused = (
 ): ConnectRefusal => ({ ok: false, platform, code, message, returnUrl });
 
 /**
+ * The refusal when `adding` new connections would take the account past
+ * SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT (one count of its connections), else null. Every connect
+ * path asks in the unit of work that stores (the account then locked); renewing a connection
+ * adds none.
+ */
+export async function connectionQuotaRefusal(
+  deps: CoreDeps,
+  accountId: string,
+  adding: number,
+): Promise<DomainError | null> {
+  if (adding <= 0) return null;
+  const max = deps.settings.maxSocialAccountsPerAccount;
+  const held = await deps.repos.socialAccounts.countByAccount(accountId);
+  if (held + adding <= max) return null;
+  return limitExceeded(
+    `an account may hold at most ${max} social accounts (SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT); it holds ${held}: delete one first`,
+  );
+}
+
+/** Whether saving `identity` creates a connection (false: it renews one the account has). */
+async function isNewIdentity(
+  deps: CoreDeps,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
+  identity: ConnectedIdentity,
+): Promise<boolean> {
+  const existing = await deps.repos.socialAccounts.findByExternalId(
+    state.accountId,
+    state.platform,
+    identity.externalId,
+  );
+  return !existing || existing.sandbox;
+}
+
+/** How many of `identities` would be new connections (distinct external ids). */
+export async function newIdentityCount(
+  deps: CoreDeps,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
+  identities: readonly ConnectedIdentity[],
+): Promise<number> {
+  const distinct = [...new Map(identities.map((i) => [i.externalId, i])).values()];
+  let count = 0;
+  for (const identity of distinct) if (await isNewIdentity(deps, state, identity)) count++;
+  return count;
+}
+
+/**
+ * Saves what one consent (or one credentials connect) granted, or nothing when the new
+ * connections among them would pass SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT. Counted and saved in one
+ * unit of work, the account locked first (SocialAccountRepository.countByAccount): two connects
+ * at the same moment cannot pass the quota together.
+ */
+export function saveIdentitiesWithinQuota(
+  deps: CoreDeps,
+  state: Pick<OAuthState, 'accountId' | 'platform'>,
+  identities: readonly ConnectedIdentity[],
+): Promise<Result<SocialAccount[], DomainError>> {
+  return deps.uow.run(async (repos) => {
+    const inTransaction: CoreDeps = { ...deps, repos };
+    const full = await connectionQuotaRefusal(
+      inTransaction,
+      state.accountId,
+      await newIdentityCount(inTransaction, state, identities),
+    );
+    if (full) return err(full);
+    const saved: SocialAccount[] = [];
+    for (const identity of identities)
+      saved.push(await saveIdentity(inTransaction, state, identity));
+    return ok(saved);
+  });
+}
+
+/**
  * Creates the connection, or renews it when the account already has it (same id). `state`: the
  * OAuth flow, or whatever names the account and platform (a credentials connect).
  */
@@ -373,10 +445,9 @@ export async function completeConnect(
       back,
     );
   }
-  const connections: SocialAccount[] = [];
-  for (const identity of outcome.identities) {
-    connections.push(await saveIdentity(deps, state, identity));
-  }
+  const saved = await saveIdentitiesWithinQuota(deps, state, outcome.identities);
+  if (!saved.ok) return refused(platform, saved.error.code, saved.error.message, back);
+  const connections = saved.value;
   deps.logger.info(
     { platform, accountId: state.accountId, connections: connections.map((c) => c.id) },
     'accounts connected',

@@ -12,7 +12,7 @@ import type { PlatformCredentials } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import type { ConnectSocialAccountInput } from '../rules/account-rules.ts';
 import { charLength, isAbsent, isRecord, typeName } from '../rules/shape.ts';
-import { saveIdentity } from './connect-account.ts';
+import { saveIdentitiesWithinQuota } from './connect-account.ts';
 
 /** Fields of a token connection that a credentials connection gets from its platform instead. */
 const TOKEN_FIELDS = [
@@ -95,11 +95,12 @@ export async function connectWithCredentials(
       message: `${platform} ${transient ? 'could not be reached' : 'refused the credentials'} (${code}): ${message}`,
     });
   }
-  const connection = await saveIdentity(
-    deps,
-    { accountId: ctx.accountId, platform },
+  const saved = await saveIdentitiesWithinQuota(deps, { accountId: ctx.accountId, platform }, [
     outcome.identity,
-  );
+  ]);
+  if (!saved.ok) return saved;
+  const [connection] = saved.value;
+  if (!connection) throw new Error('saving one identity gave no connection');
   deps.logger.info(
     { platform, accountId: ctx.accountId, connection: connection.id },
     'account connected by credentials',

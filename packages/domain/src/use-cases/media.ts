@@ -9,7 +9,9 @@ import type { CoreDeps, MediaHosting } from '../deps.ts';
 import {
   conflict,
   type DomainError,
+  mediaQuotaExceeded,
   mediaTooLarge,
+  mediaTypeMismatch,
   notFound,
   type Problem,
   unsupportedMediaType,
@@ -23,7 +25,10 @@ import {
   isMediaContentType,
   isMediaName,
   MEDIA_CONTENT_TYPES,
+  MEDIA_SNIFF_BYTES,
+  type MediaContentType,
   mediaNameOf,
+  startsAsMediaType,
 } from '../rules/hosted-media.ts';
 import { isUuid } from '../rules/shape.ts';
 import { canAccessAccount } from './access.ts';
@@ -45,29 +50,58 @@ function hostingOf(deps: CoreDeps): Result<MediaHosting, DomainError> {
   return deps.media ? ok(deps.media) : err(notFound('media hosting (not configured)'));
 }
 
-/** Thrown into the upload's pipe when it passes the limit: stops the store's write. */
-class TooLarge extends Error {
-  override name = 'TooLarge';
+/** Why the meter stopped an upload: each is answered with its own error. */
+type Refusal = 'too_large' | 'over_quota' | 'type_mismatch';
+
+/** Thrown into the upload's pipe when the meter refuses it: stops the store's write. */
+class UploadRefused extends Error {
+  override name = 'UploadRefused';
 }
 
-/** Counts and hashes the bytes as they pass; fails the stream past `maxBytes`. */
-function meter(maxBytes: number) {
+/**
+ * Counts and hashes the bytes as they pass; fails the stream past `maxBytes` (MEDIA_MAX_BYTES),
+ * past `quotaLeft` (what MEDIA_QUOTA_BYTES leaves the account), or when the first bytes are not
+ * of `contentType` (held until MEDIA_SNIFF_BYTES have arrived, so nothing of a refused file
+ * reaches the store before the check).
+ */
+function meter(contentType: MediaContentType, maxBytes: number, quotaLeft: number) {
   const hash = createHash('sha256');
   let size = 0;
-  let over = false;
+  let refusal: Refusal | null = null;
+  let head: Buffer | null = Buffer.alloc(0);
+  const refuse = (why: Refusal) => {
+    refusal = why;
+    return new UploadRefused(why);
+  };
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
-      if (size > maxBytes) {
-        over = true;
-        done(new TooLarge());
-        return;
-      }
+      if (size > maxBytes) return done(refuse('too_large'));
+      if (size > quotaLeft) return done(refuse('over_quota'));
       hash.update(chunk);
-      done(null, chunk);
+      if (head === null) return done(null, chunk);
+      head = Buffer.concat([head, chunk]);
+      if (head.length < MEDIA_SNIFF_BYTES) return done();
+      if (!startsAsMediaType(contentType, head)) return done(refuse('type_mismatch'));
+      const first = head;
+      head = null;
+      done(null, first);
+    },
+    flush(done) {
+      // A file shorter than the sniffed bytes: judged on the whole of it.
+      if (head !== null && head.length > 0) {
+        if (!startsAsMediaType(contentType, head)) return done(refuse('type_mismatch'));
+        this.push(head);
+      }
+      done();
     },
   });
-  return { stream, over: () => over, size: () => size, sha256: () => hash.digest('hex') };
+  return {
+    stream,
+    refusal: () => refusal,
+    size: () => size,
+    sha256: () => hash.digest('hex'),
+  };
 }
 
 /** Control characters and path separators: a file name is shown, never used as a path. */
@@ -105,7 +139,7 @@ export async function uploadMedia(
 ): Promise<Result<Media, DomainError>> {
   const hosting = hostingOf(deps);
   if (!hosting.ok) return hosting;
-  const { store, maxBytes, retentionMs } = hosting.value;
+  const { store, maxBytes, retentionMs, quotaBytes } = hosting.value;
   const { contentType } = input;
   if (!isMediaContentType(contentType)) {
     return err(
@@ -116,22 +150,35 @@ export async function uploadMedia(
   }
   const problems = uploadProblems(input);
   if (problems.length > 0) return err(validationFailed(problems));
-  if (input.declaredBytes !== undefined && input.declaredBytes !== null) {
-    if (input.declaredBytes > maxBytes) return err(mediaTooLarge(maxBytes));
+  const declared = input.declaredBytes ?? null;
+  if (declared !== null && declared > maxBytes) return err(mediaTooLarge(maxBytes));
+  // What the account's media already hold: one sum over its rows (MEDIA_QUOTA_BYTES).
+  const quotaLeft =
+    quotaBytes === undefined
+      ? Number.POSITIVE_INFINITY
+      : quotaBytes - (await deps.repos.media.totalBytesByAccount(ctx.accountId));
+  if (quotaBytes !== undefined && (quotaLeft <= 0 || (declared !== null && declared > quotaLeft))) {
+    return err(mediaQuotaExceeded(quotaBytes));
   }
 
   const name = mediaNameOf(randomBytes(16), contentType);
-  const metered = meter(maxBytes);
+  const metered = meter(contentType, maxBytes, quotaLeft);
   const source = input.body;
   const failSource = (error: Error) => metered.stream.destroy(error);
   source.once('error', failSource);
-  source.pipe(metered.stream);
+  // A source that failed before this point (a multipart body cut short and already read to
+  // its end) emits no error any more: it fails the upload at once.
+  if (source.errored) failSource(source.errored);
+  else source.pipe(metered.stream);
   try {
     await store.put(name, metered.stream, contentType);
   } catch (error) {
     source.unpipe(metered.stream);
     await store.delete(name).catch(() => {});
-    if (metered.over()) return err(mediaTooLarge(maxBytes));
+    const refusal = metered.refusal();
+    if (refusal === 'too_large') return err(mediaTooLarge(maxBytes));
+    if (refusal === 'over_quota') return err(mediaQuotaExceeded(quotaBytes ?? 0));
+    if (refusal === 'type_mismatch') return err(mediaTypeMismatch(contentType));
     throw error;
   } finally {
     source.off('error', failSource);
@@ -154,13 +201,24 @@ export async function uploadMedia(
     // An upload no post uses is swept like one whose posts are finished.
     expiresAt: new Date(now.getTime() + retentionMs),
   };
+  let inserted: Result<Media, DomainError>;
   try {
-    await deps.repos.media.insert(media);
+    // Counted again with the insert, the account locked: uploads of one account that streamed
+    // at the same time cannot pass the quota together.
+    inserted = await deps.uow.run(async (repos) => {
+      if (quotaBytes !== undefined) {
+        const used = await repos.media.totalBytesByAccount(ctx.accountId);
+        if (used + media.size > quotaBytes) return err(mediaQuotaExceeded(quotaBytes));
+      }
+      await repos.media.insert(media);
+      return ok(media);
+    });
   } catch (error) {
     await store.delete(name).catch(() => {});
     throw error;
   }
-  return ok(media);
+  if (!inserted.ok) await store.delete(name).catch(() => {});
+  return inserted;
 }
 
 const isLive = (media: Media, now: Date): boolean =>

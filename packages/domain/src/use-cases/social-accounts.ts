@@ -8,6 +8,7 @@ import { isKnownPlatform } from '../rules/platform-options.ts';
 import { isUuid } from '../rules/shape.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
+import { connectionQuotaRefusal } from './connect-account.ts';
 import { connectWithCredentials, unwantedCredentials } from './connect-credentials.ts';
 
 /**
@@ -33,7 +34,7 @@ export async function connectSocialAccount(
     ),
   ];
   if (problems.length > 0) return err(validationFailed(problems));
-  if (input.sandbox === true) return ok(await createSandboxConnection(deps, ctx, input));
+  if (input.sandbox === true) return createSandboxConnection(deps, ctx, input);
   const now = deps.clock.now();
   const refreshToken =
     typeof input.refreshToken === 'string' && input.refreshToken !== '' ? input.refreshToken : null;
@@ -60,19 +61,34 @@ export async function connectSocialAccount(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.repos.socialAccounts.insert(connection);
-  return ok(connection);
+  return insertWithinQuota(deps, connection);
+}
+
+/**
+ * Inserts a new connection unless the account holds SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT already:
+ * counted and inserted in one unit of work, the account locked first.
+ */
+function insertWithinQuota(
+  deps: CoreDeps,
+  connection: SocialAccount,
+): Promise<Result<SocialAccount, DomainError>> {
+  return deps.uow.run(async (repos) => {
+    const full = await connectionQuotaRefusal({ ...deps, repos }, connection.accountId, 1);
+    if (full) return err(full);
+    await repos.socialAccounts.insert(connection);
+    return ok(connection);
+  });
 }
 
 /**
  * A sandbox connection (docs/connect.md#sandbox-connections): no token, never calls the platform. Its token
  * column holds an encrypted placeholder that no publisher ever receives.
  */
-async function createSandboxConnection(
+function createSandboxConnection(
   deps: CoreDeps,
   ctx: AccountContext,
   input: ConnectSocialAccountInput,
-): Promise<SocialAccount> {
+): Promise<Result<SocialAccount, DomainError>> {
   const now = deps.clock.now();
   const id = deps.ids.newId();
   const connection: SocialAccount = {
@@ -93,8 +109,7 @@ async function createSandboxConnection(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.repos.socialAccounts.insert(connection);
-  return connection;
+  return insertWithinQuota(deps, connection);
 }
 
 export function listSocialAccounts(deps: CoreDeps, ctx: AccountContext): Promise<SocialAccount[]> {

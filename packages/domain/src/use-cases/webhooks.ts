@@ -1,6 +1,12 @@
 import { generateWebhookSecret } from '../crypto.ts';
 import type { CoreDeps } from '../deps.ts';
-import { conflict, type DomainError, notFound, validationFailed } from '../errors.ts';
+import {
+  conflict,
+  type DomainError,
+  limitExceeded,
+  notFound,
+  validationFailed,
+} from '../errors.ts';
 import type {
   AccountContext,
   Actor,
@@ -43,8 +49,19 @@ export async function createWebhook(
     secretCiphertext: deps.cipher.encrypt(secret, secretBinding.webhookSecret(id)),
     createdAt: deps.clock.now(),
   };
-  await deps.repos.webhooks.insert(webhook);
-  return ok({ ...webhook, secret });
+  // Count and insert in one unit of work (the account locked): the limit holds under races.
+  return deps.uow.run(async (repos) => {
+    const max = deps.settings.maxWebhooksPerAccount;
+    if ((await repos.webhooks.countByAccount(ctx.accountId)) >= max) {
+      return err(
+        limitExceeded(
+          `an account may hold at most ${max} webhooks (WEBHOOKS_MAX_PER_ACCOUNT); delete one first`,
+        ),
+      );
+    }
+    await repos.webhooks.insert(webhook);
+    return ok({ ...webhook, secret });
+  });
 }
 
 export function listWebhooks(deps: CoreDeps, ctx: AccountContext): Promise<Webhook[]> {

@@ -1,5 +1,12 @@
 import type { CoreDeps } from '../deps.ts';
-import { conflict, type DomainError, forbidden, notFound, validationFailed } from '../errors.ts';
+import {
+  conflict,
+  type DomainError,
+  forbidden,
+  limitExceeded,
+  notFound,
+  validationFailed,
+} from '../errors.ts';
 import type { Account, Actor, Membership, Role } from '../model.ts';
 import type { Repositories } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
@@ -22,7 +29,14 @@ export async function createWorkspace(
     name: String(input.name).trim(),
     createdAt: now,
   };
-  await deps.uow.run(async (repos) => {
+  // Count and create in one unit of work (the user locked): the limit holds under races.
+  return deps.uow.run(async (repos) => {
+    const max = deps.settings.maxWorkspacesPerUser;
+    if ((await repos.accounts.countTeamsOwnedBy(actor.userId)) >= max) {
+      return err(
+        limitExceeded(`a user may own at most ${max} workspaces (WORKSPACES_MAX_PER_USER)`),
+      );
+    }
     await repos.accounts.createAccount(account);
     await repos.accounts.addMembership({
       accountId: account.id,
@@ -30,8 +44,8 @@ export async function createWorkspace(
       role: 'owner',
       createdAt: now,
     });
+    return ok(account);
   });
-  return ok(account);
 }
 
 export async function listWorkspaces(

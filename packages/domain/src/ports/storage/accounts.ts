@@ -17,4 +17,9 @@ export interface AccountRepository {
   /** Team accounts the user belongs to, with the user's role. */
   listTeamsOfUser(userId: string): Promise<Array<{ account: Account; role: Role }>>;
   countUsers(): Promise<number>;
+  /**
+   * How many team accounts the user owns (WORKSPACES_MAX_PER_USER). Inside a unit of work it
+   * first locks the user, so "count, then create below the limit" cannot be raced.
+   */
+  countTeamsOwnedBy(userId: string): Promise<number>;
 }

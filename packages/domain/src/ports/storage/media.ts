@@ -13,6 +13,11 @@ export interface MediaRepository {
     accountId: string,
     page: { limit: number; before?: { createdAt: Date; id: string } },
   ): Promise<Media[]>;
+  /**
+   * The bytes the account's media hold together (MEDIA_QUOTA_BYTES). Inside a unit of work it
+   * first locks the account, so "sum, then insert below the quota" cannot be raced.
+   */
+  totalBytesByAccount(accountId: string): Promise<number>;
   /** Whether a post that is not finished (see TERMINAL_POST_STATUSES) uses it. */
   inUse(id: string): Promise<boolean>;
   /**

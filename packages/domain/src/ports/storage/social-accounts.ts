@@ -6,6 +6,12 @@ export interface SocialAccountRepository {
   /** The connections with these ids that exist, in no particular order (one query). */
   findByIds(ids: readonly string[]): Promise<SocialAccount[]>;
   listByAccount(accountId: string): Promise<SocialAccount[]>;
+  /**
+   * How many connections the account holds, whatever their status
+   * (SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT). Inside a unit of work it first locks the account, so
+   * "count, then insert below the limit" cannot be raced.
+   */
+  countByAccount(accountId: string): Promise<number>;
   /** The account's most recently created active connection for the platform. */
   findActiveByPlatform(accountId: string, platform: Platform): Promise<SocialAccount | null>;
   /** New tokens; ends a refresh lease held on the connection. */

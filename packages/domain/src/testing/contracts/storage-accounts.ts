@@ -159,6 +159,16 @@ export function describeAccountRepositoryContract(name: string, setup: StorageSe
         })),
       );
       expect(await accounts().listTeamsOfUser(newId())).toEqual([]);
+      // Only the teams owned count (never the personal account, nor a team joined).
+      expect(await accounts().countTeamsOwnedBy(user.id)).toBe(1);
+      expect(await accounts().countTeamsOwnedBy(other.id)).toBe(2);
+      expect(await accounts().countTeamsOwnedBy(newId())).toBe(0);
+      const counted = await storage().uow.run(async (repos) => {
+        const before = await repos.accounts.countTeamsOwnedBy(user.id);
+        await seedTeam(repos, user.id);
+        return [before, await repos.accounts.countTeamsOwnedBy(user.id)];
+      });
+      expect(counted).toEqual([1, 2]);
     });
 
     it('counts users', async () => {

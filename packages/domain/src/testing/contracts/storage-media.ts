@@ -70,6 +70,20 @@ export function describeMediaRepositoryContract(name: string, setup: StorageSetu
       expect(await media().listByAccount(newId(), { limit: 2 })).toEqual([]);
     });
 
+    it('sums the bytes of an account media (past 2^32), inside a unit of work too', async () => {
+      const { user, row } = await seedMedia();
+      await media().insert(makeMedia(user.id, user.id, { size: 1234 }));
+      await seedMedia({ size: 99 });
+      expect(await media().totalBytesByAccount(user.id)).toBe(row.size + 1234);
+      expect(await media().totalBytesByAccount(newId())).toBe(0);
+      const summed = await storage().uow.run(async (repos) => {
+        const before = await repos.media.totalBytesByAccount(user.id);
+        await repos.media.insert(makeMedia(user.id, user.id, { size: 1 }));
+        return [before, await repos.media.totalBytesByAccount(user.id)];
+      });
+      expect(summed).toEqual([row.size + 1234, row.size + 1235]);
+    });
+
     it('is in use while an unfinished post links it; linking clears the expiry', async () => {
       const { user, row } = await seedMedia();
       expect(await media().inUse(row.id)).toBe(false);

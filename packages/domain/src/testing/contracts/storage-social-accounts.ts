@@ -67,6 +67,10 @@ export function describeSocialAccountRepositoryContract(name: string, setup: Sto
       }
       expect(byId(await connections().listByAccount(user.id))).toEqual(byId(mine));
       expect(await connections().listByAccount(newId())).toEqual([]);
+      // Counted whatever their status.
+      expect(await connections().countByAccount(user.id)).toBe(2);
+      expect(await connections().countByAccount(other.id)).toBe(1);
+      expect(await connections().countByAccount(newId())).toBe(0);
     });
 
     it('finds the most recently created active connection of a platform', async () => {

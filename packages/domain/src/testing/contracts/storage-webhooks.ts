@@ -42,6 +42,16 @@ export function describeWebhookRepositoryContract(name: string, setup: StorageSe
       expect(byId(await webhooks().listByAccount(user.id))).toEqual(byId(mine));
       expect(await webhooks().listByAccount(team.id)).toEqual([teams]);
       expect(await webhooks().listByAccount(newId())).toEqual([]);
+      expect(await webhooks().countByAccount(user.id)).toBe(2);
+      expect(await webhooks().countByAccount(team.id)).toBe(1);
+      expect(await webhooks().countByAccount(newId())).toBe(0);
+      // Inside a unit of work too, with what it inserted.
+      const counted = await storage().uow.run(async (repos) => {
+        const before = await repos.webhooks.countByAccount(team.id);
+        await repos.webhooks.insert(makeWebhook(team.id, user.id));
+        return [before, await repos.webhooks.countByAccount(team.id)];
+      });
+      expect(counted).toEqual([1, 2]);
     });
 
     it('lists the active webhooks of an account subscribed to an event', async () => {
