@@ -499,7 +499,7 @@ export interface paths {
     put?: never;
     /**
      * Create a workspace
-     * @description Creates a team account; you become its owner.
+     * @description Creates a team account; you become its owner. Only with a personal API key or a user token: a team API key acts for its own team and is refused (403).
      */
     post: operations['createWorkspace'];
     delete?: never;
@@ -8596,6 +8596,27 @@ export interface operations {
       };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
         headers: {
           [name: string]: unknown;
         };

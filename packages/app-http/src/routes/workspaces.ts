@@ -48,12 +48,13 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         tags: ['Workspaces'],
         operationId: 'createWorkspace',
         summary: 'Create a workspace',
-        description: 'Creates a team account; you become its owner.',
+        description:
+          'Creates a team account; you become its owner. Only with a personal API key or a user token: a team API key acts for its own team and is refused (403).',
         security: SECURED,
         body: CreateWorkspaceBody,
         response: {
           201: Data(WorkspaceSchema, 'The workspace'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
         },
       },
     },
