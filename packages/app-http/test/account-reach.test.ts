@@ -114,6 +114,73 @@ function defineScenarios(api: () => Api) {
     expect((await call(api(), 'GET', '/posts', teamKey.body.data.key)).status).toBe(200);
     await created(api(), '/workspaces', alice.rawKey, { name: 'second' });
   });
+
+  it('GET /posts lists only accounts the caller can act in now: a removed member loses the team', async () => {
+    const alice = await seedUser(api().deps);
+    const bob = await seedUser(api().deps);
+    const teamId = await created(api(), '/workspaces', alice.rawKey, { name: 'acme' });
+    const added = await call(api(), 'POST', `/workspaces/${teamId}/members`, alice.rawKey, {
+      user_id: bob.user.id,
+      role: 'member',
+    });
+    expect(added.status).toBe(201);
+    const sandbox = { platform: 'twitter', sandbox: true };
+    const teamConnection = await created(api(), '/social-accounts', bob.rawKey, {
+      ...sandbox,
+      workspace_id: teamId,
+    });
+    const ownConnection = await created(api(), '/social-accounts', bob.rawKey, sandbox);
+    const inTeam = await created(api(), '/posts/schedule', bob.rawKey, {
+      content: 'made in the team',
+      social_account_ids: [teamConnection],
+      scheduled_at: '2099-01-01T00:00:00Z',
+      workspace_id: teamId,
+    });
+    const personal = await created(api(), '/posts/schedule', bob.rawKey, {
+      content: 'my own',
+      social_account_ids: [ownConnection],
+      scheduled_at: '2099-01-01T00:00:00Z',
+    });
+
+    const listed = async (query = '') => {
+      const answer = await call<{ data: Array<{ id: string }> }>(
+        api(),
+        'GET',
+        `/posts${query}`,
+        bob.rawKey,
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body.data.map((post) => post.id).sort();
+    };
+    expect(await listed()).toEqual([inTeam, personal].sort());
+    expect(await listed('?limit=10')).toEqual([inTeam, personal].sort());
+
+    const removed = await call(
+      api(),
+      'DELETE',
+      `/workspaces/${teamId}/members/${bob.user.id}`,
+      alice.rawKey,
+    );
+    expect(removed.status).toBe(204);
+    // Neither the whole list nor a page shows the team's post any more; the personal one stays.
+    expect(await listed()).toEqual([personal]);
+    expect(await listed('?limit=10')).toEqual([personal]);
+    expect(await listed('?limit=1')).toEqual([personal]);
+    expect((await call(api(), 'GET', `/posts?workspace_id=${teamId}`, bob.rawKey)).status).toBe(
+      403,
+    );
+    expect((await call(api(), 'GET', `/posts/${inTeam}`, bob.rawKey)).status).toBe(404);
+    // The team still has the post: its owner reaches it.
+    expect((await call(api(), 'GET', `/posts/${inTeam}`, alice.rawKey)).status).toBe(200);
+
+    // Back in the team, its posts are listed again.
+    const readded = await call(api(), 'POST', `/workspaces/${teamId}/members`, alice.rawKey, {
+      user_id: bob.user.id,
+      role: 'member',
+    });
+    expect(readded.status).toBe(201);
+    expect(await listed()).toEqual([inTeam, personal].sort());
+  });
 }
 
 const database = await createTestDatabase();

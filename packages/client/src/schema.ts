@@ -93,7 +93,7 @@ export interface paths {
     };
     /**
      * List your posts
-     * @description Every post you created, newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).
+     * @description Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).
      */
     get: operations['listPosts'];
     put?: never;
