@@ -910,6 +910,8 @@ export interface operations {
       /** @description The whole media */
       200: {
         headers: {
+          /** @description Shared caches keep it 5 minutes at most */
+          'Cache-Control'?: 'public, max-age=300';
           [name: string]: unknown;
         };
         content: {
@@ -923,6 +925,8 @@ export interface operations {
       /** @description The requested range (Content-Range says which) */
       206: {
         headers: {
+          /** @description Shared caches keep it 5 minutes at most */
+          'Cache-Control'?: 'public, max-age=300';
           [name: string]: unknown;
         };
         content: {
@@ -6915,6 +6919,8 @@ export interface operations {
       /** @description The new key, with the raw key shown once */
       201: {
         headers: {
+          /** @description The answer carries a secret shown once: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           [name: string]: unknown;
         };
         content: {
@@ -7483,6 +7489,8 @@ export interface operations {
       /** @description The new subscription, active, with its secret */
       201: {
         headers: {
+          /** @description The answer carries a secret shown once: no cache may keep it */
+          'Cache-Control'?: 'no-store';
           [name: string]: unknown;
         };
         content: {

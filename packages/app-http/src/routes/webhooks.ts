@@ -18,10 +18,12 @@ import {
   Data,
   errors,
   IdParams,
+  NO_STORE_HEADERS,
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
   WorkspaceQuery,
+  withHeaders,
 } from '../schemas/common.ts';
 import {
   CreatedWebhookSchema,
@@ -35,7 +37,7 @@ import {
   WebhookSchema,
   WebhookStateSchema,
 } from '../schemas/webhooks.ts';
-import { type RouteOptions, SECURED } from './route-options.ts';
+import { type RouteOptions, SECRET_CACHE_CONTROL, SECURED } from './route-options.ts';
 
 const CreateWebhookBody = Type.Object(
   {
@@ -111,7 +113,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         security: SECURED,
         body: CreateWebhookBody,
         response: {
-          201: Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
+          201: withHeaders(
+            Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
+            NO_STORE_HEADERS,
+          ),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403),
         },
       },
@@ -120,7 +125,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       const { workspace_id: workspaceId, ...input } = request.body;
       const ctx = await contextOf(deps, request, workspaceId);
       const webhook = unwrap(await createWebhook(deps, ctx, input));
-      reply.header('Location', `/webhooks/${webhook.id}`);
+      reply
+        .header('Location', `/webhooks/${webhook.id}`)
+        .header('Cache-Control', SECRET_CACHE_CONTROL);
       return reply.code(201).send({ data: presentCreatedWebhook(webhook) });
     },
   );

@@ -24,6 +24,17 @@ export const Timestamp = (description?: string) =>
 export const Uuid = (description?: string) =>
   Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 
+/** A response schema with the headers the document shows for it (by name). */
+export const withHeaders = <T extends object>(response: T, headers: Record<string, TSchema>) =>
+  Object.assign(response, { headers });
+
+/** The header of an answer that carries a secret shown once (a raw API key, a webhook secret). */
+export const NO_STORE_HEADERS = {
+  'Cache-Control': Type.Literal('no-store', {
+    description: 'The answer carries a secret shown once: no cache may keep it',
+  }),
+};
+
 /** `{ data: ... }`, the envelope of every success body. */
 export const Data = <T extends TSchema>(schema: T, description: string) =>
   Type.Object({ data: schema }, { description });
