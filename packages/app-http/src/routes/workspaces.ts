@@ -99,7 +99,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         body: AddMemberBody,
         response: {
           201: Data(MembershipSchema, 'The membership'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, ...PATH_ERRORS, 403, 409),
         },
       },
     },

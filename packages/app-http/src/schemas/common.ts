@@ -66,6 +66,7 @@ export const ERROR_DESCRIPTIONS = {
   413: 'payload_too_large',
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',
+  431: "headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs",
   500: 'internal_error',
   503: 'auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down',
 } as const;
