@@ -85,10 +85,10 @@ function describeListing(name: string, open: () => Promise<Backend | undefined>,
     it(`lists ${POSTS} posts x ${TARGETS_PER_POST} targets in two queries within ${budgetMs} ms`, async () => {
       if (!backend) throw new Error('no backend');
       const { repos, counter } = counted(backend.handle);
-      await repos.posts.listByCreator(userId); // warm-up (plan caches, JIT)
+      await repos.posts.listByCreator(userId, [userId]); // warm-up (plan caches, JIT)
       counter.count = 0;
       const started = performance.now();
-      const posts = await repos.posts.listByCreator(userId);
+      const posts = await repos.posts.listByCreator(userId, [userId]);
       const elapsed = performance.now() - started;
       console.info(
         `[${name}] listByCreator ${POSTS} posts x ${TARGETS_PER_POST}: ${elapsed.toFixed(0)} ms`,
@@ -111,9 +111,11 @@ function describeListing(name: string, open: () => Promise<Backend | undefined>,
     it('lists in one query when there are no posts, and findById takes one', async () => {
       if (!backend) throw new Error('no backend');
       const { repos, counter } = counted(backend.handle);
-      expect(await repos.posts.listByCreator('01900000-0000-7000-8000-0000000000ff')).toEqual([]);
+      expect(
+        await repos.posts.listByCreator('01900000-0000-7000-8000-0000000000ff', [userId]),
+      ).toEqual([]);
       expect(counter.count).toBe(1);
-      const [first] = await repos.posts.listByCreator(userId);
+      const [first] = await repos.posts.listByCreator(userId, [userId]);
       counter.count = 0;
       expect(await repos.posts.findById(first?.id ?? '')).toEqual(first);
       expect(counter.count).toBe(1);
@@ -121,7 +123,7 @@ function describeListing(name: string, open: () => Promise<Backend | undefined>,
 
     it('lists deliveries with their attempts in two queries', async () => {
       if (!backend) throw new Error('no backend');
-      const [post] = await backend.handle.repos.posts.listByCreator(userId);
+      const [post] = await backend.handle.repos.posts.listByCreator(userId, [userId]);
       const webhookId = '01900000-0000-7000-8000-0000000000aa';
       await sql`
         INSERT INTO webhooks (id, account_id, created_by, url, events, secret, created_at)

@@ -16,6 +16,7 @@ import { undocumented } from './contract/documented-response.ts';
 import {
   type GeneratedRequest,
   type OpenApiDocument,
+  type Operation,
   operationsOf,
   requestFor,
 } from './contract/requests.ts';
@@ -114,6 +115,48 @@ async function checkEveryOperation({ system, document, ids }: Seeded) {
   expect(succeeded.length).toBeGreaterThanOrEqual(Math.ceil(operations.length * 0.4));
 }
 
+/** A URL past Node's header size limit (16 KiB): refused before any route sees it. */
+const OVERSIZED_QUERY = `pad=${'x'.repeat(20_000)}`;
+/** A path segment longer than the router's longest parameter (200): no route matches it. */
+const OVERLONG_SEGMENT = 'x'.repeat(201);
+
+/**
+ * The answers the HTTP layer gives before a route runs, asked of every operation on purpose
+ * (random requests reach them too seldom): a URL over the header size limit, and each path
+ * parameter longer than the router takes. Each must be one the operation documents.
+ */
+async function checkOversizedRequests({ system, document }: Seeded) {
+  const problems: string[] = [];
+  const documentedAnswer = async (operation: Operation, url: string) => {
+    const answer = await send(system.api.baseUrl, {
+      operation,
+      method: operation.method,
+      url,
+      headers: { authorization: system.api.authorization() },
+    });
+    const problem = undocumented(operation.responses, answer);
+    if (answer.status >= 500 || problem) {
+      problems.push(`${operation.method} ${url.slice(0, 120)} -> ${answer.status}: ${problem}`);
+    }
+  };
+  for (const operation of operationsOf(document)) {
+    const filled = (value: (name: string) => string) =>
+      operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
+    const enumOf = (name: string) =>
+      operation.parameters.find((p) => p.in === 'path' && p.name === name)?.schema?.enum as
+        | unknown[]
+        | undefined;
+    const usual = (name: string) => String(enumOf(name)?.[0] ?? system.userId);
+    await documentedAnswer(operation, `${filled(usual)}?${OVERSIZED_QUERY}`);
+    if (operation.path.includes('{'))
+      await documentedAnswer(
+        operation,
+        filled(() => OVERLONG_SEGMENT),
+      );
+  }
+  expect(problems).toEqual([]);
+}
+
 function contractSuite(mode: Mode, database?: Awaited<ReturnType<typeof createTestDatabase>>) {
   let seeded: Seeded | undefined;
   beforeAll(async () => {
@@ -140,6 +183,11 @@ function contractSuite(mode: Mode, database?: Awaited<ReturnType<typeof createTe
     if (!seeded) throw new Error('not seeded');
     await checkEveryOperation(seeded);
   }, 120_000);
+
+  it("a URL over the size limit, a path parameter over the router's: documented answers", async () => {
+    if (!seeded) throw new Error('not seeded');
+    await checkOversizedRequests(seeded);
+  }, 60_000);
 }
 
 describe('the API keeps its OpenAPI document, embedded mode (PGlite + in-process queue)', () => {

@@ -265,7 +265,24 @@ describe('GET /openapi.json', () => {
     expect(create?.parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]),
     );
-    expect(Object.keys(doc.paths['/health']?.get?.responses ?? {})).toEqual(['200', '503']);
+    // 431: what Node's parser answers any request whose line and headers are too large.
+    expect(Object.keys(doc.paths['/health']?.get?.responses ?? {})).toEqual(['200', '431', '503']);
+  });
+
+  it('documents 431 on every operation, and the 404 of the OAuth routes, in the envelope', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item ?? {})) {
+        const responses = (operation as { responses: Record<string, unknown> }).responses;
+        expect(responses['431'], `${method} ${path}`).toMatchObject({
+          content: { 'application/json': { schema: { required: ['error'] } } },
+        });
+      }
+    }
+    for (const path of ['/oauth/authorize/{platform}', '/oauth/callback/{platform}']) {
+      expect(doc.paths[path]?.get?.responses?.['404']).toMatchObject({
+        content: { 'application/json': { schema: { required: ['error'] } } },
+      });
+    }
   });
 
   it('interactive docs are served at /docs', async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type CreatePostInput, cancelPost, createPost, getPost, listPosts } from '../src/index.ts';
+import {
+  addMember,
+  type CreatePostInput,
+  cancelPost,
+  createPost,
+  getPost,
+  listPosts,
+  listPostsPage,
+  removeMember,
+} from '../src/index.ts';
 import {
   createTestDeps,
   ScriptedPlatformRegistry,
@@ -285,6 +294,35 @@ describe('listPosts and getPost', () => {
     expect((await listPosts(deps, alice.actor, alice.user.id)).map((p) => p.id)).toEqual([
       personal.id,
     ]);
+  });
+
+  it('a member removed from a team no longer lists its posts, those they created included', async () => {
+    const { deps, alice } = await setup();
+    const bob = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    await seedConnection(deps, team.account.id, 'twitter');
+    await seedConnection(deps, bob.user.id, 'twitter');
+    unwrap(
+      await addMember(deps, alice.actor, team.account.id, { userId: bob.user.id, role: 'member' }),
+    );
+    const bobInTeam = { ...bob.ctx, accountId: team.account.id, role: 'member' as const };
+    const inTeam = unwrap(await createPost(deps, bobInTeam, { platforms: ['twitter'] }, 'now'));
+    deps.clock.advance(1000);
+    const personal = unwrap(await createPost(deps, bob.ctx, { platforms: ['twitter'] }, 'now'));
+    const listed = async () => (await listPosts(deps, bob.actor)).map((p) => p.id);
+    const paged = async () =>
+      unwrap(await listPostsPage(deps, bob.actor, { limit: 10 })).posts.map((p) => p.id);
+    expect(await listed()).toEqual([personal.id, inTeam.id]);
+    expect(await paged()).toEqual([personal.id, inTeam.id]);
+
+    unwrap(await removeMember(deps, alice.actor, team.account.id, bob.user.id));
+    expect(await listed()).toEqual([personal.id]);
+    expect(await paged()).toEqual([personal.id]);
+    expect(await listPosts(deps, bob.actor, team.account.id)).toEqual([]);
+    expect(unwrap(await listPostsPage(deps, bob.actor, { limit: 10 }, team.account.id))).toEqual({
+      posts: [],
+      nextCursor: null,
+    });
   });
 
   it("another account's post is not_found", async () => {

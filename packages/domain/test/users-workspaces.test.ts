@@ -97,6 +97,21 @@ describe('workspaces', () => {
     ]);
   });
 
+  it('a team key creates no workspace (403, nothing stored); its creator still can', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const team = await seedWorkspace(deps, alice);
+    const refused = errorOf(await createWorkspace(deps, team.teamKeyActor, { name: 'another' }));
+    expect(refused.code).toBe('forbidden');
+    expect(refused.message).toMatch(/team API key/);
+    expect((await listWorkspaces(deps, alice.actor)).map((t) => t.account.id)).toEqual([
+      team.account.id,
+    ]);
+    expect(unwrap(await createWorkspace(deps, alice.actor, { name: 'another' })).name).toBe(
+      'another',
+    );
+  });
+
   it('owners and admins add members; members cannot; outsiders are forbidden', async () => {
     const deps = createTestDeps();
     const [alice, bob, carol, dave] = [

@@ -178,15 +178,20 @@ export function createPostRepository(
     /**
      * Two queries whatever the number of posts: the posts, then all their targets. A page is a
      * row-value comparison `(created_at, id) < (before)` plus LIMIT, served by the
-     * (created_by, created_at desc) index.
+     * (created_by, created_at desc) index; the accounts are one array parameter
+     * (`account_id = any(...)`), so the statement is the same for 1 account or 50.
      */
     async listByCreator(
       createdBy: string,
-      accountId?: string,
+      accountIds: readonly string[],
       page?: PostPage,
     ): Promise<PostWithTargets[]> {
-      let query = db.selectFrom('posts').select(postColumns).where('created_by', '=', createdBy);
-      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      if (accountIds.length === 0) return [];
+      let query = db
+        .selectFrom('posts')
+        .select(postColumns)
+        .where('created_by', '=', createdBy)
+        .where('account_id', '=', sql<string>`any(${[...accountIds]}::uuid[])`);
       const before = page?.before;
       if (before !== undefined) {
         query = query.where((eb) =>

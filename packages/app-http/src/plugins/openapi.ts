@@ -2,9 +2,43 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { ERROR_DESCRIPTIONS, errors } from '../schemas/common.ts';
+
+/**
+ * What the HTTP layer answers before any route runs, whatever the operation: a request line
+ * and headers over Node's limit (a long URL counts) are 431 headers_too_large in the error
+ * envelope (plugins/client-errors.ts). Documented on every operation, so that each answer a
+ * client can get is one the document lists.
+ */
+const ANSWERS_OF_ANY_REQUEST = {
+  431: {
+    description: ERROR_DESCRIPTIONS[431],
+    content: { 'application/json': { schema: JSON.parse(JSON.stringify(errors(431)[431])) } },
+  },
+} as const;
+
+type Operations = Record<string, { responses?: Record<string, unknown> }>;
+
+/** The document with ANSWERS_OF_ANY_REQUEST added to every operation that lacks them. */
+function withAnswersOfAnyRequest<T extends { paths?: unknown }>(document: T): T {
+  const paths = (document.paths ?? {}) as Record<string, Operations>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== 'object' || operation === null || !operation.responses) continue;
+      for (const [status, response] of Object.entries(ANSWERS_OF_ANY_REQUEST)) {
+        operation.responses[status] ??= response;
+      }
+    }
+  }
+  return document;
+}
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject
+        ? withAnswersOfAnyRequest(documentObject.openapiObject)
+        : documentObject.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -16,12 +16,14 @@ import {
   Data,
   errors,
   IdParams,
+  NO_STORE_HEADERS,
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
+  withHeaders,
 } from '../schemas/common.ts';
 import { addAccountListRoute } from './account-list-route.ts';
-import { type RouteOptions, SECURED } from './route-options.ts';
+import { type RouteOptions, SECRET_CACHE_CONTROL, SECURED } from './route-options.ts';
 
 const CreateApiKeyBody = Type.Object(
   {
@@ -48,7 +50,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
         security: SECURED,
         body: CreateApiKeyBody,
         response: {
-          201: Data(CreatedApiKeySchema, 'The new key, with the raw key shown once'),
+          201: withHeaders(
+            Data(CreatedApiKeySchema, 'The new key, with the raw key shown once'),
+            NO_STORE_HEADERS,
+          ),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
@@ -56,7 +61,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app,
     async (request, reply) => {
       const ctx = await contextOf(deps, request, request.body.workspace_id);
       const { key, rawKey } = unwrap(await createApiKey(deps, ctx, { name: request.body.name }));
-      reply.header('Location', `/api-keys/${key.id}`);
+      reply.header('Location', `/api-keys/${key.id}`).header('Cache-Control', SECRET_CACHE_CONTROL);
       return reply.code(201).send({ data: presentCreatedApiKey(key, rawKey) });
     },
   );

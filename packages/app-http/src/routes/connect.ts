@@ -102,6 +102,15 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
 
 export const HtmlPage = Type.String({ description: 'A small HTML page (Content-Type: text/html)' });
 
+/**
+ * The router's answer to a platform segment longer than any path parameter it takes (200
+ * characters), before the route runs: not_found in the JSON envelope.
+ */
+export const PlatformNotFound = {
+  description: 'not_found (JSON): a platform name longer than the router takes (200 characters)',
+  content: { 'application/json': { schema: ErrorSchema } },
+};
+
 /** A refusal answered as the small HTML page to a browser, or as JSON for a malformed query. */
 export const htmlOrJsonError = (description: string) => ({
   description,
@@ -164,6 +173,7 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
           400: htmlOrJsonError(
             'HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query',
           ),
+          404: PlatformNotFound,
           ...errors(429, 500),
         },
       },

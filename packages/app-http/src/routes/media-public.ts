@@ -18,9 +18,20 @@ import { HttpError } from '../errors.ts';
 import { parseRange } from '../media/range.ts';
 import { ErrorSchema, errors, PATH_ERRORS } from '../schemas/common.ts';
 
+/**
+ * Shared caches may keep a hosted media 5 minutes at most: a deleted or expired media stops
+ * being served by them soon after it stops being served here.
+ */
+export const PUBLIC_MEDIA_CACHE_CONTROL = 'public, max-age=300';
+
 const Bytes = Type.String({ description: 'The bytes' });
 const bytesOfEveryType = (description: string) => ({
   description,
+  headers: {
+    'Cache-Control': Type.Literal(PUBLIC_MEDIA_CACHE_CONTROL, {
+      description: 'Shared caches keep it 5 minutes at most',
+    }),
+  },
   content: Object.fromEntries(
     Object.keys(MEDIA_CONTENT_TYPES).map((type) => [type, { schema: Bytes }]),
   ),
@@ -67,7 +78,7 @@ export const mediaPublicRoutes: FastifyPluginAsyncTypebox<{ deps: CoreDeps }> = 
       reply
         .header('Accept-Ranges', 'bytes')
         .header('ETag', `"${media.sha256}"`)
-        .header('Cache-Control', 'public, max-age=3600')
+        .header('Cache-Control', PUBLIC_MEDIA_CACHE_CONTROL)
         .header('X-Content-Type-Options', 'nosniff')
         .type(media.contentType);
       if (range.kind === 'unsatisfiable') {

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { openConsent } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { errors } from '../schemas/common.ts';
-import { type CallbackOptions, HtmlPage, htmlOrJsonError } from './connect.ts';
+import { type CallbackOptions, HtmlPage, htmlOrJsonError, PlatformNotFound } from './connect.ts';
 import { sendConnectResult } from './connect-answer.ts';
 import { flowCookie, sentFlowCookie } from './connect-cookie.ts';
 
@@ -40,6 +40,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
           400: htmlOrJsonError(
             'HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query',
           ),
+          404: PlatformNotFound,
           ...errors(429, 500),
         },
       },

@@ -113,7 +113,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         operationId: 'listPosts',
         summary: 'List your posts',
         description:
-          'Every post you created, newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
+          'Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
         security: SECURED,
         querystring: PostsQuery,
         response: {

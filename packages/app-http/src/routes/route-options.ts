@@ -7,5 +7,11 @@ export interface RouteOptions {
   idempotency: Idempotency;
 }
 
+/**
+ * Cache-Control of every answer carrying a secret shown once (a raw API key, a webhook signing
+ * secret): no cache, shared or the client's own, may keep a copy of it.
+ */
+export const SECRET_CACHE_CONTROL = 'no-store';
+
 /** OpenAPI security of the authenticated routes: either credential header. */
 export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }];

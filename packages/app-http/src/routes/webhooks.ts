@@ -20,9 +20,11 @@ import {
   Data,
   errors,
   IdParams,
+  NO_STORE_HEADERS,
   NoContent,
   PATH_ERRORS,
   WorkspaceField,
+  withHeaders,
 } from '../schemas/common.ts';
 import {
   CreatedWebhookSchema,
@@ -37,7 +39,7 @@ import {
   WebhookStateSchema,
 } from '../schemas/webhooks.ts';
 import { addAccountListRoute } from './account-list-route.ts';
-import { type RouteOptions, SECURED } from './route-options.ts';
+import { type RouteOptions, SECRET_CACHE_CONTROL, SECURED } from './route-options.ts';
 
 const CreateWebhookBody = Type.Object(
   {
@@ -107,9 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         security: SECURED,
         body: CreateWebhookBody,
         response: {
-          201: Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
-          // 409 limit_exceeded: WEBHOOKS_MAX_PER_ACCOUNT.
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+          withHeaders,
         },
       },
     },
@@ -117,7 +117,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       const { workspace_id: workspaceId, ...input } = request.body;
       const ctx = await contextOf(deps, request, workspaceId);
       const webhook = unwrap(await createWebhook(deps, ctx, input));
-      reply.header('Location', `/webhooks/${webhook.id}`);
+      reply
+        .header('Location', `/webhooks/${webhook.id}`)
+        .header('Cache-Control', SECRET_CACHE_CONTROL);
       return reply.code(201).send({ data: presentCreatedWebhook(webhook) });
     },
   );

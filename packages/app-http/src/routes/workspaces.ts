@@ -54,13 +54,14 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         tags: ['Workspaces'],
         operationId: 'createWorkspace',
         summary: 'Create a workspace',
-        description: 'Creates a team account; you become its owner.',
+        description:
+          'Creates a team account; you become its owner. Only with a personal API key or a user token: a team API key acts for its own team and is refused (403).',
         security: SECURED,
         body: CreateWorkspaceBody,
         response: {
           201: Data(WorkspaceSchema, 'The workspace'),
           // 409 limit_exceeded: WORKSPACES_MAX_PER_USER.
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 409),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
     },
@@ -105,7 +106,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
         body: AddMemberBody,
         response: {
           201: Data(MembershipSchema, 'The membership'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, ...PATH_ERRORS, 403, 409),
         },
       },
     },

@@ -24,6 +24,17 @@ export const Timestamp = (description?: string) =>
 export const Uuid = (description?: string) =>
   Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 
+/** A response schema with the headers the document shows for it (by name). */
+export const withHeaders = <T extends object>(response: T, headers: Record<string, TSchema>) =>
+  Object.assign(response, { headers });
+
+/** The header of an answer that carries a secret shown once (a raw API key, a webhook secret). */
+export const NO_STORE_HEADERS = {
+  'Cache-Control': Type.Literal('no-store', {
+    description: 'The answer carries a secret shown once: no cache may keep it',
+  }),
+};
+
 /** `{ data: ... }`, the envelope of every success body. */
 export const Data = <T extends TSchema>(schema: T, description: string) =>
   Type.Object({ data: schema }, { description });
@@ -55,6 +66,7 @@ export const ERROR_DESCRIPTIONS = {
   413: 'payload_too_large',
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',
+  431: "headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs",
   500: 'internal_error',
   503: 'auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down',
 } as const;

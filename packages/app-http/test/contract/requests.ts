@@ -79,6 +79,9 @@ const urlText = (options: GeneratorOptions & { urlHostile: HostileStrings }) =>
     (text) => text !== '' && text !== '.' && text !== '..' && text.length <= 1_000,
   );
 
+/** A path segment longer than the router takes (maxParamLength 200). */
+const overlongSegment = fc.string({ unit: 'grapheme-ascii', minLength: 201, maxLength: 400 });
+
 /** A header value a client can send at all: visible ASCII, not blank at the ends. */
 const headerText = fc
   .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 })
@@ -122,6 +125,8 @@ export function requestFor(
     { arbitrary: fc.constantFrom(...options.ids), weight: 4 },
     { arbitrary: fc.uuid(), weight: 1 },
     { arbitrary: urlText(options), weight: 1 },
+    // Longer than the router's longest path parameter (200): answered before any route runs.
+    { arbitrary: overlongSegment, weight: 1 },
   );
   const pathValues = fc.tuple(
     ...pathParameters.map((parameter) =>

@@ -69,13 +69,13 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       const post = posts().get(id);
       return post ? withTargets(post) : null;
     },
-    async listByCreator(createdBy, accountId, page) {
+    async listByCreator(createdBy, accountIds, page) {
       const before = page?.before;
       const sorted = [...posts().values()]
         .filter(
           (p) =>
             p.createdBy === createdBy &&
-            (accountId === undefined || p.accountId === accountId) &&
+            accountIds.includes(p.accountId) &&
             (before === undefined ||
               newestFirst(p, { ...p, createdAt: before.createdAt, id: before.id }) > 0),
         )

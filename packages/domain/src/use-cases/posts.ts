@@ -233,17 +233,38 @@ export async function enqueueStoredPost(
   }
 }
 
-/** The caller's own posts, newest first; a team key sees only those in its team. */
+/**
+ * The accounts whose posts the caller lists: only those it can act in now. A team key: its team.
+ * `accountId`: that one account, when the caller reaches it. Otherwise the user's personal
+ * account and every team they are a member of now (one read), so a member removed from a team
+ * no longer lists its posts, not even those they created there.
+ */
+async function listableAccounts(
+  deps: CoreDeps,
+  actor: Actor,
+  accountId?: string,
+): Promise<string[]> {
+  if (isTeamKey(actor)) {
+    return accountId === undefined || accountId === actor.keyAccountId ? [actor.keyAccountId] : [];
+  }
+  if (accountId !== undefined) {
+    return (await canAccessAccount(deps, actor, accountId)) ? [accountId] : [];
+  }
+  const teams = await deps.repos.accounts.listTeamsOfUser(actor.userId);
+  return [actor.userId, ...teams.map((team) => team.account.id)];
+}
+
+/**
+ * The caller's own posts, newest first, in the accounts the caller can act in now (a team key:
+ * its team only).
+ */
 export async function listPosts(
   deps: CoreDeps,
   actor: Actor,
   accountId?: string,
 ): Promise<PostWithTargets[]> {
-  if (isTeamKey(actor)) {
-    if (accountId !== undefined && accountId !== actor.keyAccountId) return [];
-    return deps.repos.posts.listByCreator(actor.userId, actor.keyAccountId);
-  }
-  return deps.repos.posts.listByCreator(actor.userId, accountId);
+  const accounts = await listableAccounts(deps, actor, accountId);
+  return deps.repos.posts.listByCreator(actor.userId, accounts);
 }
 
 /** Largest page `listPostsPage` serves. */
@@ -316,13 +337,8 @@ export async function listPostsPage(
   const checked = pageRequest(page);
   if (!checked.ok) return checked;
   const { limit, before } = checked.value;
-  let creatorAccount = accountId;
-  if (isTeamKey(actor)) {
-    if (accountId !== undefined && accountId !== actor.keyAccountId)
-      return ok({ posts: [], nextCursor: null });
-    creatorAccount = actor.keyAccountId;
-  }
-  const found = await deps.repos.posts.listByCreator(actor.userId, creatorAccount, {
+  const accounts = await listableAccounts(deps, actor, accountId);
+  const found = await deps.repos.posts.listByCreator(actor.userId, accounts, {
     limit: limit + 1,
     ...(before ? { before } : {}),
   });

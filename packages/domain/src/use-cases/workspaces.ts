@@ -20,6 +20,14 @@ export async function createWorkspace(
   actor: Actor,
   input: { name?: unknown },
 ): Promise<Result<Account, DomainError>> {
+  // A team key acts for its team only; a new team is its creator's own doing, not the team's.
+  if (isTeamKey(actor)) {
+    return err(
+      forbidden(
+        'a team API key acts for its workspace only and cannot create workspaces: use a personal API key or a user token',
+      ),
+    );
+  }
   const problems = validateWorkspaceName(input.name);
   if (problems.length > 0) return err(validationFailed(problems));
   const now = deps.clock.now();

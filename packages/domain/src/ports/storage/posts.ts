@@ -91,11 +91,16 @@ export interface PostRepository {
   /** The post with its targets in their stored order (one query). */
   findById(id: string): Promise<PostWithTargets | null>;
   /**
-   * Posts created by the user (optionally only in one account), newest first (created_at desc,
-   * id desc), with targets. With `page`: at most `limit` posts, only those strictly after
-   * `before` in that order (keyset pagination).
+   * Posts created by the user in any of `accountIds` (the accounts the caller may list: posts
+   * the user created in any other account are left out; none when the list is empty), newest
+   * first (created_at desc, id desc), with targets. With `page`: at most `limit` posts, only
+   * those strictly after `before` in that order (keyset pagination).
    */
-  listByCreator(createdBy: string, accountId?: string, page?: PostPage): Promise<PostWithTargets[]>;
+  listByCreator(
+    createdBy: string,
+    accountIds: readonly string[],
+    page?: PostPage,
+  ): Promise<PostWithTargets[]>;
   /**
    * Changes the post's fields, deletes and adds targets, as one atomic statement, only when the
    * post's status is one of `edit.from`; a publish run starting at the same moment

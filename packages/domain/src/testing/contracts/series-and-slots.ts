@@ -183,7 +183,9 @@ export function describeSeriesAndSlots(
         expect(refused.error.code, rrule).toBe('validation_failed');
         expect(JSON.stringify(refused.error), rrule).toContain('recurrence.rrule');
       }
-      expect(await d.repos.posts.listByCreator(alice.user.id)).toHaveLength(0);
+      expect(await d.repos.posts.listByCreator(alice.user.id, [alice.ctx.accountId])).toHaveLength(
+        0,
+      );
     });
 
     it('a stored series whose rule can no longer produce an occurrence ends finished', async () => {

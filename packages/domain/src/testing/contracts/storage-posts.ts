@@ -87,18 +87,43 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         for (const post of [second, third, first]) await posts().insert(post);
         await seedPost(storage().repos, { userId: other.id });
 
-        expect(await posts().listByCreator(user.id)).toEqual([third, second, first]);
-        expect(await posts().listByCreator(newId())).toEqual([]);
+        expect(await posts().listByCreator(user.id, [user.id])).toEqual([third, second, first]);
+        expect(await posts().listByCreator(newId(), [user.id])).toEqual([]);
       });
 
-      it('lists only the posts in one account when asked', async () => {
+      it('lists only the posts in the accounts asked for', async () => {
         const user = await seedUser(storage().repos);
         const team = await seedTeam(storage().repos, user.id);
+        const left = await seedTeam(storage().repos, user.id);
         const personal = await seedPost(storage().repos, { userId: user.id });
         const inTeam = await seedPost(storage().repos, { userId: user.id, accountId: team.id });
-        expect(await posts().listByCreator(user.id, team.id)).toEqual([inTeam]);
-        expect(await posts().listByCreator(user.id, user.id)).toEqual([personal]);
-        expect(await posts().listByCreator(user.id)).toEqual([inTeam, personal]);
+        // Created by the user in an account not asked for (e.g. a team the user has left).
+        await seedPost(storage().repos, { userId: user.id, accountId: left.id });
+        expect(await posts().listByCreator(user.id, [team.id])).toEqual([inTeam]);
+        expect(await posts().listByCreator(user.id, [user.id])).toEqual([personal]);
+        expect(await posts().listByCreator(user.id, [user.id, team.id])).toEqual([
+          inTeam,
+          personal,
+        ]);
+        expect(await posts().listByCreator(user.id, [])).toEqual([]);
+        expect(await posts().listByCreator(user.id, [user.id, team.id], { limit: 10 })).toEqual([
+          inTeam,
+          personal,
+        ]);
+      });
+
+      it('takes the 50 or so accounts of a user in one call', async () => {
+        const user = await seedUser(storage().repos);
+        const teams = [];
+        for (let i = 0; i < 50; i++) teams.push(await seedTeam(storage().repos, user.id));
+        const made = [];
+        for (const team of teams.slice(0, 5))
+          made.push(await seedPost(storage().repos, { userId: user.id, accountId: team.id }));
+        const accounts = [user.id, ...teams.map((team) => team.id)];
+        expect(await posts().listByCreator(user.id, accounts)).toEqual([...made].reverse());
+        expect(await posts().listByCreator(user.id, accounts.slice(0, 3))).toEqual(
+          made.slice(0, 2).reverse(),
+        );
       });
 
       it('lists posts of other users in the account only by their creator', async () => {
@@ -106,17 +131,17 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const member = await seedUser(storage().repos);
         const team = await seedTeam(storage().repos, owner.id);
         const byMember = await seedPost(storage().repos, { userId: member.id, accountId: team.id });
-        expect(await posts().listByCreator(owner.id, team.id)).toEqual([]);
-        expect(await posts().listByCreator(member.id, team.id)).toEqual([byMember]);
+        expect(await posts().listByCreator(owner.id, [team.id])).toEqual([]);
+        expect(await posts().listByCreator(member.id, [team.id])).toEqual([byMember]);
       });
 
       describe('pages (keyset on created_at desc, id desc)', () => {
         /** Every page of `limit` posts, each page starting after the last post of the one before. */
-        async function allPages(createdBy: string, limit: number, accountId?: string) {
+        async function allPages(createdBy: string, limit: number, accountIds = [createdBy]) {
           const pages: PostWithTargets[][] = [];
           let before: { createdAt: Date; id: string } | undefined;
           for (;;) {
-            const page = await posts().listByCreator(createdBy, accountId, {
+            const page = await posts().listByCreator(createdBy, accountIds, {
               limit,
               ...(before ? { before } : {}),
             });
@@ -140,8 +165,8 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
           const pages = await allPages(user.id, 2);
           expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
           expect(pages.flat()).toEqual(expected);
-          expect(await posts().listByCreator(user.id, undefined, { limit: 10 })).toEqual(expected);
-          expect(await posts().listByCreator(user.id, undefined, { limit: 1 })).toEqual(
+          expect(await posts().listByCreator(user.id, [user.id], { limit: 10 })).toEqual(expected);
+          expect(await posts().listByCreator(user.id, [user.id], { limit: 1 })).toEqual(
             expected.slice(0, 1),
           );
           // Exactly one page's worth: the page after it is empty.
@@ -162,13 +187,13 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
             ...[...tied].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)),
             older,
           ];
-          expect(await posts().listByCreator(user.id)).toEqual(expected);
+          expect(await posts().listByCreator(user.id, [user.id])).toEqual(expected);
           for (const limit of [1, 2, 3])
             expect((await allPages(user.id, limit)).flat()).toEqual(expected);
           const middle = expected[3];
           if (!middle) throw new Error('no middle post');
           expect(
-            await posts().listByCreator(user.id, undefined, {
+            await posts().listByCreator(user.id, [user.id], {
               limit: 10,
               before: { createdAt: middle.createdAt, id: middle.id },
             }),
@@ -183,12 +208,12 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
             await seedPost(storage().repos, { userId: user.id, accountId: team.id }),
             await seedPost(storage().repos, { userId: user.id, accountId: team.id }),
           ].reverse();
-          expect((await allPages(user.id, 1, team.id)).flat()).toEqual(inTeam);
-          expect((await allPages(user.id, 1, user.id)).flat()).toEqual([personal]);
+          expect((await allPages(user.id, 1, [team.id])).flat()).toEqual(inTeam);
+          expect((await allPages(user.id, 1, [user.id])).flat()).toEqual([personal]);
           const between = inTeam[0];
           if (!between) throw new Error('no post');
           expect(
-            await posts().listByCreator(user.id, undefined, {
+            await posts().listByCreator(user.id, [user.id, team.id], {
               limit: 10,
               before: { createdAt: plus(between.createdAt, -1), id: newId() },
             }),
@@ -207,9 +232,9 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         if (found?.targets[0]) found.targets[0].status = 'published';
         found?.targets.pop();
         expect(await posts().findById(post.id)).toEqual(stored);
-        const listed = await posts().listByCreator(post.createdBy);
+        const listed = await posts().listByCreator(post.createdBy, [post.accountId]);
         if (listed[0]) listed[0].status = 'failed';
-        expect(await posts().listByCreator(post.createdBy)).toEqual([stored]);
+        expect(await posts().listByCreator(post.createdBy, [post.accountId])).toEqual([stored]);
       });
     });
 

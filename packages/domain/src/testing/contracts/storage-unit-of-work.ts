@@ -72,7 +72,7 @@ export function describeUnitOfWorkContract(name: string, setup: StorageSetup): v
       expect(await repos.apiKeys.findById(key.id)).toBeNull();
       expect(await repos.apiKeys.findByHash(key.keyHash)).toBeNull();
       expect(await repos.posts.findById(post.id)).toBeNull();
-      expect(await repos.posts.listByCreator(owner.id)).toEqual([]);
+      expect(await repos.posts.listByCreator(owner.id, [owner.id])).toEqual([]);
       expect(await repos.webhooks.findById(webhook.id)).toBeNull();
       expect(await repos.accounts.findMembership(owner.id, owner.id)).toBeNull();
     });
