@@ -66,3 +66,6 @@ export function env(source: Record<string, string | undefined>, problems?: Confi
     },
   };
 }
+
+/** The readers of one environment, as every section's reader takes them. */
+export type Env = ReturnType<typeof env>;
