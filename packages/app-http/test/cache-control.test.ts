@@ -16,7 +16,11 @@ interface OpenApi {
   paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>;
 }
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(1000, 7)]);
+// The eight bytes every PNG starts with (uploads are checked against their declared type).
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.alloc(1000, 7),
+]);
 
 /** Whether a (dereferenced enough) schema has a property named `name` at any depth. */
 function holdsProperty(schema: unknown, name: string): boolean {

@@ -411,7 +411,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, and on post.failed and post.partial `failures`: one `{ target_id, social_account_id, platform, error_code, error_message }` per target that did not publish.
+     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -563,7 +563,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a media file
-     * @description The file itself as the body (Content-Type: image/jpeg, image/png, image/webp, video/mp4, video/quicktime; optional ?filename=), or multipart/form-data with one part named file. Streamed to storage, never held whole; at most MEDIA_MAX_BYTES (413 media_too_large past it). The answer's url is public, unguessable and needs no credential: put it in media_urls of any post. Kept while a post that is not finished uses it, then MEDIA_RETENTION_DAYS.
+     * @description The file itself as the body (Content-Type: image/jpeg, image/png, image/webp, video/mp4, video/quicktime; optional ?filename=), or multipart/form-data with one part named file. Streamed to storage, never held whole; at most MEDIA_MAX_BYTES (413 media_too_large past it), and the account's media together at most MEDIA_QUOTA_BYTES (413 media_quota_exceeded). Its first bytes must be those of its type (415 media_type_mismatch: an HTML page sent as image/png is refused). The answer's url is public, unguessable and needs no credential: put it in media_urls of any post. Kept while a post that is not finished uses it, then MEDIA_RETENTION_DAYS.
      */
     post: operations['uploadMedia'];
     delete?: never;
@@ -2103,7 +2103,7 @@ export interface operations {
               scheduled_at: string;
               /** @description Repeats the post: scheduled_at is the first occurrence, each occurrence its own post */
               recurrence?: {
-                /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0 (HOURLY or slower) */
+                /** @description RFC 5545 RRULE without DTSTART, COUNT or UNTIL, e.g. FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=9;BYMINUTE=0; occurrences at least an hour apart, repeating within 5 years */
                 rrule: string;
                 /** @description IANA timezone the rule is read in; wall-clock times stay put across DST */
                 timezone: string;
@@ -6499,6 +6499,27 @@ export interface operations {
           };
         };
       };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description payload_too_large */
       413: {
         headers: {
@@ -8186,6 +8207,27 @@ export interface operations {
           };
         };
       };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
       /** @description payload_too_large */
       413: {
         headers: {
@@ -9360,6 +9402,27 @@ export interface operations {
       };
       /** @description forbidden: not a member of the workspace, or not allowed in it */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -109,7 +109,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         security: SECURED,
         body: CreateWebhookBody,
         response: {
-          withHeaders,
+          201: withHeaders(
+            Data(CreatedWebhookSchema, 'The new subscription, active, with its secret'),
+            NO_STORE_HEADERS,
+          ),
+          // 409 limit_exceeded: WEBHOOKS_MAX_PER_ACCOUNT.
+          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 403, 409),
         },
       },
     },
