@@ -1,5 +1,6 @@
 import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { HttpError } from '../errors.ts';
 
 declare module 'fastify' {
@@ -31,50 +32,53 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  * closed. The body is read through a pass-through stream so that the refusal does not destroy the
  * socket before the answer is written.
  */
-export function installBodyTimeout(app: FastifyInstance, timeouts: BodyTimeouts): void {
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!hasBody(request.headers)) return payload;
-    const kind = request.routeOptions.config?.bodyTimeout;
-    const ms =
-      kind === 'import'
-        ? timeouts.importBodyMs
-        : kind === 'media'
-          ? timeouts.mediaBodyMs
-          : timeouts.bodyMs;
-    const source = payload as Readable;
-    let received = 0;
-    const body = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        received += chunk.length;
-        // Fastify compares this with Content-Length, as it would the socket's own count.
-        body.receivedEncodedLength = received;
-        done(null, chunk);
-      },
-    }) as Transform & { receivedEncodedLength: number };
-    body.receivedEncodedLength = 0;
-    source.pipe(body);
-    const timer = setTimeout(() => {
-      source.unpipe(body);
-      source.pause();
-      reply.header('Connection', 'close');
-      body.destroy(
-        new HttpError(
-          408,
-          'request_timeout',
-          `the request body did not arrive within ${seconds(ms)}; send it at once, or a smaller one`,
-        ),
-      );
-    }, ms);
-    const settle = () => clearTimeout(timer);
-    source.once('end', settle);
-    source.once('close', settle);
-    body.once('close', settle);
-    // Answered before the body was read (a refusal, a drained upload): nothing waits for it.
-    reply.raw.once('finish', settle);
-    reply.raw.once('close', settle);
-    // The refusal reaches the parser through its own listener; without one (nobody reads the
-    // body any more) it must not become an uncaught exception that ends the process.
-    body.on('error', () => {});
-    return body;
-  });
-}
+export const bodyTimeout = fp(
+  async (app: FastifyInstance, timeouts: BodyTimeouts) => {
+    app.addHook('preParsing', async (request, reply, payload) => {
+      if (!hasBody(request.headers)) return payload;
+      const kind = request.routeOptions.config?.bodyTimeout;
+      const ms =
+        kind === 'import'
+          ? timeouts.importBodyMs
+          : kind === 'media'
+            ? timeouts.mediaBodyMs
+            : timeouts.bodyMs;
+      const source = payload as Readable;
+      let received = 0;
+      const body = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          received += chunk.length;
+          // Fastify compares this with Content-Length, as it would the socket's own count.
+          body.receivedEncodedLength = received;
+          done(null, chunk);
+        },
+      }) as Transform & { receivedEncodedLength: number };
+      body.receivedEncodedLength = 0;
+      source.pipe(body);
+      const timer = setTimeout(() => {
+        source.unpipe(body);
+        source.pause();
+        reply.header('Connection', 'close');
+        body.destroy(
+          new HttpError(
+            408,
+            'request_timeout',
+            `the request body did not arrive within ${seconds(ms)}; send it at once, or a smaller one`,
+          ),
+        );
+      }, ms);
+      const settle = () => clearTimeout(timer);
+      source.once('end', settle);
+      source.once('close', settle);
+      body.once('close', settle);
+      // Answered before the body was read (a refusal, a drained upload): nothing waits for it.
+      reply.raw.once('finish', settle);
+      reply.raw.once('close', settle);
+      // The refusal reaches the parser through its own listener; without one (nobody reads the
+      // body any more) it must not become an uncaught exception that ends the process.
+      body.on('error', () => {});
+      return body;
+    });
+  },
+  { name: 'body-timeout' },
+);

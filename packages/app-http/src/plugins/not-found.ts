@@ -3,6 +3,7 @@
  * method, else 404 `route_not_found`. Both in the error envelope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { HttpError, sendHttpError } from '../errors.ts';
 
 interface KnownRoute {
@@ -25,50 +26,53 @@ function patternOf(url: string): RegExp {
 }
 
 /** Call before any route is registered: it records every route for the 405 check. */
-export function installNotFoundHandler(app: FastifyInstance): void {
-  const routes = new Map<string, KnownRoute>();
-  app.addHook('onRoute', (route) => {
-    let known = routes.get(route.url);
-    if (!known) {
-      known = { pattern: patternOf(route.url), methods: new Set() };
-      routes.set(route.url, known);
-    }
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      known.methods.add(method.toUpperCase());
-    }
-  });
+export const notFoundHandler = fp(
+  async (app: FastifyInstance) => {
+    const routes = new Map<string, KnownRoute>();
+    app.addHook('onRoute', (route) => {
+      let known = routes.get(route.url);
+      if (!known) {
+        known = { pattern: patternOf(route.url), methods: new Set() };
+        routes.set(route.url, known);
+      }
+      for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+        known.methods.add(method.toUpperCase());
+      }
+    });
 
-  const answer = (request: FastifyRequest, reply: FastifyReply) => {
-    const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
-    const allowed = new Set<string>();
-    for (const route of routes.values()) {
-      if (route.pattern.test(path)) for (const method of route.methods) allowed.add(method);
-    }
-    if (allowed.size > 0) {
-      const allow = [...allowed].sort().join(', ');
+    const answer = (request: FastifyRequest, reply: FastifyReply) => {
+      const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+      const allowed = new Set<string>();
+      for (const route of routes.values()) {
+        if (route.pattern.test(path)) for (const method of route.methods) allowed.add(method);
+      }
+      if (allowed.size > 0) {
+        const allow = [...allowed].sort().join(', ');
+        return sendHttpError(
+          reply,
+          new HttpError(
+            405,
+            'method_not_allowed',
+            `${request.method} is not allowed here; use ${allow}`,
+            {
+              headers: { Allow: allow },
+            },
+          ),
+        );
+      }
       return sendHttpError(
         reply,
-        new HttpError(
-          405,
-          'method_not_allowed',
-          `${request.method} is not allowed here; use ${allow}`,
-          {
-            headers: { Allow: allow },
-          },
-        ),
+        new HttpError(404, 'route_not_found', `no route ${request.method} ${path}`),
       );
-    }
-    return sendHttpError(
-      reply,
-      new HttpError(404, 'route_not_found', `no route ${request.method} ${path}`),
-    );
-  };
+    };
 
-  // Answered before the body is read: Fastify checks a body's Content-Type first, so a method
-  // that takes a body (QUERY) without one, or any body that does not parse, would otherwise be
-  // a 400 or 415 about a body no route wants.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return answer(request, reply);
-  });
-  app.setNotFoundHandler(answer);
-}
+    // Answered before the body is read: Fastify checks a body's Content-Type first, so a method
+    // that takes a body (QUERY) without one, or any body that does not parse, would otherwise be
+    // a 400 or 415 about a body no route wants.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.is404) return answer(request, reply);
+    });
+    app.setNotFoundHandler(answer);
+  },
+  { name: 'not-found' },
+);

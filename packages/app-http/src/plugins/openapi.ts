@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { ERROR_DESCRIPTIONS, errors } from '../schemas/common.ts';
 
 /**
@@ -33,63 +34,69 @@ function withAnswersOfAnyRequest<T extends { paths?: unknown }>(document: T): T 
   return document;
 }
 
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, {
-    transformObject: (documentObject) =>
-      'openapiObject' in documentObject
-        ? withAnswersOfAnyRequest(documentObject.openapiObject)
-        : documentObject.swaggerObject,
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Social Publisher API',
-        version: '1.0.0',
-        description:
-          'Publish and schedule posts to connected social accounts. Every success body is `{ "data": ... }`; every error body is `{ "error": { "code", "message", "details"? } }`. Authenticate with `Authorization: Bearer <API key>` or `X-API-Key`.',
-        contact: { name: 'The operator of this Social Publisher server' },
-      },
-      // Relative: the document describes the server that serves it, wherever it is reached.
-      servers: [{ url: '/', description: 'This server' }],
-      tags: [
-        { name: 'Posts' },
-        { name: 'Social accounts' },
-        { name: 'API keys' },
-        { name: 'Webhooks' },
-        { name: 'Workspaces' },
-        { name: 'Media' },
-        { name: 'System' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An API key (sp_...) or, when configured, a user JWT',
+export const openApi = fp(
+  async (app: FastifyInstance) => {
+    await app.register(swagger, {
+      transformObject: (documentObject) =>
+        'openapiObject' in documentObject
+          ? withAnswersOfAnyRequest(documentObject.openapiObject)
+          : documentObject.swaggerObject,
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Social Publisher API',
+          version: '1.0.0',
+          description:
+            'Publish and schedule posts to connected social accounts. Every success body is `{ "data": ... }`; every error body is `{ "error": { "code", "message", "details"? } }`. Authenticate with `Authorization: Bearer <API key>` or `X-API-Key`.',
+          contact: { name: 'The operator of this Social Publisher server' },
+        },
+        // Relative: the document describes the server that serves it, wherever it is reached.
+        servers: [{ url: '/', description: 'This server' }],
+        tags: [
+          { name: 'Posts' },
+          { name: 'Social accounts' },
+          { name: 'API keys' },
+          { name: 'Webhooks' },
+          { name: 'Workspaces' },
+          { name: 'Media' },
+          { name: 'System' },
+        ],
+        components: {
+          securitySchemes: {
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'An API key (sp_...) or, when configured, a user JWT',
+            },
+            apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
       },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-}
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  },
+  { name: 'openapi' },
+);
 
 /** GET /openapi.json; register after every other route so the document is complete. */
-export function installOpenApiRoute(app: FastifyInstance): void {
-  app.get(
-    '/openapi.json',
-    {
-      schema: {
-        tags: ['System'],
-        operationId: 'getOpenApiDocument',
-        summary: 'This OpenAPI document',
-        description:
-          'The OpenAPI 3.1 description of this API, generated from the schemas every request is checked against.',
-        response: {
-          200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.1' },
+export const openApiDocumentRoute = fp(
+  async (app: FastifyInstance) => {
+    app.get(
+      '/openapi.json',
+      {
+        schema: {
+          tags: ['System'],
+          operationId: 'getOpenApiDocument',
+          summary: 'This OpenAPI document',
+          description:
+            'The OpenAPI 3.1 description of this API, generated from the schemas every request is checked against.',
+          response: {
+            200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.1' },
+          },
         },
       },
-    },
-    async () => app.swagger(),
-  );
-}
+      async () => app.swagger(),
+    );
+  },
+  { name: 'openapi-document' },
+);

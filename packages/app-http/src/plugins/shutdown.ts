@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { HttpError } from '../errors.ts';
 
 /**
@@ -6,16 +7,19 @@ import { HttpError } from '../errors.ts';
  * `shutting_down` in the error envelope (instead of Fastify's own body), with Retry-After and
  * Connection: close so the client reconnects elsewhere.
  */
-export function installShutdownGuard(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('Connection', 'close');
-    throw new HttpError(503, 'shutting_down', 'the server is shutting down; retry shortly', {
-      headers: { 'Retry-After': '1' },
+export const shutdownGuard = fp(
+  async (app: FastifyInstance) => {
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
     });
-  });
-}
+    app.addHook('onRequest', async (_request, reply) => {
+      if (!closing) return;
+      reply.header('Connection', 'close');
+      throw new HttpError(503, 'shutting_down', 'the server is shutting down; retry shortly', {
+        headers: { 'Retry-After': '1' },
+      });
+    });
+  },
+  { name: 'shutdown-guard' },
+);
