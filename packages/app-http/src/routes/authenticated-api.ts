@@ -13,6 +13,7 @@ import type { RateLimiter } from '../rate-limit/limiter.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { connectRoutes } from './connect.ts';
 import { mediaRoutes } from './media.ts';
+import { mediaUploadRoutes } from './media-upload.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postSeriesRoutes } from './post-series.ts';
 import { postRoutes } from './posts.ts';
@@ -21,6 +22,7 @@ import { postImportRoutes } from './posts-import.ts';
 import type { RouteOptions } from './route-options.ts';
 import { slotRoutes } from './slots.ts';
 import { socialAccountRoutes } from './social-accounts.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
@@ -61,7 +63,9 @@ export const authenticatedApi = fp(
       connectRoutes,
       apiKeyRoutes,
       webhookRoutes,
+      webhookDeliveryRoutes,
       workspaceRoutes,
+      mediaUploadRoutes,
       mediaRoutes,
     ]) {
       await api.register(routes, routeOptions);

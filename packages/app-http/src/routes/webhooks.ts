@@ -1,13 +1,10 @@
-/** Webhook subscriptions and their deliveries. */
+/** Webhook subscriptions: create, list, enable or disable, delete. Deliveries: webhook-deliveries.ts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   createWebhook,
   deleteWebhook,
-  listDeliveries,
   listWebhooks,
-  MAX_DELIVERY_LIST,
   MAX_URL_LENGTH,
-  redeliver,
   setWebhookActive,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
@@ -28,11 +25,7 @@ import {
 } from '../schemas/common.ts';
 import {
   CreatedWebhookSchema,
-  DeliverySchema,
-  DeliveryWithAttemptsSchema,
   presentCreatedWebhook,
-  presentDelivery,
-  presentDeliveryWithAttempts,
   presentWebhook,
   WebhookEventSchema,
   WebhookSchema,
@@ -68,21 +61,6 @@ const UpdateWebhookBody = Type.Object(
 );
 
 const WebhookIdParams = IdParams('Webhook id');
-
-const DeliveryParams = Type.Object({
-  id: Type.String({ description: 'Webhook id' }),
-  delivery_id: Type.String({ description: 'Delivery id' }),
-});
-
-const DeliveriesQuery = Type.Object({
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_DELIVERY_LIST,
-      description: 'Newest first; default 100',
-    }),
-  ),
-});
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {
   addAccountListRoute(app, deps, {
@@ -172,55 +150,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     async (request, reply) => {
       unwrap(await deleteWebhook(deps, actorOf(request), request.params.id));
       return reply.code(204).send(null);
-    },
-  );
-
-  app.get(
-    '/webhooks/:id/deliveries',
-    {
-      schema: {
-        tags: ['Webhooks'],
-        operationId: 'listWebhookDeliveries',
-        summary: 'List deliveries',
-        description: 'Recent deliveries of a webhook, newest first, each with its attempt log.',
-        security: SECURED,
-        params: WebhookIdParams,
-        querystring: DeliveriesQuery,
-        response: {
-          200: Data(Type.Array(DeliveryWithAttemptsSchema), 'Deliveries, newest first'),
-          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
-        },
-      },
-    },
-    async (request) => {
-      const deliveries = unwrap(
-        await listDeliveries(deps, actorOf(request), request.params.id, request.query.limit ?? 100),
-      );
-      return { data: deliveries.map(presentDeliveryWithAttempts) };
-    },
-  );
-
-  app.post(
-    '/webhooks/:id/deliveries/:delivery_id/redeliver',
-    {
-      schema: {
-        tags: ['Webhooks'],
-        operationId: 'redeliverWebhookDelivery',
-        summary: 'Redeliver',
-        description:
-          'Sends a delivery again: same id and payload, a new round of attempts starting now. The webhook must be active (else 409).',
-        security: SECURED,
-        params: DeliveryParams,
-        response: {
-          202: Data(DeliverySchema, 'The delivery, pending again'),
-          ...errors(...AUTH_ERRORS, ...PATH_ERRORS, 409),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { id, delivery_id: deliveryId } = request.params;
-      const delivery = unwrap(await redeliver(deps, actorOf(request), id, deliveryId));
-      return reply.code(202).send({ data: presentDelivery(delivery) });
     },
   );
 };

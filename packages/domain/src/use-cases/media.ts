@@ -43,7 +43,8 @@ export interface UploadInput {
   declaredBytes?: number | null;
 }
 
-const MAX_FILENAME = 255;
+/** The longest file name kept with an upload. */
+export const MAX_FILENAME_LENGTH = 255;
 
 /** The hosting, or the error every media use case answers without it. */
 function hostingOf(deps: CoreDeps): Result<MediaHosting, DomainError> {
@@ -115,8 +116,11 @@ function uploadProblems(input: UploadInput): Problem[] {
   const problems: Problem[] = [];
   const { filename } = input;
   if (filename !== undefined && filename !== null) {
-    if (filename.length === 0 || filename.length > MAX_FILENAME) {
-      problems.push({ field: 'filename', message: `must be 1 to ${MAX_FILENAME} characters` });
+    if (filename.length === 0 || filename.length > MAX_FILENAME_LENGTH) {
+      problems.push({
+        field: 'filename',
+        message: `must be 1 to ${MAX_FILENAME_LENGTH} characters`,
+      });
     } else if (hasUnsafeCharacter(filename)) {
       problems.push({
         field: 'filename',
