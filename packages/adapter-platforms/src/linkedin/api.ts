@@ -1,6 +1,7 @@
 // LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { bearerCall } from '../shared/bearer-call.ts';
 import {
   asString,
   excerpt,
@@ -45,38 +46,34 @@ export function createLinkedinApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const headers = (token: string): Record<string, string> => ({
-    authorization: `Bearer ${token}`,
+  /** Rest.li 2.0 and the API version on every /rest call. */
+  const restHeaders = {
     'linkedin-version': config.apiVersion,
     'x-restli-protocol-version': '2.0.0',
-  });
+  };
 
-  async function call(
+  /** A /rest call; a refusal naming `author` is read for that author (linkedinFailure). */
+  const call = (
     method: 'GET' | 'POST',
     path: string,
     token: string,
     what: string,
     body?: unknown,
     author?: string,
-  ): Promise<HttpResult> {
-    const response = await httpCall(
+  ): Promise<HttpResult> =>
+    bearerCall(
+      runtime,
+      signal,
       {
-        url: `${config.apiBaseUrl}${path}`,
         method,
-        headers: {
-          ...headers(token),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? null : JSON.stringify(body),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
+        url: `${config.apiBaseUrl}${path}`,
+        token,
+        what: `LinkedIn ${what}`,
+        json: body,
+        headers: restHeaders,
       },
-      `LinkedIn ${what}`,
+      (response, label) => linkedinFailure(response, label, author),
     );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw linkedinFailure(response, `LinkedIn ${what}`, author);
-  }
 
   /** `{ value: {...} }` of an action call. */
   const actionValue = (response: HttpResult, what: string): Record<string, unknown> => {

@@ -3,6 +3,7 @@
 // token endpoint (POST /v5/oauth/token, HTTP Basic client authentication).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { bearerCall } from '../shared/bearer-call.ts';
 import {
   asString,
   excerpt,
@@ -47,31 +48,19 @@ export function createPinterestApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  async function call(
+  const call = (
     method: 'GET' | 'POST',
     path: string,
     token: string,
     what: string,
     body?: unknown,
-  ): Promise<HttpResult> {
-    const response = await httpCall(
-      {
-        url: `${config.apiBaseUrl}${path}`,
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? null : JSON.stringify(body),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `Pinterest ${what}`,
+  ): Promise<HttpResult> =>
+    bearerCall(
+      runtime,
+      signal,
+      { method, url: `${config.apiBaseUrl}${path}`, token, what: `Pinterest ${what}`, json: body },
+      pinterestFailure,
     );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw pinterestFailure(response, `Pinterest ${what}`);
-  }
 
   const objectOf = (response: HttpResult): Record<string, unknown> =>
     isRecord(response.json) ? response.json : {};
