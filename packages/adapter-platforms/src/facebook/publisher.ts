@@ -14,7 +14,7 @@ import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
 import { createFacebookApi } from './api.ts';
-import { findSent } from './lookup.ts';
+import { findSentPost } from './lookup.ts';
 import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
 import type { FacebookSettings } from './settings.ts';
 
@@ -47,7 +47,7 @@ export function createFacebookPublisher(
     const intent = request.intent;
     if (intent !== null) {
       const edge = intent.step === STEP.video ? 'videos' : 'posts';
-      const found = await findSent({ auth, api, pageId, message, intent, edge });
+      const found = await findSentPost({ auth, api, pageId, message, intent, edge });
       if (found !== undefined && edge === 'videos') return followVideo(found);
       if (found !== undefined) return publishedAs(found);
     }

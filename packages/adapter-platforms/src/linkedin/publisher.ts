@@ -2,12 +2,13 @@ import type {
   PlatformPublisher,
   PostDraft,
   Problem,
+  PublishIntent,
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
+import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
@@ -70,9 +71,9 @@ export function createLinkedinPublisher(
     const save = () => request.saveProgress(structuredClone(progress) as never);
     const commentary = escapeCommentary(request.post.content);
     // An earlier run sent the post and stopped before recording LinkedIn's answer: look for it.
-    const sentBefore = request.intent?.step === CREATE_POST ? request.intent : null;
+    const sentBefore = intentAt(request, CREATE_POST);
     if (sentBefore !== null) {
-      const found = await findSentPost(sentBefore.at.getTime());
+      const found = await findSentPost(sentBefore);
       if (found !== undefined) return publishedAs(found);
     }
     const kinds = urls.map(mediaKindOf);
@@ -129,15 +130,14 @@ export function createLinkedinPublisher(
      * its intent). Sending again is only safe when LinkedIn can be asked: without the read
      * permission the outcome stays unknown.
      */
-    async function findSentPost(sentAt: number): Promise<string | undefined> {
-      const intent = sentBefore ?? { step: CREATE_POST, at: new Date() };
-      const recent = await readForLookup(LABEL, intent, () =>
-        auth.call((token) => api.recentPosts(token, author)),
-      );
-      const match = recent.find(
-        (candidate) =>
-          candidate.commentary === commentary && candidate.createdAt >= sentAt - INTENT_SKEW_MS,
-      );
+    async function findSentPost(intent: PublishIntent): Promise<string | undefined> {
+      const match = await findSent({
+        label: LABEL,
+        intent,
+        read: () => auth.call((token) => api.recentPosts(token, author)),
+        same: (candidate) => candidate.commentary === commentary,
+        pick: 'newest',
+      });
       return match?.urn;
     }
 

@@ -2,12 +2,13 @@ import type {
   PlatformPublisher,
   PostDraft,
   Problem,
+  PublishIntent,
   PublishOutcome,
   PublishRequest,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
+import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
@@ -57,9 +58,9 @@ export function createPinterestPublisher(
     const urls = request.post.mediaUrls;
 
     // An earlier run sent the Pin and stopped before recording Pinterest's answer: look for it.
-    const sentBefore = request.intent?.step === CREATE_PIN ? request.intent : null;
+    const sentBefore = intentAt(request, CREATE_PIN);
     if (sentBefore !== null) {
-      const found = await findSentPin(sentBefore.at.getTime());
+      const found = await findSentPin(sentBefore);
       if (found !== undefined) return publishedAs(found);
     }
 
@@ -107,15 +108,14 @@ export function createPinterestPublisher(
      * The Pin an earlier run sent, among the board's latest (same description, created after its
      * intent). When the board cannot be read the outcome stays unknown: never sent twice.
      */
-    async function findSentPin(sentAt: number): Promise<string | undefined> {
-      const intent = sentBefore ?? { step: CREATE_PIN, at: new Date() };
-      const recent = await readForLookup(LABEL, intent, () =>
-        auth.call((token) => api.boardPins(token, boardId)),
-      );
-      const match = recent.find(
-        (candidate) =>
-          candidate.description === description && candidate.createdAt >= sentAt - INTENT_SKEW_MS,
-      );
+    async function findSentPin(intent: PublishIntent): Promise<string | undefined> {
+      const match = await findSent({
+        label: LABEL,
+        intent,
+        read: () => auth.call((token) => api.boardPins(token, boardId)),
+        same: (candidate) => candidate.description === description,
+        pick: 'newest',
+      });
       return match?.id;
     }
 

@@ -7,7 +7,7 @@ import type {
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
-import { sendOnce } from '../shared/intent.ts';
+import { intentAt, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -123,8 +123,9 @@ export function createThreadsPublisher(
       const edge = index === 0 ? 'threads' : 'replies';
       const lookup = (intent: PublishIntent) =>
         findPublished({ auth, api, userId, text: part.text, intent, edge });
-      if (request.intent?.step === step) {
-        const found = await lookup(request.intent);
+      const sentBefore = intentAt(request, step);
+      if (sentBefore !== null) {
+        const found = await lookup(sentBefore);
         if (found !== undefined) return found;
       }
       let container = progress.container?.part === index ? progress.container : null;

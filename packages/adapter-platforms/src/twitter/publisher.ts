@@ -10,7 +10,7 @@ import type {
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
-import { INTENT_SKEW_MS, readForLookup, sendOnce } from '../shared/intent.ts';
+import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
@@ -71,8 +71,9 @@ export function createTwitterPublisher(
 
     /** A follow-up, a reply to `previous`: looked for first when an earlier run sent it. */
     async function postFollowUp(part: ThreadPart, step: string, previous: string) {
-      if (request.intent?.step === step) {
-        const found = await findSentTweet(request.intent, part.content, part.mediaUrls.length > 0);
+      const sentBefore = intentAt(request, step);
+      if (sentBefore !== null) {
+        const found = await findSentTweet(sentBefore, part.content, part.mediaUrls.length > 0);
         if (found !== undefined) return found;
       }
       const mediaIds: string[] = [];
@@ -88,7 +89,7 @@ export function createTwitterPublisher(
     /** The main post: its media, then POST /2/tweets under an intent. */
     async function postMain(): Promise<string> {
       // An earlier run sent the post and stopped before recording X's answer: look for it.
-      const sentBefore = request.intent?.step === CREATE_TWEET ? request.intent : null;
+      const sentBefore = intentAt(request, CREATE_TWEET);
       if (sentBefore !== null) {
         const found = await findSentTweet(sentBefore, text, urls.length > 0);
         if (found !== undefined) return found;
@@ -129,15 +130,15 @@ export function createTwitterPublisher(
       text: string,
       withMedia: boolean,
     ): Promise<string | undefined> {
-      const since = intent.at.getTime() - INTENT_SKEW_MS;
-      const recent = await readForLookup(LABEL, intent, () =>
-        auth.call((token) => api.recentTweets(token, request.connection.externalId, since)),
-      );
       const wanted = comparableText(text);
-      const match = recent.find(
-        (candidate) =>
-          candidate.createdAt >= since && comparableText(candidate.text, withMedia) === wanted,
-      );
+      const match = await findSent({
+        label: LABEL,
+        intent,
+        read: (since) =>
+          auth.call((token) => api.recentTweets(token, request.connection.externalId, since)),
+        same: (candidate) => comparableText(candidate.text, withMedia) === wanted,
+        pick: 'newest',
+      });
       return match?.id;
     }
 
