@@ -1,11 +1,6 @@
-import type {
-  PlatformPublisher,
-  PublishOutcome,
-  PublishRequest,
-  ThreadPart,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { afterMainPost } from '../shared/follow-ups.ts';
+import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
 import { intentAt, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';

@@ -1,14 +1,8 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
-import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { mediaKindOf } from '../shared/media.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
@@ -17,11 +11,11 @@ import { createFacebookApi } from './api.ts';
 import { findSentPost } from './lookup.ts';
 import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
 import type { FacebookSettings } from './settings.ts';
+import { validateFacebook } from './validate.ts';
 
 const LABEL = 'Facebook';
 /** Intent steps: the calls that make something visible on the Page. */
 const STEP = { feed: 'feed', photo: 'photo', video: 'video' } as const;
-export const FACEBOOK_MAX_PHOTOS = 10;
 /** video_status values after which waiting longer changes nothing. */
 const VIDEO_FAILED = new Set(['error', 'expired', 'upload_failed']);
 
@@ -163,9 +157,4 @@ function linkOf(request: PublishRequest): string | undefined {
   const own = request.post.platformOptions.facebook;
   const link = own && typeof own === 'object' ? (own as Record<string, unknown>).link : undefined;
   return typeof link === 'string' && link !== '' ? link : undefined;
-}
-
-/** Facebook checks beyond the shared rules: one video, or up to 10 photos, not both. */
-export function validateFacebook(draft: PostDraft): Problem[] {
-  return oneVideoOrPhotos('facebook', draft.mediaUrls, FACEBOOK_MAX_PHOTOS);
 }

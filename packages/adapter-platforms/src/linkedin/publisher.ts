@@ -1,15 +1,7 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
-import { oneVideoOrPhotos } from '../shared/media.ts';
+import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { PublishFailure } from '../shared/outcome.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
@@ -18,8 +10,8 @@ import { type LinkedinProgress, readProgress } from './progress.ts';
 import { authorOf, LABEL, type LinkedinRun, startRun } from './run.ts';
 import type { LinkedinSettings } from './settings.ts';
 import { uploadContent } from './upload.ts';
+import { validateLinkedin } from './validate.ts';
 
-export const LINKEDIN_MAX_IMAGES = 20;
 /** The intent step of POST /rest/posts. */
 const CREATE_POST = 'create_post';
 
@@ -137,11 +129,3 @@ const publishedAs = (urn: string) =>
  */
 export const escapeCommentary = (text: string): string =>
   text.replace(/[\\()[\]{}<>@|~_*]/g, (character) => `\\${character}`);
-
-/**
- * LinkedIn checks beyond the shared rules (content length is the descriptor's 3000): one kind
- * of media, one video, 1 to 20 images (2+ make a multi-image post).
- */
-export function validateLinkedin(draft: PostDraft): Problem[] {
-  return oneVideoOrPhotos('linkedin', draft.mediaUrls, LINKEDIN_MAX_IMAGES);
-}

@@ -1,15 +1,9 @@
-import type {
-  PlatformPublisher,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-  ThreadPart,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { FIRST_COMMENT } from '../shared/first-comment.ts';
-import { afterMainPost } from '../shared/follow-ups.ts';
-import { intentAt, sendOnce } from '../shared/intent.ts';
+import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
+import { intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';

@@ -1,15 +1,8 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
-import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
-import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
+import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { type Options, optionsOf, stringOption } from '../shared/options.ts';
@@ -19,10 +12,9 @@ import { createPinterestApi, pinterestRefresher } from './api.ts';
 import { boardIdOf } from './options.ts';
 import { LABEL, type PinterestProgress, type PinterestRun, readProgress } from './run.ts';
 import type { PinterestSettings } from './settings.ts';
+import { validatePinterest } from './validate.ts';
 import { uploadVideo } from './video.ts';
 
-/** A carousel Pin takes 2 to 5 images. */
-export const PINTEREST_MAX_IMAGES = 5;
 /** The intent step of POST /v5/pins. */
 const CREATE_PIN = 'create_pin';
 
@@ -139,19 +131,3 @@ const publishedAs = (id: string) =>
     platformPostId: id,
     platformUrl: `https://www.pinterest.com/pin/${id}/`,
   }) satisfies PublishOutcome;
-
-/**
- * Pinterest checks beyond the shared rules (which require media and bound the description to
- * 500 characters): a board to save the Pin to, one video or 1 to 5 images.
- */
-export function validatePinterest(draft: PostDraft): Problem[] {
-  const problems: Problem[] = [];
-  if (boardIdOf(draft.platformOptions) === undefined) {
-    problems.push({
-      field: 'platform_options.pinterest.board_id',
-      message: 'is required: the id of the board the Pin is saved to',
-    });
-  }
-  problems.push(...oneVideoOrPhotos('pinterest', draft.mediaUrls, PINTEREST_MAX_IMAGES));
-  return problems;
-}

@@ -1,6 +1,9 @@
 import type { PublishIntent, PublishRequest } from '@social-publisher/domain';
 import { type FailedOutcome, failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
+/** The step a run recorded before a call that creates something, and when. */
+export type { PublishIntent } from '@social-publisher/domain';
+
 /**
  * Sends a call that creates something on the platform and cannot be repeated safely (no
  * idempotency key) under a durable intent: recorded before sending, ended by the caller's

@@ -1,13 +1,8 @@
-import type {
-  PlatformPublisher,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
-import { intentAt, sendOnce } from '../shared/intent.ts';
+import { intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';

@@ -1,13 +1,7 @@
-import type {
-  PlatformPublisher,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-  ThreadPart,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { afterMainPost } from '../shared/follow-ups.ts';
-import { findSent, intentAt, sendOnce } from '../shared/intent.ts';
+import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
+import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { publisherRefresher } from '../shared/oauth.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
