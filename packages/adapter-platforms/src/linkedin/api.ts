@@ -1,7 +1,7 @@
 // LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { bearerCall } from '../shared/bearer-call.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
 import {
   asString,
   excerpt,
@@ -47,10 +47,12 @@ export function createLinkedinApi(
   signal: AbortSignal,
 ) {
   /** Rest.li 2.0 and the API version on every /rest call. */
-  const restHeaders = {
-    'linkedin-version': config.apiVersion,
-    'x-restli-protocol-version': '2.0.0',
-  };
+  const rest = bearerClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    label: 'LinkedIn',
+    headers: { 'linkedin-version': config.apiVersion, 'x-restli-protocol-version': '2.0.0' },
+    failure: linkedinFailure,
+  });
 
   /** A /rest call; a refusal naming `author` is read for that author (linkedinFailure). */
   const call = (
@@ -61,19 +63,10 @@ export function createLinkedinApi(
     body?: unknown,
     author?: string,
   ): Promise<HttpResult> =>
-    bearerCall(
-      runtime,
-      signal,
-      {
-        method,
-        url: `${config.apiBaseUrl}${path}`,
-        token,
-        what: `LinkedIn ${what}`,
-        json: body,
-        headers: restHeaders,
-      },
-      (response, label) => linkedinFailure(response, label, author),
-    );
+    rest(method, path, token, what, {
+      json: body,
+      failure: (response, label) => linkedinFailure(response, label, author),
+    });
 
   /** `{ value: {...} }` of an action call. */
   const actionValue = (response: HttpResult, what: string): Record<string, unknown> => {

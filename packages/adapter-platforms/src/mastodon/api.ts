@@ -4,7 +4,7 @@
 // wait until X-RateLimit-Reset, 422 a refusal of the status itself, 5xx a retry.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { bearerCall } from '../shared/bearer-call.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
 import { asString, excerpt, type HttpResult, header, isRecord } from '../shared/http.ts';
 import { type MediaPart, multipart } from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
@@ -54,28 +54,12 @@ export function createMastodonApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    what: string,
-    options: { json?: unknown; file?: MediaPart; headers?: Record<string, string> } = {},
-  ): Promise<HttpResult> =>
-    bearerCall(
-      runtime,
-      signal,
-      {
-        method,
-        url: `${instance}${path}`,
-        token,
-        what: `${LABEL} ${what}`,
-        json: options.json,
-        // One `file` field, streamed from the media URL to the instance.
-        ...(options.file ? { form: multipart(options.file, {}, 'file') } : {}),
-        headers: { accept: 'application/json', ...options.headers },
-      },
-      mastodonFailure,
-    );
+  const call = bearerClient(runtime, signal, {
+    baseUrl: instance,
+    label: LABEL,
+    headers: { accept: 'application/json' },
+    failure: mastodonFailure,
+  });
 
   const idOf = (response: HttpResult, what: string): Record<string, unknown> & { id: string } => {
     const body = isRecord(response.json) ? response.json : undefined;
@@ -90,7 +74,10 @@ export function createMastodonApi(
      * null until then).
      */
     async uploadMedia(token: string, file: MediaPart): Promise<{ id: string; ready: boolean }> {
-      const response = await call('POST', '/api/v2/media', token, 'media upload', { file });
+      const response = await call('POST', '/api/v2/media', token, 'media upload', {
+        // One `file` field, streamed from the media URL to the instance.
+        form: multipart(file, {}, 'file'),
+      });
       const media = idOf(response, 'media upload');
       return { id: media.id, ready: response.status === 200 && media.url != null };
     },

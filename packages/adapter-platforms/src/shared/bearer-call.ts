@@ -55,3 +55,49 @@ export async function bearerCall(
   if (response.status >= 200 && response.status < 300) return response;
   throw failure(response, what);
 }
+
+/** What one call of a client adds: its body, its own headers, another reading of refusals. */
+export interface BearerSend {
+  json?: unknown;
+  form?: Multipart;
+  headers?: Record<string, string>;
+  /** This call's refusals read otherwise than the client's (LinkedIn names the author). */
+  failure?: BearerFailure;
+}
+
+/**
+ * The calls of one API: paths on `baseUrl`, `label` naming the network in messages, `headers`
+ * on every call, `failure` reading the refusals.
+ */
+export function bearerClient(
+  runtime: PublisherRuntime,
+  signal: AbortSignal,
+  client: {
+    baseUrl: string;
+    label: string;
+    headers?: Record<string, string>;
+    failure: BearerFailure;
+  },
+) {
+  return (
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    what: string,
+    send: BearerSend = {},
+  ): Promise<HttpResult> =>
+    bearerCall(
+      runtime,
+      signal,
+      {
+        method,
+        url: `${client.baseUrl}${path}`,
+        token,
+        what: `${client.label} ${what}`,
+        json: send.json,
+        ...(send.form ? { form: send.form } : {}),
+        headers: { ...client.headers, ...send.headers },
+      },
+      send.failure ?? client.failure,
+    );
+}

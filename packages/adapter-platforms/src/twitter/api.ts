@@ -3,9 +3,9 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { bearerCall } from '../shared/bearer-call.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
 import { asString, excerpt, type HttpResult, isRecord } from '../shared/http.ts';
-import { type MediaPart, type Multipart, multipart } from '../shared/multipart.ts';
+import { type MediaPart, multipart } from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { TwitterSettings } from './settings.ts';
@@ -31,23 +31,12 @@ export function createXApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  /**
-   * `body`: a JSON value, or a multipart form we stream (a media segment is a few MiB: its
-   * upload gets the upload timeout).
-   */
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    what: string,
-    body?: { json: unknown } | { form: Multipart },
-  ): Promise<HttpResult> =>
-    bearerCall(
-      runtime,
-      signal,
-      { method, url: `${config.apiBaseUrl}${path}`, token, what: `X ${what}`, ...body },
-      xFailure,
-    );
+  // A multipart form (an image, a media segment of a few MiB) gets the upload timeout.
+  const call = bearerClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    label: 'X',
+    failure: xFailure,
+  });
 
   const dataOf = (response: HttpResult, what: string): Record<string, unknown> => {
     const data = isRecord(response.json) ? response.json.data : undefined;
