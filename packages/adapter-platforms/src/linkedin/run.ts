@@ -1,26 +1,19 @@
-// What one LinkedIn publish run works with, made once and handed to each of its steps
-// (publisher.ts: the post; upload.ts: the media).
+// What one LinkedIn publish run works with (shared/publish-run.ts, with the post's author),
+// handed to each of its steps (publisher.ts: the post; upload.ts: the media).
 import type { PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { AuthSession, type TokenRefresher } from '../shared/auth.ts';
-import { createMediaFetcher } from '../shared/media-fetch.ts';
+import type { TokenRefresher } from '../shared/auth.ts';
+import { type PublishRun, startPublishRun } from '../shared/publish-run.ts';
 import { createLinkedinApi } from './api.ts';
 import type { LinkedinProgress } from './progress.ts';
 import type { LinkedinSettings } from './settings.ts';
 
 export const LABEL = 'LinkedIn';
 
-export interface LinkedinRun {
-  request: PublishRequest;
-  runtime: PublisherRuntime;
-  auth: AuthSession;
-  api: ReturnType<typeof createLinkedinApi>;
-  media: ReturnType<typeof createMediaFetcher>;
+export interface LinkedinRun
+  extends PublishRun<ReturnType<typeof createLinkedinApi>, LinkedinProgress> {
   /** The post's author URN (the member or an organization), kept across resumes. */
   author: string;
-  progress: LinkedinProgress;
-  /** Stores a copy of `progress` on the target. */
-  save(): Promise<void>;
 }
 
 export function startRun(
@@ -36,16 +29,13 @@ export function startRun(
     images: request.post.mediaUrls.map(() => null),
     video: null,
   };
-  return {
-    request,
-    runtime,
-    auth: new AuthSession(request, refresher, LABEL),
+  const run = startPublishRun(request, runtime, {
+    label: LABEL,
+    refresher,
     api: createLinkedinApi(config, runtime, request.signal),
-    media: createMediaFetcher(runtime, request.signal),
-    author,
     progress,
-    save: () => request.saveProgress(structuredClone(progress) as never),
-  };
+  });
+  return { ...run, author };
 }
 
 /**

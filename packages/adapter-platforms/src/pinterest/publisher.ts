@@ -1,6 +1,5 @@
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { AuthSession } from '../shared/auth.ts';
 import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
@@ -8,6 +7,7 @@ import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { type Options, optionsOf, stringOption } from '../shared/options.ts';
 import { fail } from '../shared/outcome.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
+import { startPublishRun } from '../shared/publish-run.ts';
 import { createPinterestApi, pinterestRefresher } from './api.ts';
 import { boardIdOf } from './options.ts';
 import { LABEL, type PinterestProgress, type PinterestRun, readProgress } from './run.ts';
@@ -25,13 +25,14 @@ export function createPinterestPublisher(
   const runtime = withRedirectingMedia(baseRuntime);
   const refresher = pinterestRefresher(config, runtime);
   const run = (request: PublishRequest, stored: PinterestProgress | null) =>
-    publish({
-      request,
-      runtime,
-      auth: new AuthSession(request, refresher, LABEL),
-      api: createPinterestApi(config, runtime, request.signal),
-      progress: stored ?? { video: null },
-    });
+    publish(
+      startPublishRun(request, runtime, {
+        label: LABEL,
+        refresher,
+        api: createPinterestApi(config, runtime, request.signal),
+        progress: stored ?? { video: null },
+      }),
+    );
   return progressPublisher({
     platform: 'pinterest',
     validate: validatePinterest,

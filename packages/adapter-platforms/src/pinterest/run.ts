@@ -1,7 +1,6 @@
-// What one Pinterest publish run works with, and what it stores on the target.
-import type { PublishRequest } from '@social-publisher/domain';
-import type { PublisherRuntime } from '../publisher-runtime.ts';
-import type { AuthSession } from '../shared/auth.ts';
+// What one Pinterest publish run works with (shared/publish-run.ts), and what it stores on the
+// target.
+import type { PublishRun } from '../shared/publish-run.ts';
 import type { createPinterestApi } from './api.ts';
 
 export const LABEL = 'Pinterest';
@@ -15,13 +14,7 @@ export interface PinterestProgress {
   video: { mediaId: string; pollStartedAt: number } | null;
 }
 
-export interface PinterestRun {
-  request: PublishRequest;
-  runtime: PublisherRuntime;
-  auth: AuthSession;
-  api: ReturnType<typeof createPinterestApi>;
-  progress: PinterestProgress;
-}
+export type PinterestRun = PublishRun<ReturnType<typeof createPinterestApi>, PinterestProgress>;
 
 export function readProgress(state: Record<string, unknown> | null): PinterestProgress | null {
   if (!state) return null;

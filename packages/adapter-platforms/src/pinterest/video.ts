@@ -1,6 +1,6 @@
 // A video Pin's media: registered (POST /v5/media), its bytes streamed to the storage service's
 // upload URL, then processed; stored once uploaded so a resume polls instead of uploading again.
-import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
+import { discard } from '../shared/media-fetch.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import type { PinterestRun } from './run.ts';
@@ -18,7 +18,7 @@ async function sendVideo(run: PinterestRun, url: string) {
   // Registration creates nothing visible: after a failed upload the next run registers
   // again (the upload URL's signed policy may have expired meanwhile).
   const upload = await run.auth.call((token) => run.api.registerVideo(token));
-  const body = await createMediaFetcher(run.runtime, request.signal).whole(url);
+  const body = await run.media.whole(url);
   try {
     await run.api.uploadVideo(upload, body);
   } finally {
