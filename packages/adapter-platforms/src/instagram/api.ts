@@ -2,7 +2,7 @@
 // "Instagram Platform / Content Publishing", "IG Container").
 
 import { type GraphFailure, metaGraphFailure, publishingQuota } from '../meta/failure.ts';
-import { graphClient } from '../meta/graph-api.ts';
+import { containerClient, graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
@@ -38,14 +38,8 @@ export function createInstagramApi(
     failure: graphFailure,
   });
 
-  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    query: Record<string, string>,
-    form?: Record<string, string>,
-  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+  // The token always goes in the query; parameters in the query, or in `form` for a POST.
+  const { call, publishContainer, permalink } = containerClient(graph);
 
   return {
     /** POST /{ig-user-id}/media -> container id. */
@@ -71,9 +65,7 @@ export function createInstagramApi(
 
     /** POST /{ig-user-id}/media_publish?creation_id= -> media id. */
     async publish(token: string, igUserId: string, containerId: string): Promise<string> {
-      const body = await call('POST', `/${igUserId}/media_publish`, token, {
-        creation_id: containerId,
-      });
+      const body = await publishContainer(token, igUserId, 'media_publish', containerId);
       const id = asString(body.id);
       if (!id) throw fail('invalid_response', 'Instagram media_publish returned no media id', true);
       return id;
@@ -120,10 +112,7 @@ export function createInstagramApi(
     },
 
     /** GET /{media-id}?fields=permalink */
-    async permalink(token: string, mediaId: string): Promise<string | null> {
-      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
-      return asString(body.permalink) ?? null;
-    },
+    permalink,
   };
 }
 

@@ -3,6 +3,7 @@
 // (read in failure.ts; developers.facebook.com "Graph API: Using the API", "Handling Errors").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
+  asString,
   FORM_CONTENT_TYPE,
   formBody,
   type HttpResult,
@@ -81,6 +82,31 @@ export function graphClient(
       },
       options.failure,
     );
+}
+
+/**
+ * The calls of Meta's container APIs (Instagram, Threads): the token always in the query,
+ * parameters in the query, or in `form` for a POST; and the two calls they share.
+ */
+export function containerClient(graph: ReturnType<typeof graphClient>) {
+  const call = (
+    method: 'GET' | 'POST',
+    path: string,
+    token: string,
+    query: Record<string, string>,
+    form?: Record<string, string>,
+  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+  return {
+    call,
+    /** POST /{user-id}/{edge}?creation_id=: publishes a finished container -> the answer. */
+    publishContainer: (token: string, userId: string, edge: string, containerId: string) =>
+      call('POST', `/${userId}/${edge}`, token, { creation_id: containerId }),
+    /** GET /{media-id}?fields=permalink */
+    async permalink(token: string, mediaId: string): Promise<string | null> {
+      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
+      return asString(body.permalink) ?? null;
+    },
+  };
 }
 
 /** A GET during a connect or refresh (token exchanges, identity); Graph errors as OAuthStepError. */

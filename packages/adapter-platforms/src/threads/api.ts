@@ -3,7 +3,7 @@
 // the token in the query, containers created with a form.
 
 import { type GraphFailure, metaGraphFailure, publishingQuota } from '../meta/failure.ts';
-import { graphClient } from '../meta/graph-api.ts';
+import { containerClient, graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
@@ -45,14 +45,8 @@ export function createThreadsApi(
     failure: threadsFailure,
   });
 
-  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    query: Record<string, string>,
-    form?: Record<string, string>,
-  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+  // The token always goes in the query; parameters in the query, or in `form` for a POST.
+  const { call, publishContainer, permalink } = containerClient(graph);
 
   const idOf = (body: Record<string, unknown>, what: string, retryable: boolean): string => {
     const id = asString(body.id);
@@ -81,17 +75,15 @@ export function createThreadsApi(
 
     /** POST /{user-id}/threads_publish?creation_id= -> the media id of the post. */
     async publish(token: string, userId: string, containerId: string): Promise<string> {
-      const body = await call('POST', `/${userId}/threads_publish`, token, {
-        creation_id: containerId,
-      });
-      return idOf(body, 'threads_publish', false);
+      return idOf(
+        await publishContainer(token, userId, 'threads_publish', containerId),
+        'threads_publish',
+        false,
+      );
     },
 
     /** GET /{media-id}?fields=permalink */
-    async permalink(token: string, mediaId: string): Promise<string | null> {
-      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
-      return asString(body.permalink) ?? null;
-    },
+    permalink,
 
     /**
      * The profile's latest posts (`threads`) or replies (`replies`), newest first: where a post
