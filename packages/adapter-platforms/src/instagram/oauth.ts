@@ -10,12 +10,7 @@ import { graphStepError, graphUrl, versionedGraphBase } from '../meta/graph-api.
 import { type MetaToken, metaOAuth, rawId } from '../meta/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
-import {
-  missingClientSettings,
-  type OAuthStepError,
-  oauthGet,
-  parseScopes,
-} from '../shared/oauth.ts';
+import { type OAuthStepError, oauthGet, parseScopes } from '../shared/oauth.ts';
 import { identityError } from '../shared/oauth-identity.ts';
 import { INSTAGRAM_SETTINGS, type InstagramSettings } from './settings.ts';
 
@@ -51,15 +46,11 @@ export function createInstagramOAuth(
   }
 
   // Code exchange on api.instagram.com; long-lived exchange and refresh on graph.instagram.com.
-  return metaOAuth(runtime, {
+  return metaOAuth(runtime, settings, {
     platform: 'instagram',
     label: LABEL,
-    missingSettings: missingClientSettings(INSTAGRAM_SETTINGS, settings),
-    clientId: settings.clientId ?? '',
-    clientSecret: settings.clientSecret ?? '',
-    authBaseUrl: settings.authBaseUrl,
-    codeBaseUrl: settings.tokenBaseUrl,
-    exchangeBaseUrl: settings.apiBaseUrl,
+    settingsSpec: INSTAGRAM_SETTINGS,
+    exchangeOn: 'api',
     grantTypes: { exchange: 'ig_exchange_token', refresh: 'ig_refresh_token' },
     scopes: INSTAGRAM_SCOPES,
     codeAnswer,

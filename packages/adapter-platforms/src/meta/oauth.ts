@@ -12,11 +12,13 @@ import type {
   RefreshInput,
   RefreshOutcome,
 } from '@social-publisher/domain';
+import type { PlatformSettingsSpec } from '../descriptor.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import type { HttpResult } from '../shared/http.ts';
 import {
   authorizationUrl,
   expiresAt,
+  missingClientSettings,
   oauthGet,
   oauthPostForm,
   runConnect,
@@ -31,18 +33,25 @@ export interface MetaToken {
   scopes: string[];
 }
 
+/** The settings every Meta network declares (shared/oauth-settings.ts), as the registry fills them. */
+export type MetaOAuthSettings = {
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
+  authBaseUrl: string;
+  tokenBaseUrl: string;
+  apiBaseUrl: string;
+};
+
 export interface MetaOAuthSpec {
   platform: string;
   label: string;
-  missingSettings: string[];
-  clientId: string;
-  clientSecret: string;
-  /** The consent page's host. */
-  authBaseUrl: string;
-  /** POST {codeBaseUrl}/oauth/access_token exchanges the code. */
-  codeBaseUrl: string;
-  /** GET {exchangeBaseUrl}/access_token and /refresh_access_token (unversioned paths). */
-  exchangeBaseUrl: string;
+  /** Which client settings are declared (missingClientSettings). */
+  settingsSpec: PlatformSettingsSpec;
+  /**
+   * The host of GET /access_token and /refresh_access_token (unversioned paths): `api`
+   * (graph.instagram.com) or `token` (graph.threads.net). The code is exchanged on the token host.
+   */
+  exchangeOn: 'api' | 'token';
   /** `ig_exchange_token` / `ig_refresh_token`, `th_exchange_token` / `th_refresh_token`. */
   grantTypes: { exchange: string; refresh: string };
   /** What the consent asks for, and what a token is said to carry when its answer names none. */
@@ -59,8 +68,15 @@ export interface MetaOAuthSpec {
 }
 
 /** The PlatformOAuth of a Meta network that connects as Instagram and Threads do. */
-export function metaOAuth(runtime: PublisherRuntime, spec: MetaOAuthSpec): PlatformOAuth {
-  const { label, clientId, clientSecret } = spec;
+export function metaOAuth(
+  runtime: PublisherRuntime,
+  settings: MetaOAuthSettings,
+  spec: MetaOAuthSpec,
+): PlatformOAuth {
+  const { label } = spec;
+  const clientId = settings.clientId ?? '';
+  const clientSecret = settings.clientSecret ?? '';
+  const exchangeBaseUrl = spec.exchangeOn === 'api' ? settings.apiBaseUrl : settings.tokenBaseUrl;
   const scopesOr = (granted: string[]) => (granted.length > 0 ? granted : [...spec.scopes]);
 
   /** POST /oauth/access_token (form): the short-lived token (an hour). */
@@ -74,14 +90,14 @@ export function metaOAuth(runtime: PublisherRuntime, spec: MetaOAuthSpec): Platf
       code: exchange.code,
       code_verifier: exchange.codeVerifier,
     };
-    const url = `${spec.codeBaseUrl}/oauth/access_token`;
+    const url = `${settings.tokenBaseUrl}/oauth/access_token`;
     return spec.codeAnswer(await oauthPostForm(runtime, url, form, signal, what), what);
   }
 
   /** GET /access_token?grant_type=<exchange>: the 60-day token. */
   async function longLived(shortLived: string, signal: AbortSignal) {
     const what = `${label} long-lived exchange`;
-    const url = graphUrl(spec.exchangeBaseUrl, '/access_token', {
+    const url = graphUrl(exchangeBaseUrl, '/access_token', {
       grant_type: spec.grantTypes.exchange,
       client_secret: clientSecret,
       access_token: shortLived,
@@ -91,10 +107,10 @@ export function metaOAuth(runtime: PublisherRuntime, spec: MetaOAuthSpec): Platf
 
   return {
     platform: spec.platform,
-    missingSettings: spec.missingSettings,
+    missingSettings: missingClientSettings(spec.settingsSpec, settings),
 
     authorizationUrl(request: AuthorizationRequest): string {
-      return authorizationUrl(`${spec.authBaseUrl}/oauth/authorize`, {
+      return authorizationUrl(`${settings.authBaseUrl}/oauth/authorize`, {
         client_id: clientId,
         redirect_uri: request.redirectUri,
         response_type: 'code',
@@ -130,7 +146,7 @@ export function metaOAuth(runtime: PublisherRuntime, spec: MetaOAuthSpec): Platf
     refresh(input: RefreshInput, signal?: AbortSignal): Promise<RefreshOutcome> {
       return runRefresh(label, [input.accessToken], signal, async (active, secrets) => {
         const what = `${label} token refresh`;
-        const url = graphUrl(spec.exchangeBaseUrl, '/refresh_access_token', {
+        const url = graphUrl(exchangeBaseUrl, '/refresh_access_token', {
           grant_type: spec.grantTypes.refresh,
           access_token: input.accessToken,
         });

@@ -9,7 +9,7 @@ import { graphStepError, graphUrl, versionedGraphBase } from '../meta/graph-api.
 import { type MetaToken, metaOAuth, rawId } from '../meta/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
-import { missingClientSettings, OAuthStepError, oauthGet } from '../shared/oauth.ts';
+import { OAuthStepError, oauthGet } from '../shared/oauth.ts';
 import { THREADS_API_VERSION } from './api.ts';
 import { THREADS_SETTINGS, type ThreadsSettings } from './settings.ts';
 
@@ -53,15 +53,11 @@ export function createThreadsOAuth(
 
   // All three token calls on the token host. The exchange does not say what was granted: the
   // token carries what the consent asked for.
-  return metaOAuth(runtime, {
+  return metaOAuth(runtime, settings, {
     platform: 'threads',
     label: LABEL,
-    missingSettings: missingClientSettings(THREADS_SETTINGS, settings),
-    clientId: settings.clientId ?? '',
-    clientSecret: settings.clientSecret ?? '',
-    authBaseUrl: settings.authBaseUrl,
-    codeBaseUrl: settings.tokenBaseUrl,
-    exchangeBaseUrl: settings.tokenBaseUrl,
+    settingsSpec: THREADS_SETTINGS,
+    exchangeOn: 'token',
     grantTypes: { exchange: 'th_exchange_token', refresh: 'th_refresh_token' },
     scopes: THREADS_SCOPES,
     codeAnswer: tokenOf,
