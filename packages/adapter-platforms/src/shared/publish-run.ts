@@ -1,6 +1,7 @@
 // What one publish run of a publisher that stores its progress works with (X, LinkedIn,
-// Pinterest, Bluesky): made once at its start and handed to each of its steps, which then
-// live as plain functions in the network's folder rather than closures of one long run.
+// Pinterest, Bluesky, Facebook, Threads): made once at its start and handed to each of its
+// steps, which then live as plain functions in the network's folder rather than closures of
+// one long run.
 import type { PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession, type TokenRefresher } from './auth.ts';
