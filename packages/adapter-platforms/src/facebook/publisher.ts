@@ -154,8 +154,7 @@ async function waitForVideo(
 ): Promise<PublishOutcome> {
   const { runtime, auth, api } = run;
   await pollUntil<true>({
-    intervalMs: runtime.pollIntervalMs,
-    timeoutMs: runtime.pollTimeoutMs,
+    runtime,
     startedAt,
     signal: run.request.signal,
     what: `Facebook video ${videoId}`,

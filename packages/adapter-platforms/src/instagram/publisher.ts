@@ -43,8 +43,7 @@ export function createInstagramPublisher(
     check: () => Promise<T | undefined>,
   ) {
     return pollUntil<T>({
-      intervalMs: runtime.pollIntervalMs,
-      timeoutMs: runtime.pollTimeoutMs,
+      runtime,
       startedAt: progress.pollStartedAt,
       signal: request.signal,
       what,

@@ -110,8 +110,7 @@ async function sendPart(
 async function awaitProcessing(run: LinkedinRun, video: VideoProgress): Promise<void> {
   const { runtime, auth, api } = run;
   await pollUntil<true>({
-    intervalMs: runtime.pollIntervalMs,
-    timeoutMs: runtime.pollTimeoutMs,
+    runtime,
     startedAt: video.pollStartedAt ?? Date.now(),
     signal: run.request.signal,
     what: `LinkedIn video ${video.video}`,

@@ -105,8 +105,7 @@ export function createMastodonPublisher(
     });
     if (uploaded.ready) return uploaded.id;
     await pollUntil<true>({
-      intervalMs: runtime.pollIntervalMs,
-      timeoutMs: runtime.pollTimeoutMs,
+      runtime,
       startedAt: Date.now(),
       signal: request.signal,
       what: `Mastodon media ${uploaded.id}`,

@@ -34,8 +34,7 @@ async function sendVideo(run: PinterestRun, url: string) {
 async function awaitProcessing(run: PinterestRun, mediaId: string, pollStartedAt: number) {
   const { runtime, auth, api } = run;
   await pollUntil<true>({
-    intervalMs: runtime.pollIntervalMs,
-    timeoutMs: runtime.pollTimeoutMs,
+    runtime,
     startedAt: pollStartedAt,
     signal: run.request.signal,
     what: `Pinterest video ${mediaId}`,

@@ -35,8 +35,7 @@ export function settle(
 ): Promise<'FINISHED' | 'PUBLISHED'> {
   const { runtime, auth, api } = calls;
   return pollUntil({
-    intervalMs: runtime.pollIntervalMs,
-    timeoutMs: runtime.pollTimeoutMs,
+    runtime,
     startedAt,
     signal: calls.request.signal,
     what: `Threads container ${containerId}`,

@@ -110,8 +110,7 @@ export function createTiktokPublisher(
   ): Promise<PublishOutcome> {
     const api = createTiktokApi(config, runtime, request.signal);
     return pollUntil<PublishOutcome>({
-      intervalMs: runtime.pollIntervalMs,
-      timeoutMs: runtime.pollTimeoutMs,
+      runtime,
       startedAt: progress.pollStartedAt,
       signal: request.signal,
       what: `TikTok publish ${progress.publishId}`,

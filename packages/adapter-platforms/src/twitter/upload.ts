@@ -118,8 +118,7 @@ async function awaitProcessing(run: XRun, video: VideoProgress): Promise<void> {
   const { runtime, auth, api } = run;
   const startedAt = video.pollStartedAt ?? Date.now();
   await pollUntil<true>({
-    intervalMs: runtime.pollIntervalMs,
-    timeoutMs: runtime.pollTimeoutMs,
+    runtime,
     startedAt,
     signal: run.request.signal,
     what: `X video ${video.mediaId}`,
