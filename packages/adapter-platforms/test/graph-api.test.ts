@@ -1,7 +1,7 @@
 // The pieces every Meta network shares; the Facebook and Instagram suites exercise them against
 // their fakes, this file pins what a new Meta network may rely on.
 import { describe, expect, it } from 'vitest';
-import { graphStepError, graphUrl, versionedGraphBase } from '../src/shared/graph-api.ts';
+import { graphStepError, graphUrl, versionedGraphBase } from '../src/meta/graph-api.ts';
 
 describe('Graph API plumbing', () => {
   it('puts the version under the base URL, with its v', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeCommentary, validateLinkedin } from '../src/linkedin/publisher.ts';
+import { escapeCommentary } from '../src/linkedin/publisher.ts';
+import { validateLinkedin } from '../src/linkedin/validate.ts';
 import {
   afterCrash,
   expectPublished,

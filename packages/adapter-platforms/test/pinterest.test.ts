@@ -5,7 +5,7 @@ import type { PlatformOptions } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinterestRetryAt, pinterestTime } from '../src/pinterest/api.ts';
 import { validatePinterestOptions } from '../src/pinterest/options.ts';
-import { validatePinterest } from '../src/pinterest/publisher.ts';
+import { validatePinterest } from '../src/pinterest/validate.ts';
 import {
   afterCrash,
   expectPublished,

@@ -1,8 +1,8 @@
 import { validateCreatePost } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformRegistry } from '../src/index.ts';
-import { X_MAX_IMAGE_BYTES, X_SEGMENT_BYTES } from '../src/twitter/publisher.ts';
 import { comparableText, weightedLength } from '../src/twitter/text.ts';
+import { X_MAX_IMAGE_BYTES, X_SEGMENT_BYTES } from '../src/twitter/upload.ts';
 import {
   afterCrash,
   expectPublished,

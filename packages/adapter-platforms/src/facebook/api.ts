@@ -1,24 +1,16 @@
 // Facebook Page publishing wire calls (docs/platforms.md#facebook; developers.facebook.com
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
 import type { IncomingHttpHeaders } from 'node:http';
+import { type GraphFailure, META_THROTTLE_WAIT_MS, metaGraphFailure } from '../meta/failure.ts';
+import { graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  bareGraphFailure,
-  type GraphFailure,
-  graphClient,
-  graphErrorOf,
-} from '../shared/graph-api.ts';
 import { asString, header, isRecord } from '../shared/http.ts';
-import { fail, TokenRejected } from '../shared/outcome.ts';
-import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import { fail } from '../shared/outcome.ts';
+import { retryAtFrom } from '../shared/rate-limit.ts';
 import type { FacebookSettings } from './settings.ts';
 
 /** Throttling: 4 app, 17 user, 32 Page, 613 custom rate limit. */
 const THROTTLE_CODES = new Set([4, 17, 32, 613]);
-/** Without Meta's estimate, look again in 10 minutes (its windows are an hour at most). */
-const THROTTLE_WAIT_MS = 10 * 60_000;
-/** Graph's generic "unknown" and "service" errors. */
-const RETRYABLE_CODES = new Set([1, 2]);
 
 export interface RecentPagePost {
   id: string;
@@ -134,32 +126,26 @@ export function createFacebookApi(
 }
 
 /**
- * `{ error: { message, type, code, error_subcode, fbtrace_id } }` -> failure, Graph's message
- * verbatim with its code. 190: the Page token (no refresh: the connection expires). 10 and
- * 200-299: permissions, 368: blocked for policy, 506: duplicate post: permanent. Throttling
- * waits for Meta's estimated_time_to_regain_access (minutes) from the usage headers.
+ * Graph errors read the Meta way (meta/failure.ts), with Facebook's codes: the code alone (no
+ * subcode is read), the message as `Facebook: <Graph's message>`. 190: the Page token (no
+ * refresh: the connection expires). 10 and 200-299: permissions, 368: blocked for policy, 506:
+ * duplicate post: permanent. Throttling waits for Meta's estimated_time_to_regain_access
+ * (minutes) from the usage headers.
  */
-export const facebookFailure: GraphFailure = (status, body, text, headers = {}) => {
-  const error = graphErrorOf(body);
-  if (!error) return bareGraphFailure('Facebook', status, text, () => waitUntil(headers));
-  const code = error.code;
-  const graphMessage = error.message ?? `error ${code}`;
+export const facebookFailure: GraphFailure = metaGraphFailure({
+  label: 'Facebook',
+  throttleCodes: THROTTLE_CODES,
+  retryAt: waitUntil,
+  permanent: (code) =>
+    code === 506
+      ? 'duplicate_content'
+      : code === 10 || (code >= 200 && code <= 299) || code === 368
+        ? String(code)
+        : undefined,
+  messages: 'labelled',
   // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.
-  if (code === 190) {
-    return new TokenRejected(
-      '190',
-      `${graphMessage} (a Page token cannot be renewed: reconnect the Page)`,
-    );
-  }
-  const message = `Facebook: ${graphMessage}`;
-  if (THROTTLE_CODES.has(code)) return throttled(String(code), message, waitUntil(headers));
-  if (code === 506) return fail('duplicate_content', message, false);
-  if (code === 10 || (code >= 200 && code <= 299) || code === 368) {
-    return fail(String(code), message, false);
-  }
-  const retryable = RETRYABLE_CODES.has(code) || error.transient || status >= 500;
-  return fail(Number.isFinite(code) ? String(code) : `http_${status}`, message, retryable);
-};
+  tokenNote: 'a Page token cannot be renewed: reconnect the Page',
+});
 
 /**
  * When Meta lets the Page or app call again: the largest estimated_time_to_regain_access
@@ -173,8 +159,8 @@ function waitUntil(headers: IncomingHttpHeaders): Date {
     if (value) minutes = Math.max(minutes, largestEstimate(value));
   }
   return minutes > 0
-    ? retryAtFrom({ 'retry-after': String(minutes * 60) }, THROTTLE_WAIT_MS)
-    : retryAtFrom(headers, THROTTLE_WAIT_MS);
+    ? retryAtFrom({ 'retry-after': String(minutes * 60) }, META_THROTTLE_WAIT_MS)
+    : retryAtFrom(headers, META_THROTTLE_WAIT_MS);
 }
 
 function largestEstimate(json: string): number {

@@ -3,7 +3,7 @@
 // videos) are the only way to tell "sent" from "never arrived" before sending again.
 import type { PublishIntent } from '@social-publisher/domain';
 import type { AuthSession } from '../shared/auth.ts';
-import { INTENT_SKEW_MS, readForLookup, unknownBecause } from '../shared/intent.ts';
+import { findSent } from '../shared/intent.ts';
 import type { createFacebookApi } from './api.ts';
 
 export interface LookupInput {
@@ -19,32 +19,26 @@ export interface LookupInput {
 
 /**
  * The id of what the earlier run created: a post (video) with the same text, created at or
- * after its intent. undefined: nothing there, so it never arrived and may be sent once.
- * Throws `outcome_unknown` when Facebook refuses the lookup (a permission the Page token lacks)
- * or when the text is empty (any text-less post since then could be it). Retryable failures,
- * throttling and a rejected token end the run as they are: the next attempt asks again.
+ * after its intent, the one closest to it (shared/intent.ts findSent). undefined: nothing
+ * there, so it never arrived and may be sent once. Throws `outcome_unknown` when Facebook
+ * refuses the lookup (a permission the Page token lacks) or when the text is empty (any
+ * text-less post since then could be it).
  */
-export async function findSent(input: LookupInput): Promise<string | undefined> {
-  const { auth, api, pageId, intent } = input;
-  const recent = await readForLookup('Facebook', intent, () =>
-    auth.call((token) => api.recent(token, pageId, input.edge)),
-  );
+export async function findSentPost(input: LookupInput): Promise<string | undefined> {
+  const { auth, api, pageId } = input;
   const wanted = comparable(input.message);
-  const since = intent.at.getTime() - INTENT_SKEW_MS;
-  // Newest first: the last match is the one closest to the intent.
-  const matches = recent.filter(
-    (candidate) => comparable(candidate.message) === wanted && candidate.createdAt >= since,
-  );
-  const match = matches.at(-1);
-  if (match === undefined) return undefined;
-  if (wanted === '') {
-    throw unknownBecause(
-      'Facebook',
-      intent,
-      'a post without text appeared on the Page since; it may not be this one',
-    );
-  }
-  return match.id;
+  const match = await findSent({
+    label: 'Facebook',
+    intent: input.intent,
+    read: () => auth.call((token) => api.recent(token, pageId, input.edge)),
+    same: (candidate) => comparable(candidate.message) === wanted,
+    pick: 'closest',
+    ambiguous:
+      wanted === ''
+        ? 'a post without text appeared on the Page since; it may not be this one'
+        : undefined,
+  });
+  return match?.id;
 }
 
 /** Line ends and surrounding blanks may not survive Facebook's storage: compare without them. */

@@ -12,8 +12,8 @@ import type {
   ConnectOutcome,
   PlatformOAuth,
 } from '@social-publisher/domain';
+import { graphOAuthGet, graphUrl, versionedGraphBase } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { graphOAuthGet, graphUrl, versionedGraphBase } from '../shared/graph-api.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,

@@ -1,27 +1,22 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { sendOnce } from '../shared/intent.ts';
-import { mediaKindOf, oneVideoOrPhotos } from '../shared/media.ts';
+import { mediaKindOf } from '../shared/media.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
+import { type PublishRun, startPublishRun } from '../shared/publish-run.ts';
 import { createFacebookApi } from './api.ts';
-import { findSent } from './lookup.ts';
+import { findSentPost } from './lookup.ts';
 import { type FacebookProgress, freshProgress, readProgress } from './progress.ts';
 import type { FacebookSettings } from './settings.ts';
+import { validateFacebook } from './validate.ts';
 
 const LABEL = 'Facebook';
 /** Intent steps: the calls that make something visible on the Page. */
 const STEP = { feed: 'feed', photo: 'photo', video: 'video' } as const;
-export const FACEBOOK_MAX_PHOTOS = 10;
 /** video_status values after which waiting longer changes nothing. */
 const VIDEO_FAILED = new Set(['error', 'expired', 'upload_failed']);
 
@@ -29,104 +24,17 @@ export function createFacebookPublisher(
   config: FacebookSettings,
   runtime: PublisherRuntime,
 ): PlatformPublisher {
-  async function run(request: PublishRequest, stored: FacebookProgress | null) {
-    // The connection's token is a Page token: Facebook gives no refresh token for it (it lasts
-    // while the user keeps the app), so a 190 ends the run with connection_expired.
-    const auth = new AuthSession(request, null, LABEL);
-    const api = createFacebookApi(config, runtime, request.signal);
-    const pageId = request.connection.externalId;
-    const urls = request.post.mediaUrls;
-    const message = request.post.content;
-    const progress = stored ?? freshProgress(urls.length);
-    const save = () => request.saveProgress(structuredClone(progress) as never);
-
-    // A video already sent is followed by its id, never sent again.
-    if (progress.video) return waitForVideo(progress.video.videoId, progress.video.pollStartedAt);
-
-    // An earlier run sent something and stopped before recording Facebook's answer: look for it.
-    const intent = request.intent;
-    if (intent !== null) {
-      const edge = intent.step === STEP.video ? 'videos' : 'posts';
-      const found = await findSent({ auth, api, pageId, message, intent, edge });
-      if (found !== undefined && edge === 'videos') return followVideo(found);
-      if (found !== undefined) return publishedAs(found);
-    }
-
-    // Before anything is created: a refused third photo must not leave two uploaded for nothing.
-    for (const [index, url] of urls.entries()) {
-      if (!progress.photos[index]) await assertMediaAllowed(url, runtime, request.signal);
-    }
-
-    await request.beforeCountedCall();
-    const kinds = urls.map(mediaKindOf);
-    if (kinds.includes('video')) {
-      const url = urls[0];
-      if (url === undefined || urls.length > 1) {
-        throw fail('invalid_params', 'Facebook takes one video per post, without photos', false);
-      }
-      const videoId = await sendOnce(request, STEP.video, () =>
-        auth.call((token) => api.video(token, pageId, { file_url: url, description: message })),
-      );
-      return followVideo(videoId);
-    }
-    if (urls.length === 1 && urls[0] !== undefined) {
-      const url = urls[0];
-      const postId = await sendOnce(request, STEP.photo, () =>
-        auth.call((token) => api.photo(token, pageId, { url, message })),
-      );
-      return publishedAs(postId);
-    }
-    const params: Record<string, string> = { message };
-    if (urls.length > 1) {
-      // Unpublished photos stay invisible until attached: uploading one twice does no harm, so
-      // no intent; each id is saved at once so a resume does not upload it again.
-      for (const [index, url] of urls.entries()) {
-        if (progress.photos[index]) continue;
-        progress.photos[index] = await auth.call((token) =>
-          api.photo(token, pageId, { url, published: 'false' }),
-        );
-        await save();
-      }
-      params.attached_media = JSON.stringify(progress.photos.map((id) => ({ media_fbid: id })));
-    }
-    const link = linkOf(request);
-    if (link) params.link = link;
-    const postId = await sendOnce(request, STEP.feed, () =>
-      auth.call((token) => api.feed(token, pageId, params)),
+  const run = (request: PublishRequest, stored: FacebookProgress | null) =>
+    publish(
+      startPublishRun(request, runtime, {
+        label: LABEL,
+        // The connection's token is a Page token: Facebook gives no refresh token for it (it
+        // lasts while the user keeps the app), so a 190 ends the run with connection_expired.
+        refresher: null,
+        api: createFacebookApi(config, runtime, request.signal),
+        progress: stored ?? freshProgress(request.post.mediaUrls.length),
+      }),
     );
-    return publishedAs(postId);
-
-    /** Stores the video id (which ends the intent), then waits for its processing. */
-    async function followVideo(videoId: string): Promise<PublishOutcome> {
-      progress.video = { videoId, pollStartedAt: Date.now() };
-      await save();
-      return waitForVideo(videoId, progress.video.pollStartedAt);
-    }
-
-    async function waitForVideo(videoId: string, startedAt: number): Promise<PublishOutcome> {
-      await pollUntil<true>({
-        intervalMs: runtime.pollIntervalMs,
-        timeoutMs: runtime.pollTimeoutMs,
-        startedAt,
-        signal: request.signal,
-        what: `Facebook video ${videoId}`,
-        check: async () => {
-          const status = await auth.call((token) => api.videoStatus(token, videoId));
-          if (status.error !== null || VIDEO_FAILED.has(status.status)) {
-            // Not retryable: a resume would find the same video in the same state.
-            throw fail(
-              'video_processing_failed',
-              `Facebook could not process video ${videoId}: ${status.error ?? status.status}`,
-              false,
-            );
-          }
-          return status.status === 'ready' ? true : undefined; // processing, uploading
-        },
-      });
-      // A video's public id is the video's own (facebook.com/{video-id} opens it).
-      return publishedAs(videoId);
-    }
-  }
 
   const comment = {
     label: LABEL,
@@ -152,6 +60,121 @@ export function createFacebookPublisher(
   });
 }
 
+type FacebookRun = PublishRun<ReturnType<typeof createFacebookApi>, FacebookProgress>;
+
+/**
+ * A video already sent is followed; what an earlier run may have sent is looked for; else the
+ * post is sent once: a video, one photo, or /feed (with several photos attached).
+ */
+async function publish(run: FacebookRun): Promise<PublishOutcome> {
+  const { request, runtime, progress } = run;
+  const pageId = request.connection.externalId;
+  const urls = request.post.mediaUrls;
+  const message = request.post.content;
+  // A video already sent is followed by its id, never sent again.
+  if (progress.video)
+    return waitForVideo(run, progress.video.videoId, progress.video.pollStartedAt);
+
+  // An earlier run sent something and stopped before recording Facebook's answer: look for it.
+  const intent = request.intent;
+  if (intent !== null) {
+    const edge = intent.step === STEP.video ? 'videos' : 'posts';
+    const { auth, api } = run;
+    const found = await findSentPost({ auth, api, pageId, message, intent, edge });
+    if (found !== undefined && edge === 'videos') return followVideo(run, found);
+    if (found !== undefined) return publishedAs(found);
+  }
+
+  // Before anything is created: a refused third photo must not leave two uploaded for nothing.
+  for (const [index, url] of urls.entries()) {
+    if (!progress.photos[index]) await assertMediaAllowed(url, runtime, request.signal);
+  }
+
+  await request.beforeCountedCall();
+  if (urls.map(mediaKindOf).includes('video')) return sendVideo(run, pageId, message);
+  if (urls.length === 1 && urls[0] !== undefined) {
+    const url = urls[0];
+    const postId = await sendOnce(request, STEP.photo, () =>
+      run.auth.call((token) => run.api.photo(token, pageId, { url, message })),
+    );
+    return publishedAs(postId);
+  }
+  return sendFeed(run, pageId, message);
+}
+
+/** POST /{page}/videos under an intent, then its processing followed. */
+async function sendVideo(run: FacebookRun, pageId: string, message: string) {
+  const urls = run.request.post.mediaUrls;
+  const url = urls[0];
+  if (url === undefined || urls.length > 1) {
+    throw fail('invalid_params', 'Facebook takes one video per post, without photos', false);
+  }
+  const videoId = await sendOnce(run.request, STEP.video, () =>
+    run.auth.call((token) => run.api.video(token, pageId, { file_url: url, description: message })),
+  );
+  return followVideo(run, videoId);
+}
+
+/** POST /{page}/feed under an intent: the text, its link, and several photos attached. */
+async function sendFeed(run: FacebookRun, pageId: string, message: string) {
+  const { request, auth, api, progress } = run;
+  const urls = request.post.mediaUrls;
+  const params: Record<string, string> = { message };
+  if (urls.length > 1) {
+    // Unpublished photos stay invisible until attached: uploading one twice does no harm, so
+    // no intent; each id is saved at once so a resume does not upload it again.
+    for (const [index, url] of urls.entries()) {
+      if (progress.photos[index]) continue;
+      progress.photos[index] = await auth.call((token) =>
+        api.photo(token, pageId, { url, published: 'false' }),
+      );
+      await run.save();
+    }
+    params.attached_media = JSON.stringify(progress.photos.map((id) => ({ media_fbid: id })));
+  }
+  const link = linkOf(request);
+  if (link) params.link = link;
+  const postId = await sendOnce(request, STEP.feed, () =>
+    auth.call((token) => api.feed(token, pageId, params)),
+  );
+  return publishedAs(postId);
+}
+
+/** Stores the video id (which ends the intent), then waits for its processing. */
+async function followVideo(run: FacebookRun, videoId: string): Promise<PublishOutcome> {
+  run.progress.video = { videoId, pollStartedAt: Date.now() };
+  await run.save();
+  return waitForVideo(run, videoId, run.progress.video.pollStartedAt);
+}
+
+async function waitForVideo(
+  run: FacebookRun,
+  videoId: string,
+  startedAt: number,
+): Promise<PublishOutcome> {
+  const { runtime, auth, api } = run;
+  await pollUntil<true>({
+    runtime,
+    startedAt,
+    signal: run.request.signal,
+    what: `Facebook video ${videoId}`,
+    check: async () => {
+      const status = await auth.call((token) => api.videoStatus(token, videoId));
+      if (status.error !== null || VIDEO_FAILED.has(status.status)) {
+        // Not retryable: a resume would find the same video in the same state.
+        throw fail(
+          'video_processing_failed',
+          `Facebook could not process video ${videoId}: ${status.error ?? status.status}`,
+          false,
+        );
+      }
+      return status.status === 'ready' ? true : undefined; // processing, uploading
+    },
+  });
+  // A video's public id is the video's own (facebook.com/{video-id} opens it).
+  return publishedAs(videoId);
+}
+
 const publishedAs = (id: string) =>
   ({
     kind: 'published',
@@ -163,9 +186,4 @@ function linkOf(request: PublishRequest): string | undefined {
   const own = request.post.platformOptions.facebook;
   const link = own && typeof own === 'object' ? (own as Record<string, unknown>).link : undefined;
   return typeof link === 'string' && link !== '' ? link : undefined;
-}
-
-/** Facebook checks beyond the shared rules: one video, or up to 10 photos, not both. */
-export function validateFacebook(draft: PostDraft): Problem[] {
-  return oneVideoOrPhotos('facebook', draft.mediaUrls, FACEBOOK_MAX_PHOTOS);
 }

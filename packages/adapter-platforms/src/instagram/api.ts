@@ -1,25 +1,19 @@
 // Instagram Graph API content publishing wire calls (docs/platforms.md#instagram; developers.facebook.com
 // "Instagram Platform / Content Publishing", "IG Container").
+
+import { type GraphFailure, metaGraphFailure, publishingQuota } from '../meta/failure.ts';
+import { containerClient, graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { type GraphFailure, graphClient, metaGraphFailure } from '../shared/graph-api.ts';
 import { asString } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import type { InstagramSettings } from './settings.ts';
 
-/** Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more. */
-const RETRYABLE_CODES = new Set([1, 2]);
 /**
  * Throttling codes (4 application, 17 user, 341 application limit, 32/613 page/custom rate):
  * the target waits. Only when no subcode says more: Meta's error table reuses code 4 for
  * subcode 2207051 (activity restricted as spam), which is a policy block.
  */
 const THROTTLE_CODES = new Set([4, 17, 32, 341, 613]);
-/** 2207042: the account's 24-hour publishing quota (50 posts) is used up. */
-const QUOTA_SUBCODE = 2207042;
-/** Meta does not say when a throttle ends; its windows are an hour at most. */
-const THROTTLE_WAIT_MS = 10 * 60_000;
-/** The quota is a rolling 24 hours: look again in an hour. */
-const QUOTA_WAIT_MS = 60 * 60_000;
 /**
  * 2207052 media fetch failed, 2207003 media download timed out, 2207001 and 2207032 ("Instagram
  * server error. Try again." / "Create media fail, please try to re-create media" in Meta's error
@@ -44,14 +38,8 @@ export function createInstagramApi(
     failure: graphFailure,
   });
 
-  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    query: Record<string, string>,
-    form?: Record<string, string>,
-  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+  // The token always goes in the query; parameters in the query, or in `form` for a POST.
+  const { call, publishContainer, permalink } = containerClient(graph);
 
   return {
     /** POST /{ig-user-id}/media -> container id. */
@@ -77,9 +65,7 @@ export function createInstagramApi(
 
     /** POST /{ig-user-id}/media_publish?creation_id= -> media id. */
     async publish(token: string, igUserId: string, containerId: string): Promise<string> {
-      const body = await call('POST', `/${igUserId}/media_publish`, token, {
-        creation_id: containerId,
-      });
+      const body = await publishContainer(token, igUserId, 'media_publish', containerId);
       const id = asString(body.id);
       if (!id) throw fail('invalid_response', 'Instagram media_publish returned no media id', true);
       return id;
@@ -126,23 +112,17 @@ export function createInstagramApi(
     },
 
     /** GET /{media-id}?fields=permalink */
-    async permalink(token: string, mediaId: string): Promise<string | null> {
-      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
-      return asString(body.permalink) ?? null;
-    },
+    permalink,
   };
 }
 
-/** Graph errors read the Meta way (shared/graph-api.ts), with Instagram's codes and quota. */
+/** Graph errors read the Meta way (meta/failure.ts), with Instagram's codes and quota. */
 export const graphFailure: GraphFailure = metaGraphFailure({
   label: 'Instagram',
-  retryableCodes: RETRYABLE_CODES,
-  retryableSubcodes: RETRYABLE_SUBCODES,
   throttleCodes: THROTTLE_CODES,
-  throttleWaitMs: THROTTLE_WAIT_MS,
-  quota: {
-    subcode: QUOTA_SUBCODE,
-    note: 'Instagram allows 50 published posts per rolling 24 hours',
-    waitMs: QUOTA_WAIT_MS,
+  subcodes: {
+    retryable: RETRYABLE_SUBCODES,
+    // The account's 24-hour publishing quota (50 posts) is used up.
+    quota: publishingQuota('Instagram allows 50 published posts per rolling 24 hours'),
   },
 });

@@ -1,10 +1,4 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import {
@@ -12,15 +6,12 @@ import {
   type CommentSender,
   publishWithFirstComment,
 } from '../shared/first-comment.ts';
-import { codePointLength, mediaKindOf } from '../shared/media.ts';
+import { mediaKindOf } from '../shared/media.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { createInstagramApi } from './api.ts';
 import type { InstagramSettings } from './settings.ts';
-
-export const INSTAGRAM_CAPTION_MAX = 2200;
-export const INSTAGRAM_CAROUSEL_MIN = 2;
-export const INSTAGRAM_CAROUSEL_MAX = 10;
+import { validateInstagram } from './validate.ts';
 
 /**
  * Resume state, saved before every wait:
@@ -52,8 +43,7 @@ export function createInstagramPublisher(
     check: () => Promise<T | undefined>,
   ) {
     return pollUntil<T>({
-      intervalMs: runtime.pollIntervalMs,
-      timeoutMs: runtime.pollTimeoutMs,
+      runtime,
       startedAt: progress.pollStartedAt,
       signal: request.signal,
       what,
@@ -257,22 +247,4 @@ function readProgress(state: Record<string, unknown> | null): InstagramProgress 
     progress.childIds = state.childIds as string[];
   }
   return progress;
-}
-
-/** Instagram checks beyond the shared rules (which require media): carousel size, caption length. */
-export function validateInstagram(draft: PostDraft): Problem[] {
-  const problems: Problem[] = [];
-  if (draft.mediaUrls.length > INSTAGRAM_CAROUSEL_MAX) {
-    problems.push({
-      field: 'media_urls',
-      message: `an instagram carousel takes ${INSTAGRAM_CAROUSEL_MIN} to ${INSTAGRAM_CAROUSEL_MAX} items`,
-    });
-  }
-  if (codePointLength(draft.content) > INSTAGRAM_CAPTION_MAX) {
-    problems.push({
-      field: 'content',
-      message: `instagram captions are limited to ${INSTAGRAM_CAPTION_MAX} characters`,
-    });
-  }
-  return problems;
 }

@@ -1,6 +1,7 @@
 // LinkedIn Posts, Images and Videos API wire calls (docs/platforms.md#linkedin;
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
 import {
   asString,
   excerpt,
@@ -45,38 +46,27 @@ export function createLinkedinApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  const headers = (token: string): Record<string, string> => ({
-    authorization: `Bearer ${token}`,
-    'linkedin-version': config.apiVersion,
-    'x-restli-protocol-version': '2.0.0',
+  /** Rest.li 2.0 and the API version on every /rest call. */
+  const rest = bearerClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    label: 'LinkedIn',
+    headers: { 'linkedin-version': config.apiVersion, 'x-restli-protocol-version': '2.0.0' },
+    failure: linkedinFailure,
   });
 
-  async function call(
+  /** A /rest call; a refusal naming `author` is read for that author (linkedinFailure). */
+  const call = (
     method: 'GET' | 'POST',
     path: string,
     token: string,
     what: string,
     body?: unknown,
     author?: string,
-  ): Promise<HttpResult> {
-    const response = await httpCall(
-      {
-        url: `${config.apiBaseUrl}${path}`,
-        method,
-        headers: {
-          ...headers(token),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? null : JSON.stringify(body),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `LinkedIn ${what}`,
-    );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw linkedinFailure(response, `LinkedIn ${what}`, author);
-  }
+  ): Promise<HttpResult> =>
+    rest(method, path, token, what, {
+      json: body,
+      failure: (response, label) => linkedinFailure(response, label, author),
+    });
 
   /** `{ value: {...} }` of an action call. */
   const actionValue = (response: HttpResult, what: string): Record<string, unknown> => {

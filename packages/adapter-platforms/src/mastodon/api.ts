@@ -3,18 +3,10 @@
 // error answers `{ error, error_description? }` mapped to outcomes: 401 a refused token, 429 a
 // wait until X-RateLimit-Reset, 422 a refusal of the status itself, 5xx a retry.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  asString,
-  excerpt,
-  type HttpResult,
-  header,
-  httpCall,
-  isRecord,
-  uploadTimeoutMs,
-} from '../shared/http.ts';
-import { type MediaPart, multipart, multipartHeaders } from '../shared/multipart.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
+import { asString, excerpt, type HttpResult, header, isRecord } from '../shared/http.ts';
+import { type MediaPart, multipart } from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 
@@ -62,45 +54,12 @@ export function createMastodonApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    what: string,
-    options: { json?: unknown; file?: MediaPart; headers?: Record<string, string> } = {},
-  ): Promise<HttpResult> {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${token}`,
-      accept: 'application/json',
-      ...options.headers,
-    };
-    let body: string | Readable | null = null;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    } else if (options.file) {
-      // One `file` field, streamed from the media URL to the instance.
-      const form = multipart(options.file, {}, 'file');
-      Object.assign(headers, multipartHeaders(form));
-      body = form.body;
-    }
-    const response = await httpCall(
-      {
-        url: `${instance}${path}`,
-        method,
-        headers,
-        body,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: options.file
-          ? uploadTimeoutMs(runtime.requestTimeoutMs)
-          : runtime.requestTimeoutMs,
-      },
-      `${LABEL} ${what}`,
-    );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw mastodonFailure(response, `${LABEL} ${what}`);
-  }
+  const call = bearerClient(runtime, signal, {
+    baseUrl: instance,
+    label: LABEL,
+    headers: { accept: 'application/json' },
+    failure: mastodonFailure,
+  });
 
   const idOf = (response: HttpResult, what: string): Record<string, unknown> & { id: string } => {
     const body = isRecord(response.json) ? response.json : undefined;
@@ -115,7 +74,10 @@ export function createMastodonApi(
      * null until then).
      */
     async uploadMedia(token: string, file: MediaPart): Promise<{ id: string; ready: boolean }> {
-      const response = await call('POST', '/api/v2/media', token, 'media upload', { file });
+      const response = await call('POST', '/api/v2/media', token, 'media upload', {
+        // One `file` field, streamed from the media URL to the instance.
+        form: multipart(file, {}, 'file'),
+      });
       const media = idOf(response, 'media upload');
       return { id: media.id, ready: response.status === 200 && media.url != null };
     },

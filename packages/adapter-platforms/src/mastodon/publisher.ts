@@ -1,15 +1,9 @@
-import type {
-  PlatformPublisher,
-  PublishIntent,
-  PublishOutcome,
-  PublishRequest,
-  ThreadPart,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { FIRST_COMMENT } from '../shared/first-comment.ts';
-import { afterMainPost } from '../shared/follow-ups.ts';
-import { sendOnce } from '../shared/intent.ts';
+import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
+import { intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { mediaKindOf } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { createMediaFetcher, discard } from '../shared/media-fetch.ts';
@@ -61,7 +55,7 @@ export function createMastodonPublisher(
     const instance = instanceOf(request.connection.platformData);
     const api = createMastodonApi(instance, runtime, request.signal);
     const auth = new AuthSession(request, null, LABEL);
-    const earlier = request.intent?.step === step ? request.intent : null;
+    const earlier = intentAt(request, step);
     if (earlier && Date.now() - earlier.at.getTime() > IDEMPOTENCY_WINDOW_MS) {
       throw new PublishFailure(tooLateToReplay(earlier));
     }
@@ -111,8 +105,7 @@ export function createMastodonPublisher(
     });
     if (uploaded.ready) return uploaded.id;
     await pollUntil<true>({
-      intervalMs: runtime.pollIntervalMs,
-      timeoutMs: runtime.pollTimeoutMs,
+      runtime,
       startedAt: Date.now(),
       signal: request.signal,
       what: `Mastodon media ${uploaded.id}`,

@@ -3,6 +3,7 @@
 // token endpoint (POST /v5/oauth/token, HTTP Basic client authentication).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
 import {
   asString,
   excerpt,
@@ -47,31 +48,11 @@ export function createPinterestApi(
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    what: string,
-    body?: unknown,
-  ): Promise<HttpResult> {
-    const response = await httpCall(
-      {
-        url: `${config.apiBaseUrl}${path}`,
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? null : JSON.stringify(body),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      `Pinterest ${what}`,
-    );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw pinterestFailure(response, `Pinterest ${what}`);
-  }
+  const call = bearerClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    label: 'Pinterest',
+    failure: pinterestFailure,
+  });
 
   const objectOf = (response: HttpResult): Record<string, unknown> =>
     isRecord(response.json) ? response.json : {};
@@ -79,7 +60,7 @@ export function createPinterestApi(
   return {
     /** POST /v5/pins -> the new Pin's id. */
     async createPin(token: string, pin: Record<string, unknown>): Promise<string> {
-      const response = await call('POST', '/v5/pins', token, 'create Pin', pin);
+      const response = await call('POST', '/v5/pins', token, 'create Pin', { json: pin });
       const id = asString(objectOf(response).id);
       // The Pin exists (2xx) but we cannot name it: not retried (it would post a second one).
       if (!id) throw fail('invalid_response', 'Pinterest create Pin gave no id', false);
@@ -101,7 +82,9 @@ export function createPinterestApi(
     /** POST /v5/media `{ media_type: 'video' }` -> the media id and its upload form. */
     async registerVideo(token: string): Promise<MediaUpload> {
       const what = 'register media upload';
-      const response = await call('POST', '/v5/media', token, what, { media_type: 'video' });
+      const response = await call('POST', '/v5/media', token, what, {
+        json: { media_type: 'video' },
+      });
       const body = objectOf(response);
       const mediaId = asString(body.media_id);
       const uploadUrl = asString(body.upload_url);

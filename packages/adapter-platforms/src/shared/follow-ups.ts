@@ -1,6 +1,9 @@
 import type { PublishedSoFar, PublishOutcome } from '@social-publisher/domain';
 import { failedOutcome, PublishFailure } from './outcome.ts';
 
+/** A follow-up of a thread, as the steps that send one take it. */
+export type { ThreadPart } from '@social-publisher/domain';
+
 /**
  * Runs what comes after the main post went out (follow-ups, a first comment). A failure there
  * ends the target failed, carrying what was published (`soFar()` at that moment): the ids are

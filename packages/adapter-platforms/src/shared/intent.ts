@@ -1,6 +1,9 @@
 import type { PublishIntent, PublishRequest } from '@social-publisher/domain';
 import { type FailedOutcome, failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
+/** The step a run recorded before a call that creates something, and when. */
+export type { PublishIntent } from '@social-publisher/domain';
+
 /**
  * Sends a call that creates something on the platform and cannot be repeated safely (no
  * idempotency key) under a durable intent: recorded before sending, ended by the caller's
@@ -113,4 +116,52 @@ export async function readForLookup<T>(
     if (error.outcome.retryable) throw error;
     throw unknownBecause(label, intent, `looking it up failed: ${error.outcome.message}`);
   }
+}
+
+/** The intent an earlier run left at `step` (it may have sent that call), else null. */
+export function intentAt(request: PublishRequest, step: string): PublishIntent | null {
+  return request.intent?.step === step ? request.intent : null;
+}
+
+/** What one platform's "was it already sent?" lookup compares. */
+export interface SentLookup<T extends { createdAt: number }> {
+  label: string;
+  /** The intent the earlier run left (or the time its step began). */
+  intent: PublishIntent;
+  /**
+   * The account's latest posts, newest first (`since`: the intent's time less INTENT_SKEW_MS,
+   * for a platform that filters by time itself).
+   */
+  read(since: number): Promise<T[]>;
+  /** Whether a post carries what the earlier run sent (its text as the platform shows it back). */
+  same(candidate: T): boolean;
+  /** Of several matches: `newest` (the first), or `closest` to the intent (the last). */
+  pick: 'newest' | 'closest';
+  /**
+   * Set when a match would prove nothing (the text sent was empty: any text-less post since
+   * could be it): the outcome stays unknown, for this reason.
+   */
+  ambiguous?: string | undefined;
+}
+
+/**
+ * The post an earlier run sent, among the account's latest: one that `same` recognises, created
+ * at or after its intent (less the clock skew we allow). undefined: nothing there, so it never
+ * arrived and may be sent once. A lookup refused for good (a permission the token lacks) ends in
+ * `outcome_unknown` (readForLookup); retryable failures, throttling and a rejected token end the
+ * run as they are: the intent stays and the next attempt asks again.
+ */
+export async function findSent<T extends { createdAt: number }>(
+  lookup: SentLookup<T>,
+): Promise<T | undefined> {
+  const { label, intent } = lookup;
+  const since = intent.at.getTime() - INTENT_SKEW_MS;
+  const recent = await readForLookup(label, intent, () => lookup.read(since));
+  const matches = recent.filter(
+    (candidate) => lookup.same(candidate) && candidate.createdAt >= since,
+  );
+  const match = lookup.pick === 'closest' ? matches.at(-1) : matches[0];
+  if (match === undefined) return undefined;
+  if (lookup.ambiguous !== undefined) throw unknownBecause(label, intent, lookup.ambiguous);
+  return match;
 }

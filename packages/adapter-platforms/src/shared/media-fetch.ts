@@ -189,3 +189,23 @@ function mediaFailure(url: string, status: number): Error {
     status >= 500 || status === 429 || status === 408,
   );
 }
+
+/**
+ * The media with its bytes passed through, refused with `tooLarge()` past `max`: at once when
+ * the server named a larger length, else as soon as more bytes than that flow (a server that did
+ * not say). An error of the source stream ends the capped one too.
+ */
+export function capped(media: MediaBody, max: number, tooLarge: () => Error): MediaBody {
+  if (media.length !== undefined && media.length > max) throw tooLarge();
+  let size = 0;
+  const body = media.body.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        callback(size > max ? tooLarge() : null, size > max ? undefined : chunk);
+      },
+    }),
+  );
+  media.body.on('error', (error) => body.destroy(error));
+  return { ...media, body };
+}

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { fail } from './outcome.ts';
 
 export interface PollOptions<T> {
-  intervalMs: number;
-  timeoutMs: number;
+  /** Its pollIntervalMs between checks, its pollTimeoutMs as the bound (the same for all). */
+  runtime: Pick<PublisherRuntime, 'pollIntervalMs' | 'pollTimeoutMs'>;
   /** When polling began (epoch ms); stored in the resume state so a resume keeps the same bound. */
   startedAt: number;
   signal: AbortSignal;
@@ -15,12 +16,13 @@ export interface PollOptions<T> {
 
 /**
  * Polls until `check` returns a value. Always checks at least once (a resume after a long outage
- * still looks before giving up); past `startedAt + timeoutMs` the target fails with
+ * still looks before giving up); past `startedAt + runtime.pollTimeoutMs` the target fails with
  * `platform_timeout` (not retryable: it is the bound that keeps a target from staying pending
  * forever). Aborting `signal` rejects the wait, which the caller rethrows.
  */
 export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
-  const deadline = options.startedAt + options.timeoutMs;
+  const { pollIntervalMs: intervalMs, pollTimeoutMs: timeoutMs } = options.runtime;
+  const deadline = options.startedAt + timeoutMs;
   for (;;) {
     const result = await options.check();
     if (result !== undefined) return result;
@@ -28,10 +30,10 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
     if (left <= 0) {
       throw fail(
         'platform_timeout',
-        `${options.what} was still not finished ${Math.round(options.timeoutMs / 1000)} s after polling began`,
+        `${options.what} was still not finished ${Math.round(timeoutMs / 1000)} s after polling began`,
         false,
       );
     }
-    await sleep(Math.min(options.intervalMs, left), undefined, { signal: options.signal });
+    await sleep(Math.min(intervalMs, left), undefined, { signal: options.signal });
   }
 }

@@ -1,10 +1,4 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import {
   type CommentFinder,
   type CommentSender,
@@ -15,7 +9,7 @@ import { runPublish } from './outcome.ts';
 /** What a publisher whose publish and resume are one run declares. */
 export interface ProgressPublisherSpec<P> {
   platform: string;
-  validate(draft: PostDraft): Problem[];
+  validate: PlatformPublisher['validate'];
   /** The progress a run stored (saveProgress), read back; null when there is none to use. */
   readProgress(state: Record<string, unknown> | null, mediaCount: number): P | null;
   /** One run: from scratch (`stored` null) or from what an earlier run stored. */

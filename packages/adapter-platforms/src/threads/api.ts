@@ -1,8 +1,10 @@
 // Threads publishing wire calls (docs/platforms.md#threads; developers.facebook.com "Threads API:
 // Posts", "Reply Management", "Troubleshooting"): Meta's Graph dialect on graph.threads.net/v1.0,
 // the token in the query, containers created with a form.
+
+import { type GraphFailure, metaGraphFailure, publishingQuota } from '../meta/failure.ts';
+import { containerClient, graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { type GraphFailure, graphClient, metaGraphFailure } from '../shared/graph-api.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import type { ThreadsSettings } from './settings.ts';
@@ -10,24 +12,13 @@ import type { ThreadsSettings } from './settings.ts';
 /** The Threads API has one version so far; its paths carry it. */
 export const THREADS_API_VERSION = 'v1.0';
 
-/** Graph's generic 1/2 "unknown/service" errors. Only when no subcode says more. */
-const RETRYABLE_CODES = new Set([1, 2]);
 /** Throttling (4 application, 17 user, 32/613 rate): the target waits. Only without a subcode. */
 const THROTTLE_CODES = new Set([4, 17, 32, 613]);
-/**
- * The profile's 24-hour publishing quota (250 posts) is used up. Threads reuses Instagram's
- * publishing error table for it (unconfirmed in Meta's Threads reference).
- */
-const QUOTA_SUBCODE = 2207042;
 /**
  * 4279009: "Media Not Found" for a container created moments before (Threads is still processing
  * it); 2207052/2207003: the media could not be fetched in time; 2207001: server error.
  */
 const RETRYABLE_SUBCODES = new Set([4279009, 2207052, 2207003, 2207001]);
-/** Meta does not say when a throttle ends; its windows are an hour at most. */
-const THROTTLE_WAIT_MS = 10 * 60_000;
-/** The quota is a rolling 24 hours: look again in an hour. */
-const QUOTA_WAIT_MS = 60 * 60_000;
 
 export interface ContainerStatus {
   /** IN_PROGRESS, FINISHED, PUBLISHED, ERROR or EXPIRED. */
@@ -54,14 +45,8 @@ export function createThreadsApi(
     failure: threadsFailure,
   });
 
-  /** The token always goes in the query; parameters in the query, or in `form` for a POST. */
-  const call = (
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    query: Record<string, string>,
-    form?: Record<string, string>,
-  ) => graph(method, path, { query: { ...query, access_token: token }, ...(form ? { form } : {}) });
+  // The token always goes in the query; parameters in the query, or in `form` for a POST.
+  const { call, publishContainer, permalink } = containerClient(graph);
 
   const idOf = (body: Record<string, unknown>, what: string, retryable: boolean): string => {
     const id = asString(body.id);
@@ -90,17 +75,15 @@ export function createThreadsApi(
 
     /** POST /{user-id}/threads_publish?creation_id= -> the media id of the post. */
     async publish(token: string, userId: string, containerId: string): Promise<string> {
-      const body = await call('POST', `/${userId}/threads_publish`, token, {
-        creation_id: containerId,
-      });
-      return idOf(body, 'threads_publish', false);
+      return idOf(
+        await publishContainer(token, userId, 'threads_publish', containerId),
+        'threads_publish',
+        false,
+      );
     },
 
     /** GET /{media-id}?fields=permalink */
-    async permalink(token: string, mediaId: string): Promise<string | null> {
-      const body = await call('GET', `/${mediaId}`, token, { fields: 'permalink' });
-      return asString(body.permalink) ?? null;
-    },
+    permalink,
 
     /**
      * The profile's latest posts (`threads`) or replies (`replies`), newest first: where a post
@@ -126,16 +109,14 @@ export function createThreadsApi(
   };
 }
 
-/** Graph errors read the Meta way (shared/graph-api.ts), with Threads's codes and quota. */
+/** Graph errors read the Meta way (meta/failure.ts), with Threads's codes and quota. */
 export const threadsFailure: GraphFailure = metaGraphFailure({
   label: 'Threads',
-  retryableCodes: RETRYABLE_CODES,
-  retryableSubcodes: RETRYABLE_SUBCODES,
   throttleCodes: THROTTLE_CODES,
-  throttleWaitMs: THROTTLE_WAIT_MS,
-  quota: {
-    subcode: QUOTA_SUBCODE,
-    note: 'Threads allows 250 published posts per rolling 24 hours',
-    waitMs: QUOTA_WAIT_MS,
+  subcodes: {
+    retryable: RETRYABLE_SUBCODES,
+    // The profile's 24-hour publishing quota (250 posts) is used up. Threads reuses Instagram's
+    // publishing error table for it (unconfirmed in Meta's Threads reference).
+    quota: publishingQuota('Threads allows 250 published posts per rolling 24 hours'),
   },
 });

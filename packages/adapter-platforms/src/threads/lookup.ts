@@ -3,7 +3,7 @@
 // for a follow-up or a first reply) are the only way to tell "published" from "never arrived"
 // before publishing again.
 import type { AuthSession } from '../shared/auth.ts';
-import { INTENT_SKEW_MS, readForLookup, unknownBecause } from '../shared/intent.ts';
+import { findSent } from '../shared/intent.ts';
 import type { createThreadsApi } from './api.ts';
 
 export interface LookupInput {
@@ -20,31 +20,25 @@ export interface LookupInput {
 
 /**
  * The id of what the earlier run published: a post with the same text, created at or after its
- * intent. undefined: nothing there, so it never arrived and may be published once. Throws
- * `outcome_unknown` when Threads refuses the lookup for good or when the text is empty (any
- * text-less post since then could be it). Retryable failures, throttling and a rejected token
- * end the run as they are: the next attempt asks again.
+ * intent, the one closest to it (shared/intent.ts findSent). undefined: nothing there, so it
+ * never arrived and may be published once. Throws `outcome_unknown` when Threads refuses the
+ * lookup for good or when the text is empty (any text-less post since then could be it).
  */
 export async function findPublished(input: LookupInput): Promise<string | undefined> {
-  const { auth, api, userId, intent } = input;
-  const recent = await readForLookup('Threads', intent, () =>
-    auth.call((token) => api.recent(token, userId, input.edge)),
-  );
+  const { auth, api, userId } = input;
   const wanted = comparable(input.text);
-  const since = intent.at.getTime() - INTENT_SKEW_MS;
-  // Newest first: the last match is the one closest to the intent.
-  const match = recent
-    .filter((candidate) => comparable(candidate.text) === wanted && candidate.createdAt >= since)
-    .at(-1);
-  if (match === undefined) return undefined;
-  if (wanted === '') {
-    throw unknownBecause(
-      'Threads',
-      intent,
-      'a post without text appeared on the profile since; it may not be this one',
-    );
-  }
-  return match.id;
+  const match = await findSent({
+    label: 'Threads',
+    intent: input.intent,
+    read: () => auth.call((token) => api.recent(token, userId, input.edge)),
+    same: (candidate) => comparable(candidate.text) === wanted,
+    pick: 'closest',
+    ambiguous:
+      wanted === ''
+        ? 'a post without text appeared on the profile since; it may not be this one'
+        : undefined,
+  });
+  return match?.id;
 }
 
 /** Line ends, Unicode composition and surrounding blanks may not survive: compare without them. */

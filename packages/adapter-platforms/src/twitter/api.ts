@@ -3,20 +3,9 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  asString,
-  excerpt,
-  type HttpResult,
-  httpCall,
-  isRecord,
-  uploadTimeoutMs,
-} from '../shared/http.ts';
-import {
-  type MediaPart,
-  type Multipart,
-  multipart,
-  multipartHeaders,
-} from '../shared/multipart.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
+import { asString, excerpt, type HttpResult, isRecord } from '../shared/http.ts';
+import { type MediaPart, multipart } from '../shared/multipart.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { TwitterSettings } from './settings.ts';
@@ -37,46 +26,17 @@ export interface MediaProcessing {
   error: string | null;
 }
 
-/** A JSON text, or a multipart body we stream (see shared/multipart.ts). */
-type Body = string | Multipart | null;
-
 export function createXApi(
   config: TwitterSettings,
   runtime: PublisherRuntime,
   signal: AbortSignal,
 ) {
-  // A media segment is a few MiB: its upload may take longer than an ordinary call.
-  const uploadTimeout = uploadTimeoutMs(runtime.requestTimeoutMs);
-
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    token: string,
-    what: string,
-    body: Body = null,
-    timeoutMs = runtime.requestTimeoutMs,
-  ): Promise<HttpResult> {
-    const contentType: Record<string, string> =
-      body === null
-        ? {}
-        : typeof body === 'string'
-          ? { 'content-type': 'application/json' }
-          : multipartHeaders(body);
-    const response = await httpCall(
-      {
-        url: `${config.apiBaseUrl}${path}`,
-        method,
-        headers: { authorization: `Bearer ${token}`, ...contentType },
-        body: body === null || typeof body === 'string' ? body : body.body,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs,
-      },
-      `X ${what}`,
-    );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw xFailure(response, `X ${what}`);
-  }
+  // A multipart form (an image, a media segment of a few MiB) gets the upload timeout.
+  const call = bearerClient(runtime, signal, {
+    baseUrl: config.apiBaseUrl,
+    label: 'X',
+    failure: xFailure,
+  });
 
   const dataOf = (response: HttpResult, what: string): Record<string, unknown> => {
     const data = isRecord(response.json) ? response.json.data : undefined;
@@ -87,7 +47,7 @@ export function createXApi(
   return {
     /** POST /2/tweets -> the new post's id. */
     async createTweet(token: string, tweet: Record<string, unknown>): Promise<string> {
-      const response = await call('POST', '/2/tweets', token, 'post', JSON.stringify(tweet));
+      const response = await call('POST', '/2/tweets', token, 'post', { json: tweet });
       const id = asString(dataOf(response, 'post').id);
       if (!id) throw fail('invalid_response', 'X post gave no id', false);
       return id;
@@ -126,14 +86,7 @@ export function createXApi(
     /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
     async uploadImage(token: string, image: MediaPart): Promise<UploadedMedia> {
       const form = multipart(image, { media_category: 'tweet_image' });
-      const response = await call(
-        'POST',
-        '/2/media/upload',
-        token,
-        'image upload',
-        form,
-        uploadTimeout,
-      );
+      const response = await call('POST', '/2/media/upload', token, 'image upload', { form });
       return uploadedMedia(dataOf(response, 'image upload'), 'image upload');
     },
 
@@ -143,18 +96,14 @@ export function createXApi(
       totalBytes: number,
       mediaType: string,
     ): Promise<UploadedMedia> {
-      const body = JSON.stringify({
+      const json = {
         media_type: mediaType,
         total_bytes: totalBytes,
         media_category: 'tweet_video',
+      };
+      const response = await call('POST', '/2/media/upload/initialize', token, 'video initialize', {
+        json,
       });
-      const response = await call(
-        'POST',
-        '/2/media/upload/initialize',
-        token,
-        'video initialize',
-        body,
-      );
       return uploadedMedia(dataOf(response, 'video initialize'), 'video initialize');
     },
 
@@ -167,7 +116,7 @@ export function createXApi(
     ): Promise<void> {
       const form = multipart(segment, { segment_index: String(index) });
       const path = `/2/media/upload/${encodeURIComponent(mediaId)}/append`;
-      await call('POST', path, token, `video segment ${index}`, form, uploadTimeout);
+      await call('POST', path, token, `video segment ${index}`, { form });
     },
 
     /** POST /2/media/upload/:id/finalize -> whether (and how) processing goes on. */

@@ -1,23 +1,15 @@
-import type {
-  PlatformPublisher,
-  PostDraft,
-  Problem,
-  PublishOutcome,
-  PublishRequest,
-} from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { type CommentSender, publishWithFirstComment } from '../shared/first-comment.ts';
-import { firstLine, mediaKindOf, truncateCodePoints } from '../shared/media.ts';
+import { firstLine, truncateCodePoints } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
 import { createYoutubeApi, type MediaInfo, type SessionState, youtubeRefresher } from './api.ts';
 import type { YoutubeSettings } from './settings.ts';
+import { validateYoutube, YOUTUBE_TITLE_MAX } from './validate.ts';
 
-export const YOUTUBE_TITLE_MAX = 100;
-/** YouTube limits descriptions to 5000 bytes (UTF-8). */
-export const YOUTUBE_DESCRIPTION_MAX_BYTES = 5000;
 /** PUTs of the remaining bytes in one run before giving up (retryable) on a server that keeps fewer. */
 const MAX_UPLOAD_ROUNDS = 3;
 
@@ -161,32 +153,4 @@ function readProgress(state: Record<string, unknown> | null): YoutubeProgress | 
     contentType: typeof contentType === 'string' ? contentType : 'application/octet-stream',
   };
   return { sessionUrl, ...media };
-}
-
-/**
- * YouTube checks. Photos are rejected with the same field and message as the shared rule
- * (validatePlatformMedia), so both agree; the rest is beyond the shared rules (which also require
- * a media URL and check privacyStatus): one video per post, description size.
- */
-export function validateYoutube(draft: PostDraft): Problem[] {
-  const problems: Problem[] = [];
-  const urls = draft.mediaUrls;
-  urls.forEach((url, index) => {
-    if (mediaKindOf(url) === 'photo') {
-      problems.push({
-        field: `media_urls[${index}]`,
-        message: 'youtube does not accept photos; give a video URL',
-      });
-    }
-  });
-  if (urls.length > 1) {
-    problems.push({ field: 'media_urls', message: 'youtube takes one video per post' });
-  }
-  if (Buffer.byteLength(draft.content, 'utf8') > YOUTUBE_DESCRIPTION_MAX_BYTES) {
-    problems.push({
-      field: 'content',
-      message: `youtube descriptions are limited to ${YOUTUBE_DESCRIPTION_MAX_BYTES} bytes`,
-    });
-  }
-  return problems;
 }
