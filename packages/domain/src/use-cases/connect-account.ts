@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CoreDeps } from '../deps.ts';
-import { type DomainError, limitExceeded, type Problem, validationFailed } from '../errors.ts';
+import { type DomainError, type Problem, validationFailed } from '../errors.ts';
 import type {
   AccountContext,
   OAuthState,
@@ -19,12 +19,13 @@ import type {
   PlatformData,
   SocialAccount,
 } from '../model.ts';
-import type { ConnectedIdentity, PlatformOAuth } from '../ports/index.ts';
+import type { PlatformOAuth } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { isKnownPlatform, platformChoices } from '../rules/platform-options.ts';
 import { isAbsent, typeName } from '../rules/shape.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
 import { browserMatches } from './connect-browser.ts';
+import { saveIdentitiesWithinQuota } from './connection-identities.ts';
 import { registeredApps } from './platform-apps.ts';
 
 export const CONNECT_STATE_TTL_MS = 10 * 60_000;
@@ -231,141 +232,16 @@ export const refused = (
 ): ConnectRefusal => ({ ok: false, platform, code, message, returnUrl });
 
 /**
- * The refusal when `adding` new connections would take the account past
- * SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT (one count of its connections), else null. Every connect
- * path asks in the unit of work that stores (the account then locked); renewing a connection
- * adds none.
+ * The flow a callback belongs to, taken (deleted) whatever happens next, or the refusal: no or
+ * an unknown state, another platform's, another browser's, expired, or the platform's own
+ * error (access denied on the consent page...).
  */
-export async function connectionQuotaRefusal(
-  deps: CoreDeps,
-  accountId: string,
-  adding: number,
-): Promise<DomainError | null> {
-  if (adding <= 0) return null;
-  const max = deps.settings.maxSocialAccountsPerAccount;
-  const held = await deps.repos.socialAccounts.countByAccount(accountId);
-  if (held + adding <= max) return null;
-  return limitExceeded(
-    `an account may hold at most ${max} social accounts (SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT); it holds ${held}: delete one first`,
-  );
-}
-
-/** Whether saving `identity` creates a connection (false: it renews one the account has). */
-async function isNewIdentity(
-  deps: CoreDeps,
-  state: Pick<OAuthState, 'accountId' | 'platform'>,
-  identity: ConnectedIdentity,
-): Promise<boolean> {
-  const existing = await deps.repos.socialAccounts.findByExternalId(
-    state.accountId,
-    state.platform,
-    identity.externalId,
-  );
-  return !existing || existing.sandbox;
-}
-
-/** How many of `identities` would be new connections (distinct external ids). */
-export async function newIdentityCount(
-  deps: CoreDeps,
-  state: Pick<OAuthState, 'accountId' | 'platform'>,
-  identities: readonly ConnectedIdentity[],
-): Promise<number> {
-  const distinct = [...new Map(identities.map((i) => [i.externalId, i])).values()];
-  let count = 0;
-  for (const identity of distinct) if (await isNewIdentity(deps, state, identity)) count++;
-  return count;
-}
-
-/**
- * Saves what one consent (or one credentials connect) granted, or nothing when the new
- * connections among them would pass SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT. Counted and saved in one
- * unit of work, the account locked first (SocialAccountRepository.countByAccount): two connects
- * at the same moment cannot pass the quota together.
- */
-export function saveIdentitiesWithinQuota(
-  deps: CoreDeps,
-  state: Pick<OAuthState, 'accountId' | 'platform'>,
-  identities: readonly ConnectedIdentity[],
-): Promise<Result<SocialAccount[], DomainError>> {
-  return deps.uow.run(async (repos) => {
-    const inTransaction: CoreDeps = { ...deps, repos };
-    const full = await connectionQuotaRefusal(
-      inTransaction,
-      state.accountId,
-      await newIdentityCount(inTransaction, state, identities),
-    );
-    if (full) return err(full);
-    const saved: SocialAccount[] = [];
-    for (const identity of identities)
-      saved.push(await saveIdentity(inTransaction, state, identity));
-    return ok(saved);
-  });
-}
-
-/**
- * Creates the connection, or renews it when the account already has it (same id). `state`: the
- * OAuth flow, or whatever names the account and platform (a credentials connect).
- */
-export async function saveIdentity(
-  deps: CoreDeps,
-  state: Pick<OAuthState, 'accountId' | 'platform'>,
-  identity: ConnectedIdentity,
-): Promise<SocialAccount> {
-  const { cipher } = deps;
-  const now = deps.clock.now();
-  const tokens = identity.tokens;
-  // Tokens are bound to the row they are stored in: the existing connection's, or a new one.
-  const fieldsFor = (id: string) => ({
-    displayName: identity.displayName,
-    accessTokenCiphertext: cipher.encrypt(tokens.accessToken, secretBinding.accessToken(id)),
-    refreshTokenCiphertext:
-      tokens.refreshToken === null
-        ? null
-        : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(id)),
-    tokenExpiresAt: tokens.expiresAt,
-    scopes: tokens.scopes,
-    ...(identity.platformData ? { platformData: identity.platformData } : {}),
-  });
-  const existing = await deps.repos.socialAccounts.findByExternalId(
-    state.accountId,
-    state.platform,
-    identity.externalId,
-  );
-  if (existing && !existing.sandbox) {
-    const fields = fieldsFor(existing.id);
-    await deps.repos.socialAccounts.reconnect(existing.id, fields, now);
-    return { ...existing, ...fields, status: 'active', updatedAt: now };
-  }
-  const id = deps.ids.newId();
-  const fields = fieldsFor(id);
-  const connection: SocialAccount = {
-    id,
-    accountId: state.accountId,
-    platform: state.platform,
-    externalId: identity.externalId,
-    ...fields,
-    status: 'active',
-    sandbox: false,
-    platformData: identity.platformData ?? null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await deps.repos.socialAccounts.insert(connection);
-  return connection;
-}
-
-/**
- * GET /oauth/callback/:platform. Never throws for bad input: every refusal (unknown, replayed,
- * expired or foreign state, another browser, denied consent, failed exchange) creates nothing
- * and says why. `browserNonce` is the flow's cookie as this browser sent it.
- */
-export async function completeConnect(
+async function takeCallbackState(
   deps: CoreDeps,
   platform: Platform,
   query: CallbackQuery,
   browserNonce: string | undefined,
-  signal?: AbortSignal,
-): Promise<ConnectResult> {
+): Promise<OAuthState | ConnectResult> {
   if (!query.state) return refused(platform, 'invalid_state', 'the callback carries no state');
   // Taken (deleted) whatever happens next: a state is good for one callback only.
   const state = await deps.repos.oauthStates.take(hashState(query.state));
@@ -410,6 +286,25 @@ export async function completeConnect(
       back,
     );
   }
+  return state;
+}
+
+/**
+ * GET /oauth/callback/:platform. Never throws for bad input: every refusal (unknown, replayed,
+ * expired or foreign state, another browser, denied consent, failed exchange) creates nothing
+ * and says why. `browserNonce` is the flow's cookie as this browser sent it.
+ */
+export async function completeConnect(
+  deps: CoreDeps,
+  platform: Platform,
+  query: CallbackQuery,
+  browserNonce: string | undefined,
+  signal?: AbortSignal,
+): Promise<ConnectResult> {
+  const taken = await takeCallbackState(deps, platform, query, browserNonce);
+  if ('ok' in taken) return taken;
+  const state = taken;
+  const back = state.returnUrl;
   if (!query.code) return refused(platform, 'invalid_request', 'the platform sent no code', back);
   const connector = connectorOf(deps, platform);
   if ('code' in connector) return refused(platform, connector.code, connector.message, back);

@@ -12,7 +12,7 @@ import type { PlatformCredentials } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import type { ConnectSocialAccountInput } from '../rules/account-rules.ts';
 import { charLength, isAbsent, isRecord, typeName } from '../rules/shape.ts';
-import { saveIdentitiesWithinQuota } from './connect-account.ts';
+import { saveIdentitiesWithinQuota } from './connection-identities.ts';
 
 /** Fields of a token connection that a credentials connection gets from its platform instead. */
 const TOKEN_FIELDS = [

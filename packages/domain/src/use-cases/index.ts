@@ -3,6 +3,7 @@ export * from './api-keys.ts';
 export * from './connect-account.ts';
 export * from './connect-browser.ts';
 export * from './connect-credentials.ts';
+export * from './connection-identities.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
 export * from './edit-post.ts';

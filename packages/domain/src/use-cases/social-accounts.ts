@@ -8,8 +8,8 @@ import { isKnownPlatform } from '../rules/platform-options.ts';
 import { isUuid } from '../rules/shape.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
-import { connectionQuotaRefusal } from './connect-account.ts';
 import { connectWithCredentials, unwantedCredentials } from './connect-credentials.ts';
+import { connectionQuotaRefusal } from './connection-identities.ts';
 
 /**
  * Registers a connection; its tokens are stored only as ciphertext. A platform connected by
