@@ -11,13 +11,7 @@
  *   UUIDv7 ids, system clock, settings from config.
  */
 
-import {
-  createBullmqConsumer,
-  createBullmqQueue,
-  createRedisPacer,
-  type RedisConnectionInput,
-} from '@social-publisher/adapter-bullmq';
-import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
+import { createRedisPacer } from '@social-publisher/adapter-bullmq';
 import {
   createMediaProbe,
   createPlatformRegistry,
@@ -40,9 +34,7 @@ import {
   createMemoryPacer,
   createUuidV7Generator,
   DEFAULT_SETTINGS,
-  errorMessage,
   type Logger,
-  type PublishQueue,
   type QueueConsumer,
   type QueueKind,
 } from '@social-publisher/domain';
@@ -50,8 +42,10 @@ import { createGuardedDispatcher } from '@social-publisher/net-guard';
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type pino from 'pino';
+import { type Closers, createClosers } from './closers.ts';
 import { createMediaHosting } from './media-store.ts';
 import { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
+import { chooseQueue } from './queue-choice.ts';
 import { connectRateLimitRedis, redisConnectionOf } from './rate-limit-redis.ts';
 import type { RuntimeRole } from './role.ts';
 import { defaultPoolSize, openStorage } from './storage.ts';
@@ -130,19 +124,65 @@ function muteWarningsUntilBuilt(logger: Logger): { logger: Logger; built(): void
   };
 }
 
+/** Says once, loudly, which development-only switches weaken a safety check. */
+function warnUnsafeSwitches(config: Config, logger: pino.Logger): void {
+  for (const name of unsafeSwitches(config)) {
+    logger.warn(
+      { unsafeSwitch: name },
+      `UNSAFE: ${name} is on. This weakens a security check; local development and tests ONLY, never in production.`,
+    );
+  }
+}
+
 /**
- * A producer for an API process without Redis: nothing to hand jobs to in this process, so the
- * database alone carries them and a worker's reconciler (sharing the database) enqueues them.
+ * What calls out of the process: the webhook sender, and the SSRF-guarded dispatcher through
+ * which user-supplied media URLs (and Mastodon instances) are fetched. A refused address is
+ * logged with its range; what the API client reads names neither. Their own warnings about the
+ * unsafe switches are muted while they are built (warnUnsafeSwitches said it once).
  */
-function databaseOnlyQueue(): PublishQueue {
-  return {
-    kind: 'inprocess',
-    enqueuePublish: async () => {},
-    cancelPublish: async () => false,
-    enqueueDelivery: async () => {},
-    ping: async () => true,
-    close: async () => {},
-  };
+function createOutbound(config: Config, rootLogger: pino.Logger, closers: Closers) {
+  const quiet = muteWarningsUntilBuilt(rootLogger.child({ component: 'webhooks' }));
+  const webhookSender = createWebhookSender({
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    allowHttp: config.webhookAllowHttp,
+    logger: quiet.logger,
+  });
+  quiet.built();
+  closers.add('webhook sender', () => webhookSender.close());
+  const quietMedia = muteWarningsUntilBuilt(rootLogger.child({ component: 'media' }));
+  const mediaDispatcher = createGuardedDispatcher({
+    allowPrivateNetworks: config.mediaAllowPrivateNetworks,
+    label: 'media',
+    logger: quietMedia.logger,
+  });
+  quietMedia.built();
+  closers.add('media dispatcher', () => mediaDispatcher.close());
+  return { webhookSender, mediaDispatcher };
+}
+
+/**
+ * The Redis-backed pieces an API or worker shares with the others: the rate-limit client (API
+ * processes) and the pacer. Without Redis this process is the only one publishing (embedded
+ * mode), so its memory is the whole truth.
+ */
+async function connectShared(config: Config, role: RuntimeRole, closers: Closers) {
+  let rateLimitRedis: Redis | Cluster | null = null;
+  if (role !== 'worker' && config.redis) {
+    const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
+    rateLimitRedis = client;
+    closers.add('rate-limit redis', async () => client.disconnect());
+  }
+  let pacer: ConnectionPacer;
+  if (config.redis) {
+    const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
+    pacer = createRedisPacer(client, `${config.queuePrefix}:pace:`, async () =>
+      client.disconnect(),
+    );
+  } else {
+    pacer = createMemoryPacer();
+  }
+  closers.add('pacer', () => pacer.close());
+  return { rateLimitRedis, pacer };
 }
 
 export async function createRuntime(
@@ -152,63 +192,22 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const { role } = options;
   const logger: Logger = rootLogger;
-  const consumes = role !== 'api';
-
-  for (const name of unsafeSwitches(config)) {
-    rootLogger.warn(
-      { unsafeSwitch: name },
-      `UNSAFE: ${name} is on. This weakens a security check; local development and tests ONLY, never in production.`,
-    );
-  }
+  warnUnsafeSwitches(config, rootLogger);
   // Config errors first, before anything is opened.
   const keys = resolveEncryptionKeys(config);
   const cipher = createAesGcmCipher(keys.current, { previous: keys.previous });
-
   const database = await openStorage(
     config,
     rootLogger.child({ component: 'database' }),
     config.databasePoolSize ?? defaultPoolSize(config, role),
   );
-
   // From here on, a failure closes what was opened.
-  const closers: Array<{ name: string; close: () => Promise<void> }> = [
-    { name: 'database', close: () => database.close() },
-  ];
-  const closeAll = async (): Promise<void> => {
-    for (const { name, close } of [...closers].reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        logger.warn({ component: name, err: errorMessage(error) }, 'error while closing');
-      }
-    }
-  };
-
+  const closers = createClosers(logger);
+  closers.add('database', () => database.close());
   try {
-    const quiet = muteWarningsUntilBuilt(rootLogger.child({ component: 'webhooks' }));
-    const webhookSender = createWebhookSender({
-      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      allowHttp: config.webhookAllowHttp,
-      logger: quiet.logger,
-    });
-    quiet.built();
-    closers.push({ name: 'webhook sender', close: () => webhookSender.close() });
-
-    // User-supplied media URLs (and Mastodon instances) are fetched through the SSRF guard
-    // (the unsafe switch is warned about above). A refused address is logged here with its
-    // range; what the API client reads names neither.
-    const quietMedia = muteWarningsUntilBuilt(rootLogger.child({ component: 'media' }));
-    const mediaDispatcher = createGuardedDispatcher({
-      allowPrivateNetworks: config.mediaAllowPrivateNetworks,
-      label: 'media',
-      logger: quietMedia.logger,
-    });
-    quietMedia.built();
-    closers.push({ name: 'media dispatcher', close: () => mediaDispatcher.close() });
-
+    const { webhookSender, mediaDispatcher } = createOutbound(config, rootLogger, closers);
     const media = createMediaHosting(config);
-    closers.push({ name: 'media store', close: () => media.store.close() });
-
+    closers.add('media store', () => media.store.close());
     const platforms = createPlatformRegistry(
       {
         ...config.platforms,
@@ -218,74 +217,15 @@ export async function createRuntime(
       },
       PLATFORM_DESCRIPTORS,
     );
-
-    let queue: PublishQueue;
-    /** BullMQ's queues, for the /admin/queues dashboard (none with the in-process queue). */
-    let dashboardQueues: readonly Queue[] = [];
-    const metrics = createProcessMetrics(() => queue);
-    let consumer: QueueConsumer | null = null;
     const queueLogger = rootLogger.child({ component: 'queue' });
-    if (config.redis) {
-      const connection: RedisConnectionInput = redisConnectionOf(config.redis);
-      const bullmq = createBullmqQueue({
-        connection,
-        prefix: config.queuePrefix,
-        logger: queueLogger,
-      });
-      queue = bullmq;
-      dashboardQueues = bullmq.queues;
-      closers.push({ name: 'queue producer', close: () => queue.close() });
-      if (consumes) {
-        const bullmqConsumer = createBullmqConsumer({
-          connection,
-          prefix: config.queuePrefix,
-          concurrency: config.worker.concurrency,
-          maxPublishAttempts: config.worker.maxPublishAttempts,
-          ...config.queueTuning,
-          logger: queueLogger,
-        });
-        consumer = bullmqConsumer;
-        closers.push({ name: 'queue consumer', close: () => bullmqConsumer.close() });
-      }
-    } else {
-      if (consumes) {
-        const inProcess = createInProcessQueue({
-          concurrency: config.worker.concurrency,
-          maxPublishAttempts: config.worker.maxPublishAttempts,
-          logger: queueLogger,
-        });
-        queue = inProcess;
-        consumer = inProcess;
-        closers.push({ name: 'in-process queue', close: () => inProcess.close() });
-      } else {
-        queue = databaseOnlyQueue();
-        logger.info(
-          {},
-          'no REDIS_URL: this API process only stores jobs in the database; a worker sharing the database picks them up',
-        );
-      }
-    }
-
-    let rateLimitRedis: Redis | Cluster | null = null;
-    if (role !== 'worker' && config.redis) {
-      const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
-      rateLimitRedis = client;
-      closers.push({ name: 'rate-limit redis', close: async () => client.disconnect() });
-    }
-
-    // Pacing is shared by every process through Redis; without it, this process is the only
-    // one publishing (embedded mode), so its memory is the whole truth.
-    let pacer: ConnectionPacer;
-    if (config.redis) {
-      const client = await connectRateLimitRedis(redisConnectionOf(config.redis));
-      pacer = createRedisPacer(client, `${config.queuePrefix}:pace:`, async () =>
-        client.disconnect(),
-      );
-    } else {
-      pacer = createMemoryPacer();
-    }
-    closers.push({ name: 'pacer', close: () => pacer.close() });
-
+    const { queue, consumer, dashboardQueues } = chooseQueue(
+      config,
+      role !== 'api',
+      queueLogger,
+      closers,
+    );
+    const metrics = createProcessMetrics(() => queue);
+    const { rateLimitRedis, pacer } = await connectShared(config, role, closers);
     const deps: CoreDeps = {
       uow: database.uow,
       repos: database.repos,
@@ -305,17 +245,9 @@ export async function createRuntime(
         limitOf: platformRateLimits(config.platforms.settings, PLATFORM_DESCRIPTORS),
       },
     };
-
+    const prefix = config.redis ? config.queuePrefix : undefined;
+    logger.info({ role, database: database.kind, queue: queue.kind, prefix }, 'runtime ready');
     let closing: Promise<void> | undefined;
-    logger.info(
-      {
-        role,
-        database: database.kind,
-        queue: queue.kind,
-        prefix: config.redis ? config.queuePrefix : undefined,
-      },
-      'runtime ready',
-    );
     return {
       deps,
       checks: {
@@ -329,12 +261,12 @@ export async function createRuntime(
       metrics,
       dashboardQueues,
       close: () => {
-        closing ??= closeAll().then(() => logger.info({ role }, 'runtime closed'));
+        closing ??= closers.closeAll().then(() => logger.info({ role }, 'runtime closed'));
         return closing;
       },
     };
   } catch (error) {
-    await closeAll();
+    await closers.closeAll();
     throw error;
   }
 }
