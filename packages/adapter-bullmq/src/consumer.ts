@@ -18,6 +18,7 @@
  * (the domain claims targets with a conditional update and resumes from stored platform ids).
  */
 import {
+  type ConsumerTuning,
   consoleLogger,
   errorMessage,
   type JobContext,
@@ -43,22 +44,10 @@ import {
 } from './shared.ts';
 import { warnOnCoarseRedisTimers } from './timer-resolution.ts';
 
-export interface BullmqConsumerOptions {
+export interface BullmqConsumerOptions extends ConsumerTuning {
   connection: RedisConnectionInput;
   /** Key prefix, the same as the producer's (default `sp`). */
   prefix?: string;
-  /** Publish jobs run at the same time by this process (default 5). */
-  concurrency?: number;
-  /** Delivery jobs run at the same time by this process (default: `concurrency`). */
-  deliveryConcurrency?: number;
-  /** Attempts of a publish job before it is dropped (default 6). */
-  maxPublishAttempts?: number;
-  /** Attempts of a delivery job before it is dropped (default 20). */
-  maxDeliveryAttempts?: number;
-  /** First backoff after a thrown exception; doubles each attempt, with jitter (default 2 s). */
-  retryBaseDelayMs?: number;
-  /** Cap of that backoff (default 5 min). */
-  retryMaxDelayMs?: number;
   /** How often this worker looks for jobs whose worker died (BullMQ default 30 s). */
   stalledIntervalMs?: number;
   /** How long a job's lock lives without renewal (BullMQ default 30 s). */

@@ -18,6 +18,7 @@
  *   `shutdownGraceMs`.
  */
 import {
+  type ConsumerTuning,
   consoleLogger,
   errorMessage,
   type JobContext,
@@ -30,19 +31,7 @@ import {
   runJobAttempt,
 } from '@social-publisher/domain';
 
-export interface InProcessQueueOptions {
-  /** Publish jobs run at the same time (default 5). */
-  concurrency?: number;
-  /** Delivery jobs run at the same time (default: `concurrency`). */
-  deliveryConcurrency?: number;
-  /** Attempts of a publish job before it is dropped (default 6). */
-  maxPublishAttempts?: number;
-  /** Attempts of a delivery job before it is dropped (default 20). */
-  maxDeliveryAttempts?: number;
-  /** First backoff after a thrown exception; doubles each attempt, with jitter (default 2 s). */
-  retryBaseDelayMs?: number;
-  /** Cap of that backoff (default 5 min). */
-  retryMaxDelayMs?: number;
+export interface InProcessQueueOptions extends ConsumerTuning {
   /** close(): how long in-flight handlers may run before their signal is aborted (default 10 s). */
   shutdownGraceMs?: number;
   /** close(): how much longer to wait after the abort before giving up on them (default 10 s). */

@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedSql } from '../prepared.ts';
 import type { Database } from '../schema.ts';
+import { countOfAccount } from './account-quota.ts';
 import { apiKeyColumns, columnList } from './columns.ts';
 
 const BY_HASH = preparedSql(
@@ -65,27 +66,9 @@ export function createApiKeyRepository(
         .execute();
     },
 
-    /**
-     * Inside a unit of work this first locks the account row, so that "count, then insert if
-     * below the limit" (createApiKey) cannot be raced by a concurrent transaction on
-     * PostgreSQL's READ COMMITTED: the second one waits here until the first commits.
-     */
-    async countByAccount(accountId: string): Promise<number> {
-      if (db.isTransaction) {
-        await db
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
-      }
-      const row = await db
-        .selectFrom('api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
-    },
+    /** Locks the account row first inside a unit of work (account-quota.ts). */
+    countByAccount: (accountId: string): Promise<number> =>
+      countOfAccount(db, 'api_keys', accountId),
 
     async delete(id: string): Promise<boolean> {
       const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();

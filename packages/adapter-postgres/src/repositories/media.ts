@@ -1,6 +1,7 @@
 import { type Media, type MediaRepository, TERMINAL_POST_STATUSES } from '@social-publisher/domain';
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Database } from '../schema.ts';
+import { lockAccountIfInTransaction } from './account-quota.ts';
 
 const COLUMNS = [
   'media.id',
@@ -85,16 +86,9 @@ export function createMediaRepository(db: Kysely<Database>): MediaRepository {
       return (await query.execute()).map(toMedia);
     },
 
-    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
+    /** Locks the account row first inside a unit of work (account-quota.ts). */
     async totalBytesByAccount(accountId) {
-      if (db.isTransaction) {
-        await db
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
-      }
+      await lockAccountIfInTransaction(db, accountId);
       const row = await db
         .selectFrom('media')
         .select(sql<string | number | bigint>`coalesce(sum(size), 0)`.as('total'))

@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedSql } from '../prepared.ts';
 import type { Database } from '../schema.ts';
+import { countOfAccount } from './account-quota.ts';
 import { columnList, socialAccountColumns } from './columns.ts';
 
 /** Sent as fixed text (built once, not per call), prepared once per connection. */
@@ -12,6 +13,18 @@ const BY_IDS = preparedSql(
 );
 
 /** Connections. Tokens are stored exactly as the domain's TokenCipher produced them. */
+/** New tokens of a connection: renewed or reconnected, the refresh pass's hold on it ends. */
+const renewedTokens = (tokens: {
+  accessTokenCiphertext: string;
+  refreshTokenCiphertext: string | null;
+  tokenExpiresAt: Date | null;
+}) => ({
+  access_token_ciphertext: tokens.accessTokenCiphertext,
+  refresh_token_ciphertext: tokens.refreshTokenCiphertext,
+  token_expires_at: tokens.tokenExpiresAt,
+  refresh_lease_until: null,
+});
+
 export function createSocialAccountRepository(
   db: Kysely<Database>,
   options: StatementSharing = { batch: false },
@@ -80,23 +93,9 @@ export function createSocialAccountRepository(
         .execute();
     },
 
-    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
-    async countByAccount(accountId: string): Promise<number> {
-      if (db.isTransaction) {
-        await db
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
-      }
-      const row = await db
-        .selectFrom('social_accounts')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
-    },
+    /** Locks the account row first inside a unit of work (account-quota.ts). */
+    countByAccount: (accountId: string): Promise<number> =>
+      countOfAccount(db, 'social_accounts', accountId),
 
     async findActiveByPlatform(
       accountId: string,
@@ -119,14 +118,7 @@ export function createSocialAccountRepository(
     async updateTokens(id, tokens, at): Promise<void> {
       await db
         .updateTable('social_accounts')
-        .set({
-          access_token_ciphertext: tokens.accessTokenCiphertext,
-          refresh_token_ciphertext: tokens.refreshTokenCiphertext,
-          token_expires_at: tokens.tokenExpiresAt,
-          // Renewed: the refresh pass's hold on the connection ends with it.
-          refresh_lease_until: null,
-          updated_at: at,
-        })
+        .set({ ...renewedTokens(tokens), updated_at: at })
         .where('id', '=', id)
         .execute();
     },
@@ -154,16 +146,13 @@ export function createSocialAccountRepository(
       await db
         .updateTable('social_accounts')
         .set({
+          ...renewedTokens(fields),
           display_name: fields.displayName,
-          access_token_ciphertext: fields.accessTokenCiphertext,
-          refresh_token_ciphertext: fields.refreshTokenCiphertext,
-          token_expires_at: fields.tokenExpiresAt,
           scopes: fields.scopes,
           ...(fields.platformData === undefined
             ? {}
             : { platform_data: jsonOrNull(fields.platformData) }),
           status: 'active',
-          refresh_lease_until: null,
           updated_at: at,
         })
         .where('id', '=', id)

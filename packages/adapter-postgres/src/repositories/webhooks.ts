@@ -2,6 +2,7 @@ import type { Webhook, WebhookEvent, WebhookRepository } from '@social-publisher
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
+import { countOfAccount } from './account-quota.ts';
 import { webhookColumns } from './columns.ts';
 
 interface ActiveQuery {
@@ -71,23 +72,9 @@ export function createWebhookRepository(
         .execute();
     },
 
-    /** Locks the account row first inside a unit of work: see ApiKeyRepository.countByAccount. */
-    async countByAccount(accountId: string): Promise<number> {
-      if (db.isTransaction) {
-        await db
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
-      }
-      const row = await db
-        .selectFrom('webhooks')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
-    },
+    /** Locks the account row first inside a unit of work (account-quota.ts). */
+    countByAccount: (accountId: string): Promise<number> =>
+      countOfAccount(db, 'webhooks', accountId),
 
     listActiveForEvent: (accountId, event) => activeFor({ accountId, event }),
 

@@ -75,6 +75,22 @@ export interface JobHandlers {
  * adapter's default backoff; after `maxAttempts` the job is dropped (the reconciler and the
  * handlers' own last-attempt logic make sure no post or delivery is left hanging).
  */
+/** How a consumer runs jobs: the tunables every queue adapter takes, with the same defaults. */
+export interface ConsumerTuning {
+  /** Publish jobs run at the same time by this process (default 5). */
+  concurrency?: number;
+  /** Delivery jobs run at the same time by this process (default: `concurrency`). */
+  deliveryConcurrency?: number;
+  /** Attempts of a publish job before it is dropped (default 6). */
+  maxPublishAttempts?: number;
+  /** Attempts of a delivery job before it is dropped (default 20). */
+  maxDeliveryAttempts?: number;
+  /** First backoff after a thrown exception; doubles each attempt, with jitter (default 2 s). */
+  retryBaseDelayMs?: number;
+  /** Cap of that backoff (default 5 min). */
+  retryMaxDelayMs?: number;
+}
+
 export interface QueueConsumer {
   start(handlers: JobHandlers): Promise<void>;
   /** Stops taking jobs, lets in-flight ones finish or hands them back, closes connections. */
