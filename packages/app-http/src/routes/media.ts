@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { deleteMedia, getMedia, listMediaPage, MAX_POSTS_PAGE } from '@social-publisher/domain';
+import { deleteMedia, getMedia, listMediaPage, MAX_PAGE_SIZE } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
@@ -20,9 +20,9 @@ const MediaQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: MAX_POSTS_PAGE,
+      maximum: MAX_PAGE_SIZE,
       default: 100,
-      description: `Page size (1-${MAX_POSTS_PAGE}, default 100)`,
+      description: `Page size (1-${MAX_PAGE_SIZE}, default 100)`,
     }),
   ),
   before: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),

@@ -8,7 +8,7 @@ import {
   getPost,
   listPosts,
   listPostsPage,
-  MAX_POSTS_PAGE,
+  MAX_PAGE_SIZE,
   type PlatformCatalog,
   type PostMode,
   validationFailed,
@@ -37,8 +37,8 @@ const PostsQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: MAX_POSTS_PAGE,
-      description: `Page size (1-${MAX_POSTS_PAGE}); without it every post is returned`,
+      maximum: MAX_PAGE_SIZE,
+      description: `Page size (1-${MAX_PAGE_SIZE}); without it every post is returned`,
     }),
   ),
   before: Type.Optional(

@@ -13,6 +13,7 @@ export * from './media.ts';
 export * from './media-probes.ts';
 export * from './open-consent.ts';
 export * from './pace-target.ts';
+export * from './paging.ts';
 export * from './platform-apps.ts';
 export * from './post-batch.ts';
 export * from './posts.ts';

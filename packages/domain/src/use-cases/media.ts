@@ -32,7 +32,7 @@ import {
 } from '../rules/hosted-media.ts';
 import { isUuid } from '../rules/shape.ts';
 import { canAccessAccount } from './access.ts';
-import { pageOf, pageRequest } from './posts.ts';
+import { pageOf, pageRequest } from './paging.ts';
 
 export interface UploadInput {
   body: Readable;

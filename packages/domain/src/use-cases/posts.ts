@@ -17,6 +17,7 @@ import { type CreatePostInput, type PostMode, validateCreatePost } from '../rule
 import { isRecord, isUuid } from '../rules/shape.ts';
 import { canAccessAccount, isTeamKey } from './access.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
+import { pageOf, pageRequest } from './paging.ts';
 import { resolveTargets } from './post-targets.ts';
 
 /** The draft publishers validate, or null when the shared rules already found it ill-typed. */
@@ -267,60 +268,10 @@ export async function listPosts(
   return deps.repos.posts.listByCreator(actor.userId, accounts);
 }
 
-/** Largest page `listPostsPage` serves. */
-export const MAX_POSTS_PAGE = 500;
-
 /** One page of posts; `nextCursor` is null on the last page. */
 export interface PostsPage {
   posts: PostWithTargets[];
   nextCursor: string | null;
-}
-
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]+$/;
-
-/** The opaque cursor after `post`: base64url of `${created_at ISO}|${id}`. */
-export function encodePostCursor(post: { createdAt: Date; id: string }): string {
-  return Buffer.from(`${post.createdAt.toISOString()}|${post.id}`, 'utf8').toString('base64url');
-}
-
-/** The position a cursor from `encodePostCursor` names, or null when it is not one. */
-export function decodePostCursor(cursor: string): { createdAt: Date; id: string } | null {
-  if (cursor.length > 200 || !CURSOR_PATTERN.test(cursor)) return null;
-  const bytes = Buffer.from(cursor, 'base64url');
-  if (bytes.toString('base64url') !== cursor) return null;
-  const [iso, id, ...rest] = bytes.toString('utf8').split('|');
-  if (iso === undefined || id === undefined || rest.length > 0 || !isUuid(id)) return null;
-  const createdAt = new Date(iso);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;
-  return { createdAt, id };
-}
-
-/** A page request checked: its limit in range and its cursor one of ours (every problem named). */
-export function pageRequest(page: {
-  limit: number;
-  before?: string;
-}): Result<{ limit: number; before?: { createdAt: Date; id: string } }, DomainError> {
-  const problems: Problem[] = [];
-  const { limit } = page;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_POSTS_PAGE)
-    problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_POSTS_PAGE}` });
-  const before = page.before === undefined ? undefined : decodePostCursor(page.before);
-  if (before === null) problems.push({ field: 'before', message: 'is not a valid cursor' });
-  if (problems.length > 0 || before === null) return err(validationFailed(problems));
-  return ok({ limit, ...(before ? { before } : {}) });
-}
-
-/**
- * A page of `limit` rows from `found`, asked for one more row than the page holds: that extra
- * row tells whether another page follows, so the last page says so itself.
- */
-export function pageOf<T extends { createdAt: Date; id: string }>(
-  found: T[],
-  limit: number,
-): { items: T[]; nextCursor: string | null } {
-  const items = found.slice(0, limit);
-  const last = items.at(-1);
-  return { items, nextCursor: found.length > limit && last ? encodePostCursor(last) : null };
 }
 
 /**
