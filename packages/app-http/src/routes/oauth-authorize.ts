@@ -7,12 +7,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { openConsent } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { errors } from '../schemas/common.ts';
-import { type CallbackOptions, HtmlPage, htmlOrJsonError, PlatformNotFound } from './connect.ts';
+import {
+  type CallbackOptions,
+  HtmlPage,
+  htmlOrJsonError,
+  MAX_OAUTH_STATE_LENGTH,
+  MAX_PLATFORM_PARAM_LENGTH,
+  PlatformNotFound,
+} from './connect.ts';
 import { sendConnectResult } from './connect-answer.ts';
 import { flowCookie, sentFlowCookie } from './connect-cookie.ts';
 
 const AuthorizeQuery = Type.Object(
-  { state: Type.Optional(Type.String({ maxLength: 512 })) },
+  { state: Type.Optional(Type.String({ maxLength: MAX_OAUTH_STATE_LENGTH })) },
   { additionalProperties: false },
 );
 
@@ -29,7 +36,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
         summary: "Open a connect flow's consent (the authorization_url)",
         description:
           "Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.",
-        params: Type.Object({ platform: Type.String({ maxLength: 64 }) }),
+        params: Type.Object({ platform: Type.String({ maxLength: MAX_PLATFORM_PARAM_LENGTH }) }),
         querystring: AuthorizeQuery,
         response: {
           200: {
