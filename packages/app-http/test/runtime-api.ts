@@ -21,13 +21,19 @@ export interface RuntimeApi {
   deps: CoreDeps;
 }
 
-async function startApi(
+/** One API process as main.ts wires it; its closers are pushed onto `close`. */
+export async function startApi(
   env: Record<string, string>,
   role: 'api' | 'embedded',
   close: Array<() => Promise<void>>,
+  logger: pino.Logger = pino({ level: 'silent' }),
 ): Promise<RuntimeApi> {
-  const config = loadRuntimeConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...env });
-  const runtime = await createRuntime(config, pino({ level: 'silent' }), { role });
+  const config = loadRuntimeConfig({
+    LOG_LEVEL: logger.level,
+    RATE_LIMIT_MAX: '100000',
+    ...env,
+  });
+  const runtime = await createRuntime(config, logger, { role });
   close.push(() => runtime.close());
   const app = await buildApp({
     deps: runtime.deps,

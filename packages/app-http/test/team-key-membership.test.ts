@@ -10,24 +10,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { CoreDeps } from '@social-publisher/domain';
-import { createRuntime, loadRuntimeConfig, type Runtime } from '@social-publisher/runtime';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../testkit/src/index.ts';
-import { buildApp } from '../src/app.ts';
 import { deleteKeys, REDIS_URL, unavailable, uniquePrefix, waitFor } from './e2e/system.ts';
+import { call as callApi, type RuntimeApi, startApi } from './runtime-api.ts';
 import { seedUser } from './support.ts';
 
-interface ApiProcess {
-  app: FastifyInstance;
-  deps: CoreDeps;
+interface ApiProcess extends RuntimeApi {
   /** Whether this process's lookup cache said it trusts change notices. */
   cacheOn(): boolean;
 }
 
-async function startApi(
+/** An API process whose log lines are kept, to see when its lookup cache trusts notices. */
+async function startLoggedApi(
   env: Record<string, string>,
   role: 'api' | 'embedded',
   close: Array<() => Promise<void>>,
@@ -41,43 +37,17 @@ async function startApi(
       done();
     },
   });
-  const config = loadRuntimeConfig({ LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000', ...env });
-  const runtime: Runtime = await createRuntime(config, pino({ level: 'info' }, sink), { role });
-  close.push(() => runtime.close());
-  const app = await buildApp({
-    deps: runtime.deps,
-    checks: runtime.checks,
-    queueKind: runtime.queueKind,
-    config,
-    rateLimitRedis: runtime.rateLimitRedis,
-    idempotencySweepMs: 0,
-  });
-  await app.ready();
-  close.push(() => app.close());
-  return {
-    app,
-    deps: runtime.deps,
-    cacheOn: () => messages.includes('lookup cache on: change notices arrive'),
-  };
+  const api = await startApi(env, role, close, pino({ level: 'info' }, sink));
+  return { ...api, cacheOn: () => messages.includes('lookup cache on: change notices arrive') };
 }
 
-type Call = (
+const call = (
   api: ApiProcess,
   method: 'GET' | 'POST' | 'DELETE',
   url: string,
   key: string,
   payload?: object,
-) => Promise<{ status: number; body: { data?: unknown; error?: { code: string } } }>;
-
-const call: Call = async (api, method, url, key, payload) => {
-  const response = await api.app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${key}` },
-    ...(payload ? { payload } : {}),
-  });
-  return { status: response.statusCode, body: response.body ? response.json() : {} };
-};
+) => callApi<{ data?: unknown; error?: { code: string } }>(api, method, url, key, payload);
 
 /** The scenario, with `one` and `other` two processes (or the same one, embedded). */
 function defineScenarios(processes: () => { one: ApiProcess; other: ApiProcess }) {
@@ -181,8 +151,8 @@ describe.skipIf(skipReason)(
         QUEUE_PREFIX: prefix,
         ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       };
-      one = await startApi(env, 'api', close);
-      other = await startApi(env, 'api', close);
+      one = await startLoggedApi(env, 'api', close);
+      other = await startLoggedApi(env, 'api', close);
       // Both caches on, so the key really is answered from memory by the time it is refused.
       await waitFor('both lookup caches on', () => one.cacheOn() && other.cacheOn());
     }, 60_000);
@@ -203,7 +173,7 @@ describe("team keys follow their creator's membership, embedded mode (PGlite + i
   let api: ApiProcess;
 
   beforeAll(async () => {
-    api = await startApi({ DATA_DIR: dataDir }, 'embedded', close);
+    api = await startLoggedApi({ DATA_DIR: dataDir }, 'embedded', close);
   }, 60_000);
 
   afterAll(async () => {
