@@ -80,6 +80,7 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     rules: (platform) => platforms.rules(platform),
     oauth: (platform) => platforms.oauth(platform),
     credentials: (platform) => platforms.credentials(platform),
+    metricsReader: (platform) => platforms.metricsReader(platform),
     get(platform) {
       const publisher = platforms.get(platform);
       if (!publisher) return publisher;

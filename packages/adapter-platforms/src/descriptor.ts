@@ -1,6 +1,7 @@
 import type {
   PlatformCredentials,
   PlatformMediaRules,
+  PlatformMetricsReader,
   PlatformOAuth,
   PlatformPublisher,
   PlatformRules,
@@ -75,6 +76,8 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
    * /social-accounts, traded for tokens, token renewal): no consent page.
    */
   createCredentials?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformCredentials;
+  /** How the numbers of its published posts are read (absent: they are not). */
+  createMetricsReader?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformMetricsReader;
 }
 
 /**
@@ -99,6 +102,10 @@ export interface PlatformDescriptor {
     settings: Readonly<Record<string, string | undefined>>,
     runtime: PublisherRuntime,
   ): PlatformCredentials;
+  createMetricsReader?(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformMetricsReader;
 }
 
 /** Options of a platform that documents none: any object. */
@@ -143,6 +150,18 @@ export function definePlatform<S extends PlatformSettingsSpec>(
             runtime: PublisherRuntime,
           ) =>
             definition.createCredentials?.(values as SettingsOf<S>, runtime) as PlatformCredentials,
+        }
+      : {}),
+    ...(definition.createMetricsReader
+      ? {
+          createMetricsReader: (
+            values: Readonly<Record<string, string | undefined>>,
+            runtime: PublisherRuntime,
+          ) =>
+            definition.createMetricsReader?.(
+              values as SettingsOf<S>,
+              runtime,
+            ) as PlatformMetricsReader,
         }
       : {}),
   };

@@ -10,15 +10,16 @@ import { PLATFORM_DESCRIPTORS } from './platforms.ts';
 export function platformRateLimits(
   settings: PlatformSettingValues,
   descriptors: readonly PlatformDescriptor[] = PLATFORM_DESCRIPTORS,
+  /** `readRateLimit`: the budget of metric reads (`<PLATFORM>_READ_RATE_LIMIT`) instead. */
+  key: 'rateLimit' | 'readRateLimit' = 'rateLimit',
 ): (platform: string) => RateLimit | null {
   const limits = new Map<string, RateLimit>();
   for (const descriptor of descriptors) {
-    const given = settings[descriptor.name]?.rateLimit;
-    const text =
-      given === undefined || given === '' ? descriptor.settings.rateLimit?.default : given;
+    const given = settings[descriptor.name]?.[key];
+    const text = given === undefined || given === '' ? descriptor.settings[key]?.default : given;
     const limit = text === undefined ? null : parseRateLimit(text);
     if (limit === undefined) {
-      throw new Error(`${descriptor.settings.rateLimit?.env}: not a <count>/<window>: ${text}`);
+      throw new Error(`${descriptor.settings[key]?.env}: not a <count>/<window>: ${text}`);
     }
     if (limit) limits.set(descriptor.name, limit);
   }

@@ -1,6 +1,7 @@
 import type {
   Platform,
   PlatformCredentials,
+  PlatformMetricsReader,
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
@@ -63,6 +64,7 @@ export function createPlatformRegistry(
   const rules = new Map<Platform, PlatformRules>();
   const oauth = new Map<Platform, PlatformOAuth>();
   const credentials = new Map<Platform, PlatformCredentials>();
+  const readers = new Map<Platform, PlatformMetricsReader>();
   for (const descriptor of descriptors) {
     rules.set(descriptor.name, descriptor.rules);
     const settings = completeSettings(descriptor, config.settings[descriptor.name] ?? {});
@@ -71,6 +73,8 @@ export function createPlatformRegistry(
     if (connector) oauth.set(descriptor.name, connector);
     const byCredentials = descriptor.createCredentials?.(settings, runtime);
     if (byCredentials) credentials.set(descriptor.name, byCredentials);
+    const reader = descriptor.createMetricsReader?.(settings, runtime);
+    if (reader) readers.set(descriptor.name, reader);
   }
   const names = descriptors.map((descriptor) => descriptor.name);
   return {
@@ -79,5 +83,6 @@ export function createPlatformRegistry(
     get: (platform) => publishers.get(platform),
     oauth: (platform) => oauth.get(platform),
     credentials: (platform) => credentials.get(platform),
+    metricsReader: (platform) => readers.get(platform),
   };
 }

@@ -54,6 +54,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   conflict: 409,
   post_not_editable: 409,
   limit_exceeded: 409,
+  post_not_published: 409,
   platform_not_configured: 400,
   platform_auth_failed: 400,
   platform_unavailable: 503,

@@ -3,6 +3,7 @@ import {
   PUBLISH_RETRY_MAX_MS,
   WEBHOOK_DELIVERY_SCHEDULE_MS,
 } from './policies/backoff.ts';
+import { METRICS_REFRESH_SCHEDULE_MS } from './policies/metrics-schedule.ts';
 import type {
   Clock,
   ConnectionPacer,
@@ -57,6 +58,18 @@ export interface CoreSettings {
   tokenRefreshMarginMs: number;
   /** How long one worker holds a connection it is renewing. */
   tokenRefreshLeaseMs: number;
+  /** METRICS_REFRESH_SCHEDULE: the offsets after publication at which numbers are read. */
+  metricsRefreshScheduleMs: number[];
+  /** METRICS_MIN_REFRESH_S in ms: a target read more recently is not read again when asked. */
+  metricsMinRefreshMs: number;
+  /** METRICS_RETENTION_DAYS in ms: snapshots older than this are deleted. */
+  metricsRetentionMs: number;
+  /** How many due reads one pass of the worker claims. */
+  metricsPassSize: number;
+  /** How many connections one pass reads at the same time. */
+  metricsReadConcurrency: number;
+  /** How long claimed reads are held before another worker may take them (a crash). */
+  metricsReadLeaseMs: number;
 }
 
 export const DEFAULT_SETTINGS: CoreSettings = {
@@ -78,6 +91,12 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   tokenRefreshLeaseMs: 2 * 60_000,
   webhookAllowHttp: false,
   webhookAllowPrivateNetworks: false,
+  metricsRefreshScheduleMs: [...METRICS_REFRESH_SCHEDULE_MS],
+  metricsMinRefreshMs: 60_000,
+  metricsRetentionMs: 400 * 86_400_000,
+  metricsPassSize: 1_000,
+  metricsReadConcurrency: 4,
+  metricsReadLeaseMs: 5 * 60_000,
 };
 
 /**
@@ -87,6 +106,11 @@ export const DEFAULT_SETTINGS: CoreSettings = {
 export interface Pacing {
   pacer: ConnectionPacer;
   limitOf(platform: string): RateLimit | null;
+  /**
+   * The budget of metric reads (`<PLATFORM>_READ_RATE_LIMIT`), counted apart from publishing's
+   * so reads never spend it; absent or null: reads are not paced ahead.
+   */
+  readLimitOf?(platform: string): RateLimit | null;
 }
 
 /** Hosted media (POST /media): where the bytes go and how long they are kept. */

@@ -17,6 +17,8 @@ export type DomainError =
   /** A post that can no longer be changed: publishing began, or it is finished or cancelled. */
   | { code: 'post_not_editable'; message: string }
   | { code: 'limit_exceeded'; message: string }
+  /** Metrics asked of a post that has no published target (yet, or ever): the message says why. */
+  | { code: 'post_not_published'; message: string }
   | { code: 'unauthorized'; message: string }
   /** A platform whose OAuth client is not configured: the message names the variables. */
   | { code: 'platform_not_configured'; message: string }
@@ -53,6 +55,10 @@ export const forbidden = (message: string): DomainError => ({ code: 'forbidden',
 export const conflict = (message: string): DomainError => ({ code: 'conflict', message });
 export const postNotEditable = (message: string): DomainError => ({
   code: 'post_not_editable',
+  message,
+});
+export const postNotPublished = (message: string): DomainError => ({
+  code: 'post_not_published',
   message,
 });
 export const mediaTooLarge = (maxBytes: number): DomainError => ({

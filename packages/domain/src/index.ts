@@ -3,6 +3,7 @@ export * from './crypto.ts';
 export * from './deps.ts';
 export * from './errors.ts';
 export * from './media-model.ts';
+export * from './metrics-model.ts';
 export * from './model.ts';
 export * from './outcome.ts';
 export * from './pacing/memory-pacer.ts';

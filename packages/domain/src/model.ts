@@ -252,6 +252,7 @@ export const WEBHOOK_EVENTS = [
   'post.failed',
   'post.partial',
   'social_account.expired',
+  'post.metrics_updated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

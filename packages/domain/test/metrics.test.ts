@@ -24,6 +24,8 @@ function recorder() {
     publishStarted: (latenessMs) => calls.push(['publishStarted', latenessMs]),
     targetFinished: (...args) => calls.push(['targetFinished', ...args]),
     webhookAttempt: (...args) => calls.push(['webhookAttempt', ...args]),
+    metricsRead: (...args) => calls.push(['metricsRead', ...args]),
+    metricsReadLate: (latenessMs) => calls.push(['metricsReadLate', latenessMs]),
   };
   return { calls, metrics };
 }

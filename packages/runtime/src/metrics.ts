@@ -59,6 +59,16 @@ export function createProcessMetrics(queue: () => PublishQueue | null): ProcessM
     ['kind'],
   );
   const tokens = counter('sp_token_refreshes_total', 'Proactive token renewals', ['outcome']);
+  const metricReads = counter('sp_metric_reads_total', "Reads of published posts' numbers", [
+    'platform',
+    'outcome',
+  ]);
+  const metricReadLateness = new Histogram({
+    name: 'sp_metric_read_lateness_seconds',
+    help: 'Start of a due metrics read minus the time it was due',
+    buckets: LATENESS_BUCKETS,
+    registers: [registry],
+  });
 
   return {
     contentType: registry.contentType,
@@ -69,6 +79,8 @@ export function createProcessMetrics(queue: () => PublishQueue | null): ProcessM
     // Attempts past 10 share one label value, so the series stay few.
     webhookAttempt: (outcome, attempt) =>
       webhooks.inc({ outcome, attempt: attempt > 10 ? '10+' : String(attempt) }),
+    metricsRead: (platform, outcome, count) => metricReads.inc({ platform, outcome }, count),
+    metricsReadLate: (latenessMs) => metricReadLateness.observe(Math.max(0, latenessMs) / 1000),
     httpRequest: (method, route, status, seconds) =>
       http.observe({ method, route, status: String(status) }, seconds),
     reconciled: (report) => {

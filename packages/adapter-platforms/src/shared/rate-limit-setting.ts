@@ -18,3 +18,21 @@ export const rateLimitSetting = (
   hint: 'like 6/60s or 100/15m (<count>/<window>, window in ms, s, m, h or d), or off',
   description: `Pacing per connection, <count>/<window> or off: ${what}`,
 });
+
+/**
+ * `<PREFIX>_READ_RATE_LIMIT`: the budget of one connection's reads of its posts' numbers, paced
+ * apart from publishing's (a backlog of reads never spends what a post needs). `published` is
+ * the platform's documented read limit.
+ */
+export const readRateLimitSetting = (
+  prefix: string,
+  published: string,
+  what: string,
+): PlatformSetting => ({
+  env: `${prefix}_READ_RATE_LIMIT`,
+  kind: 'string',
+  default: published,
+  pattern: RATE_LIMIT_PATTERN,
+  hint: 'like 900/15m (<count>/<window>, window in ms, s, m, h or d), or off',
+  description: `Pacing of metric reads per connection, <count>/<window> or off: ${what}`,
+});

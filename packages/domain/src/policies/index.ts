@@ -1,4 +1,5 @@
 export * from './backoff.ts';
 export * from './job-retry.ts';
+export * from './metrics-schedule.ts';
 export * from './pacing.ts';
 export * from './retry-after.ts';

@@ -1,7 +1,9 @@
+export type * from './connection.ts';
 export type * from './credentials.ts';
 export type * from './media-probe.ts';
 export type * from './media-store.ts';
 export type * from './metrics.ts';
+export type * from './metrics-reader.ts';
 export type * from './oauth.ts';
 export type * from './pacer.ts';
 export type * from './platform.ts';

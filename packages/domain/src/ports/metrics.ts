@@ -11,4 +11,8 @@ export interface Metrics {
   targetFinished(platform: string, status: 'published' | 'failed', errorCode: string | null): void;
   /** One webhook delivery attempt and what it led to (attempt counts from 1). */
   webhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', attempt: number): void;
+  /** Reads of posts' numbers that ended `outcome` (fresh, stale, gone, unavailable, postponed). */
+  metricsRead(platform: string, outcome: string, count: number): void;
+  /** A due read started `latenessMs` after it was due. */
+  metricsReadLate(latenessMs: number): void;
 }

@@ -9,20 +9,10 @@ import type {
   ResumeState,
   ThreadPart,
 } from '../model.ts';
+import type { PublishConnection } from './connection.ts';
 import type { PlatformCredentials } from './credentials.ts';
+import type { PlatformMetricsReader } from './metrics-reader.ts';
 import type { PlatformOAuth } from './oauth.ts';
-
-/** A connection's credentials, decrypted for the duration of one publish. */
-export interface PublishConnection {
-  id: string;
-  platform: Platform;
-  externalId: string;
-  accessToken: string;
-  refreshToken: string | null;
-  tokenExpiresAt: Date | null;
-  /** What the connector stored about the connection (its instance...); null: nothing. */
-  platformData: PlatformData | null;
-}
 
 export interface RefreshedTokens {
   accessToken: string;
@@ -186,4 +176,6 @@ export interface PlatformRegistry extends PlatformCatalog {
   oauth(platform: Platform): PlatformOAuth | undefined;
   /** How accounts of the platform are connected by credentials (absent: not that way). */
   credentials(platform: Platform): PlatformCredentials | undefined;
+  /** How the numbers of the platform's posts are read (absent: they are not). */
+  metricsReader(platform: Platform): PlatformMetricsReader | undefined;
 }

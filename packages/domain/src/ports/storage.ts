@@ -8,6 +8,7 @@ export type * from './storage/api-keys.ts';
 export type * from './storage/deliveries.ts';
 export type * from './storage/idempotency.ts';
 export type * from './storage/media.ts';
+export type * from './storage/metrics.ts';
 export type * from './storage/oauth-states.ts';
 export type * from './storage/platform-apps.ts';
 export type * from './storage/posts.ts';

@@ -5,6 +5,7 @@ import {
   STARTABLE_POST_STATUSES,
 } from '../model.ts';
 import type { PostRepository } from '../ports/index.ts';
+import { trackMetrics } from './memory-metrics.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
 
 const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_INFINITY;
@@ -168,6 +169,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
         target.errorCode = null;
         target.errorMessage = null;
         target.retryable = null;
+        if (completion.metricsDueAt) trackMetrics(store, target, completion.metricsDueAt);
       } else {
         target.errorCode = completion.errorCode;
         target.errorMessage = completion.errorMessage;

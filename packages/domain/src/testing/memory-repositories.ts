@@ -2,6 +2,7 @@ import type { Repositories, UnitOfWork } from '../ports/index.ts';
 import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accounts.ts';
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
 import { memoryMediaRepository } from './memory-media.ts';
+import { memoryMetricsRepository } from './memory-metrics.ts';
 import { memoryOAuthStateRepository } from './memory-oauth-states.ts';
 import { memoryPlatformAppRepository } from './memory-platform-apps.ts';
 import { memoryPostRepository } from './memory-posts.ts';
@@ -37,6 +38,7 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     series: withFaults(store, 'series', memoryPostSeriesRepository(store)),
     slots: withFaults(store, 'slots', memorySlotRepository(store)),
     media: withFaults(store, 'media', memoryMediaRepository(store)),
+    metrics: withFaults(store, 'metrics', memoryMetricsRepository(store)),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Media } from '../media-model.ts';
+import type { MetricSnapshot, MetricTrack } from '../metrics-model.ts';
 import type {
   Account,
   ApiKey,
@@ -45,6 +46,10 @@ export interface MemoryTables {
   media: Map<string, Media>;
   /** Keyed `${postId}/${mediaId}`: which posts use which media. */
   postMedia: Map<string, { postId: string; mediaId: string }>;
+  /** Keyed by target id. */
+  metricTracks: Map<string, MetricTrack>;
+  /** Append-only, in insertion order. */
+  metricSnapshots: Map<string, MetricSnapshot>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -67,6 +72,8 @@ const emptyTables = (): MemoryTables => ({
   slotSets: new Map(),
   media: new Map(),
   postMedia: new Map(),
+  metricTracks: new Map(),
+  metricSnapshots: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

@@ -2,6 +2,7 @@ import type { Problem } from '../errors.ts';
 import type { Platform, ResumeState } from '../model.ts';
 import type {
   PlatformCredentials,
+  PlatformMetricsReader,
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
@@ -173,6 +174,17 @@ export class ScriptedPlatformRegistry implements PlatformRegistry {
 
   credentials(platform: Platform): PlatformCredentials | undefined {
     return this.#credentials.get(platform);
+  }
+
+  readonly #metricsReaders = new Map<Platform, PlatformMetricsReader>();
+
+  metricsReader(platform: Platform): PlatformMetricsReader | undefined {
+    return this.#metricsReaders.get(platform);
+  }
+
+  /** Makes the numbers of a platform's posts readable through `reader`. */
+  setMetricsReader(platform: Platform, reader: PlatformMetricsReader): void {
+    this.#metricsReaders.set(platform, reader);
   }
 
   /** Makes a platform connectable by credentials through `connector`. */

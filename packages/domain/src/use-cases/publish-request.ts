@@ -5,7 +5,7 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import type { Post, PostTarget, ResumeState, SocialAccount } from '../model.ts';
-import type { PublishRequest } from '../ports/index.ts';
+import type { PublishConnection, PublishRequest } from '../ports/index.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
 
@@ -54,6 +54,32 @@ async function writeWithRetries(
   }
 }
 
+/** A connection with its tokens decrypted, for the duration of one call to its platform. */
+export function decryptConnection(
+  deps: Pick<CoreDeps, 'cipher'>,
+  connection: SocialAccount,
+): PublishConnection {
+  const { cipher } = deps;
+  return {
+    id: connection.id,
+    platform: connection.platform,
+    externalId: connection.externalId,
+    accessToken: cipher.decrypt(
+      connection.accessTokenCiphertext,
+      secretBinding.accessToken(connection.id),
+    ),
+    refreshToken:
+      connection.refreshTokenCiphertext === null
+        ? null
+        : cipher.decrypt(
+            connection.refreshTokenCiphertext,
+            secretBinding.refreshToken(connection.id),
+          ),
+    tokenExpiresAt: connection.tokenExpiresAt,
+    platformData: connection.platformData ?? null,
+  };
+}
+
 export function buildRequest(
   deps: CoreDeps,
   post: Post,
@@ -86,24 +112,7 @@ export function buildRequest(
     intent: intentOf(target.resumeState),
     recordIntent: (step) => save(withIntent(own, { step, at: deps.clock.now() })),
     clearIntent: () => saveAnswer(own ?? {}),
-    connection: {
-      id: connection.id,
-      platform: connection.platform,
-      externalId: connection.externalId,
-      accessToken: cipher.decrypt(
-        connection.accessTokenCiphertext,
-        secretBinding.accessToken(connection.id),
-      ),
-      refreshToken:
-        connection.refreshTokenCiphertext === null
-          ? null
-          : cipher.decrypt(
-              connection.refreshTokenCiphertext,
-              secretBinding.refreshToken(connection.id),
-            ),
-      tokenExpiresAt: connection.tokenExpiresAt,
-      platformData: connection.platformData ?? null,
-    },
+    connection: decryptConnection(deps, connection),
     saveProgress: (state) => {
       own = state;
       return saveAnswer(state);

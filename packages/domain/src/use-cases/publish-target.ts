@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { errorMessage } from '../errors.ts';
 import type { Post, PostTarget, SocialAccount } from '../model.ts';
+import { nextScheduledRead } from '../policies/metrics-schedule.ts';
 import type { JobContext, PlatformPublisher, PublishOutcome } from '../ports/index.ts';
 import { SecretUnreadableError } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
@@ -201,11 +202,14 @@ async function recordOutcome(
   if (outcome.kind === 'published') {
     // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
     const { platformPostId, platformUrl, threadPostIds, firstCommentId } = outcome;
+    // Its numbers are followed from now on: the first read is due at the schedule's first offset.
+    const firstRead = nextScheduledRead(at, 0, at, deps.settings.metricsRefreshScheduleMs);
     recorded = await posts.completeTarget(target.id, {
       status: 'published',
       platformPostId,
       platformUrl,
       at,
+      ...(firstRead.dueAt ? { metricsDueAt: firstRead.dueAt } : {}),
       ...(threadPostIds ? { threadPostIds } : {}),
       ...(firstCommentId ? { firstCommentId } : {}),
     });

@@ -8,6 +8,11 @@ export type TargetCompletion =
       platformPostId: string;
       platformUrl: string | null;
       at: Date;
+      /**
+       * When the first read of its numbers is due: the target's metrics track is created with
+       * it, in the same statement (absent: not followed).
+       */
+      metricsDueAt?: Date;
     } & PublishedParts)
   | {
       status: 'failed';

@@ -3,6 +3,7 @@ import type { ApiKeyRepository } from './api-keys.ts';
 import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
 import type { MediaRepository } from './media.ts';
+import type { MetricsRepository } from './metrics.ts';
 import type { OAuthStateRepository } from './oauth-states.ts';
 import type { PlatformAppRepository } from './platform-apps.ts';
 import type { PostRepository } from './posts.ts';
@@ -24,6 +25,7 @@ export interface Repositories {
   series: PostSeriesRepository;
   slots: SlotRepository;
   media: MediaRepository;
+  metrics: MetricsRepository;
 }
 
 /** Runs work inside one transaction; the repositories passed in are bound to it. */

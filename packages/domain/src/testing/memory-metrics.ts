@@ -1,0 +1,134 @@
+import { type DailyMetrics, METRIC_NAMES, type MetricTrack, noMetrics } from '../metrics-model.ts';
+import type { PostTarget } from '../model.ts';
+import type { MetricsRepository } from '../ports/index.ts';
+import { copy, type MemoryStore } from './memory-store.ts';
+
+const byDue = (a: MetricTrack, b: MetricTrack) =>
+  (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.targetId.localeCompare(b.targetId);
+
+/** Starts following a target that just published (what completeTarget does in PostgreSQL). */
+export function trackMetrics(store: MemoryStore, target: PostTarget, dueAt: Date): void {
+  const post = store.tables.posts.get(target.postId);
+  if (!post || !target.platformPostId || !target.publishedAt) return;
+  if (store.tables.metricTracks.has(target.id)) return;
+  store.tables.metricTracks.set(target.id, {
+    targetId: target.id,
+    postId: target.postId,
+    accountId: post.accountId,
+    socialAccountId: target.socialAccountId,
+    platform: target.platform,
+    platformPostId: target.platformPostId,
+    publishedAt: new Date(target.publishedAt),
+    sandbox: target.sandbox,
+    state: 'pending',
+    step: 0,
+    dueAt: new Date(dueAt),
+    takenAt: null,
+    metrics: null,
+    error: null,
+  });
+}
+
+export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
+  const tracks = () => store.tables.metricTracks;
+  const snapshots = () => store.tables.metricSnapshots;
+  return {
+    async claimDue(now, limit, leaseUntil) {
+      const due = [...tracks().values()]
+        .filter((track) => track.dueAt !== null && track.dueAt <= now)
+        .sort(byDue)
+        .slice(0, limit);
+      const claimed = due.map((track) => copy(track));
+      for (const track of due) track.dueAt = new Date(leaseUntil);
+      return claimed;
+    },
+    async record(updates) {
+      for (const update of updates) {
+        const track = tracks().get(update.targetId);
+        if (!track) continue;
+        track.state = update.state;
+        track.step = update.step;
+        track.dueAt = update.dueAt ? new Date(update.dueAt) : null;
+        track.error = update.error;
+        if (update.snapshot) {
+          snapshots().set(update.snapshot.id, copy(update.snapshot));
+          track.takenAt = new Date(update.snapshot.takenAt);
+          track.metrics = copy(update.snapshot.metrics);
+        }
+      }
+    },
+    async postpone(postponements) {
+      for (const { targetId, dueAt } of postponements) {
+        const track = tracks().get(targetId);
+        if (track) track.dueAt = new Date(dueAt);
+      }
+    },
+    async listByPost(postId) {
+      return [...tracks().values()]
+        .filter((track) => track.postId === postId)
+        .sort((a, b) => a.targetId.localeCompare(b.targetId))
+        .map((track) => copy(track));
+    },
+    async history(postId, targetId, page) {
+      const ofPost = new Set(
+        [...tracks().values()].filter((t) => t.postId === postId).map((t) => t.targetId),
+      );
+      const after = page.after;
+      return [...snapshots().values()]
+        .filter((s) => (targetId ? s.targetId === targetId : ofPost.has(s.targetId)))
+        .filter(
+          (s) =>
+            !after ||
+            s.takenAt > after.takenAt ||
+            (s.takenAt.getTime() === after.takenAt.getTime() && s.id > after.id),
+        )
+        .sort((a, b) => a.takenAt.getTime() - b.takenAt.getTime() || a.id.localeCompare(b.id))
+        .slice(0, page.limit)
+        .map((s) => copy(s));
+    },
+    async requestRefresh(postId, now, readBefore) {
+      let asked = 0;
+      for (const track of tracks().values()) {
+        if (track.postId !== postId || track.state === 'gone') continue;
+        if (track.takenAt && track.takenAt > readBefore) continue;
+        if (track.dueAt && track.dueAt <= now) continue;
+        track.dueAt = new Date(now);
+        asked++;
+      }
+      return asked;
+    },
+    async daily(query) {
+      const days = new Map<string, { posts: Set<string>; metrics: DailyMetrics['metrics'] }>();
+      const last = query.to.getTime() + 86_400_000;
+      for (const track of tracks().values()) {
+        const at = track.publishedAt.getTime();
+        if (track.accountId !== query.accountId || at < query.from.getTime() || at >= last)
+          continue;
+        if (query.socialAccountId && track.socialAccountId !== query.socialAccountId) continue;
+        if (query.platform && track.platform !== query.platform) continue;
+        const date = track.publishedAt.toISOString().slice(0, 10);
+        const day = days.get(date) ?? { posts: new Set<string>(), metrics: noMetrics() };
+        day.posts.add(track.postId);
+        for (const name of METRIC_NAMES) {
+          const value = track.metrics?.[name] ?? null;
+          if (value !== null) day.metrics[name] = (day.metrics[name] ?? 0) + value;
+        }
+        days.set(date, day);
+      }
+      return [...days.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([date, day]) => ({ date, posts: day.posts.size, metrics: day.metrics }));
+    },
+    async deleteSnapshotsBefore(cutoff, limit) {
+      let deleted = 0;
+      for (const [id, snapshot] of snapshots()) {
+        if (deleted >= limit) break;
+        if (snapshot.takenAt < cutoff) {
+          snapshots().delete(id);
+          deleted++;
+        }
+      }
+      return deleted;
+    },
+  };
+}
