@@ -8,6 +8,7 @@ import { env as readEnv } from './env-readers.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import type { PlatformSettingsSource } from './platform-settings.ts';
 import { type MediaConfig, readMedia } from './sections/media.ts';
+import { type MetricsConfig, readMetrics } from './sections/metrics.ts';
 import { type OperatorConfig, readOperator } from './sections/operator.ts';
 import { type PlatformsConfig, readPlatforms } from './sections/platforms.ts';
 import { type RedisConfig, readRedisSection } from './sections/redis.ts';
@@ -25,6 +26,7 @@ export type Config = ServerConfig &
   RedisConfig &
   SecretsConfig &
   WorkerConfig &
+  MetricsConfig &
   PlatformsConfig &
   OperatorConfig & {
     /** Hosted media (POST /media): where the bytes live, how large and how long. */
@@ -56,6 +58,7 @@ export function loadConfig(
     ...readSecrets(e),
     ...readOperator(e),
     ...readWorker(e),
+    ...readMetrics(e),
     ...readPlatforms(e, options.platforms ?? [], server.port),
     media: readMedia(e, storage.dataDir),
   };

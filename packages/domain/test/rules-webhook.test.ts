@@ -185,7 +185,8 @@ describe('webhook events', () => {
     expect(validateWebhookEvents(['post.failed', 'post.deleted', 'post.failed'])).toEqual([
       {
         field: 'events[1]',
-        message: 'must be one of post.published, post.failed, post.partial, social_account.expired',
+        message:
+          'must be one of post.published, post.failed, post.partial, social_account.expired, post.metrics_updated',
       },
       { field: 'events[2]', message: 'is listed more than once' },
     ]);

@@ -100,6 +100,11 @@ function settingsFrom(config: Config): CoreSettings {
     maxWorkspacesPerUser: config.quotas.workspacesPerUser,
     webhookAllowHttp: config.webhookAllowHttp,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    metricsRefreshScheduleMs: config.postMetrics.refreshScheduleMs,
+    metricsMinRefreshMs: config.postMetrics.minRefreshMs,
+    metricsRetentionMs: config.postMetrics.retentionMs,
+    metricsPassSize: config.postMetrics.passSize,
+    metricsReadConcurrency: config.postMetrics.readConcurrency,
   };
 }
 
@@ -243,6 +248,11 @@ export async function createRuntime(
       pacing: {
         pacer,
         limitOf: platformRateLimits(config.platforms.settings, PLATFORM_DESCRIPTORS),
+        readLimitOf: platformRateLimits(
+          config.platforms.settings,
+          PLATFORM_DESCRIPTORS,
+          'readRateLimit',
+        ),
       },
     };
     const prefix = config.redis ? config.queuePrefix : undefined;

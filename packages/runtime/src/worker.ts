@@ -15,9 +15,11 @@ import {
   type JobResult,
   type Logger,
   processPublishJob,
+  readDueMetrics,
   reconcile,
   refreshExpiringTokens,
   sweepExpiredMedia,
+  sweepOldSnapshots,
   waitFor,
   withJitter,
 } from '@social-publisher/domain';
@@ -32,7 +34,12 @@ export interface Worker {
   reconcileNow(): Promise<void>;
   /** Runs one token pass now (renewals due within the margin, expired connect states). */
   refreshTokensNow(): Promise<void>;
+  /** Runs one metrics pass now (the due reads of posts' numbers). */
+  readMetricsNow(): Promise<void>;
 }
+
+/** Passes one metrics round may run back to back while each finds a full batch due. */
+const METRICS_PASSES_PER_ROUND = 20;
 
 /** How long a job waits for an unreachable dependency before trying again, and how often. */
 const OUTAGE_RETRY_MS = 2_000;
@@ -57,7 +64,7 @@ function forRequest(deps: CoreDeps, ctx: JobContext): CoreDeps {
 
 export async function startWorker(
   runtime: Runtime,
-  config: Pick<Config, 'worker'> & Partial<Pick<Config, 'connect'>>,
+  config: Pick<Config, 'worker'> & Partial<Pick<Config, 'connect' | 'postMetrics'>>,
 ): Promise<Worker> {
   const { deps, consumer } = runtime;
   if (!consumer)
@@ -65,6 +72,7 @@ export async function startWorker(
   const { logger } = deps;
   const reconcileIntervalMs = config.worker.reconcileIntervalMs;
   const tokenIntervalMs = config.connect?.tokenRefreshIntervalMs ?? 60_000;
+  const metricsIntervalMs = config.postMetrics?.readIntervalMs ?? 5_000;
 
   /**
    * A job that fails because the database (or Redis) is unreachable waits for it a few seconds
@@ -128,6 +136,8 @@ export async function startWorker(
       const report = await refreshExpiringTokens(deps, passAbort.signal);
       runtime.metrics.tokenPass(report);
       await deps.repos.oauthStates.deleteExpired(deps.clock.now());
+      // Snapshots past METRICS_RETENTION_DAYS, a bounded number per pass.
+      await sweepOldSnapshots(deps);
       if (report.refreshed + report.expired + report.failed > 0) {
         logger.info({ ...report }, 'token pass');
       }
@@ -136,10 +146,24 @@ export async function startWorker(
     }
   }, tokenIntervalMs);
 
+  const metricReads = periodic(async () => {
+    try {
+      // A full batch says more are due: read on at once, a bounded number of passes per round.
+      for (let pass = 0; pass < METRICS_PASSES_PER_ROUND && !passAbort.signal.aborted; pass++) {
+        const report = await readDueMetrics(deps, passAbort.signal);
+        if (report.claimed > 0) logger.debug({ ...report }, 'metrics pass');
+        if (report.claimed < deps.settings.metricsPassSize) break;
+      }
+    } catch (error) {
+      passFailed('metrics', error);
+    }
+  }, metricsIntervalMs);
+
   // Once at start: rebuilds the in-process queue from the database (and catches up after downtime).
   await reconciler.runNow();
   reconciler.start();
   void tokens.runNow().then(() => tokens.start());
+  metricReads.start();
   logger.info(
     { reconcileIntervalMs, tokenRefreshIntervalMs: tokenIntervalMs, queue: runtime.queueKind },
     'worker started',
@@ -149,10 +173,11 @@ export async function startWorker(
   return {
     reconcileNow: () => reconciler.runNow(),
     refreshTokensNow: () => tokens.runNow(),
+    readMetricsNow: () => metricReads.runNow(),
     stop: () => {
       stopping ??= (async () => {
         passAbort.abort(new Error('worker stopping'));
-        await Promise.all([reconciler.stop(), tokens.stop()]);
+        await Promise.all([reconciler.stop(), tokens.stop(), metricReads.stop()]);
         logger.info({}, 'worker stopping: waiting for jobs in flight');
         try {
           await consumer.close();

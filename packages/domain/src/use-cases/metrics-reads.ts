@@ -354,3 +354,9 @@ function countOutcomes(
     deps.metrics.metricsRead(platform, outcome, count);
   }
 }
+
+/** Deletes snapshots older than METRICS_RETENTION_DAYS, a bounded number per call. */
+export async function sweepOldSnapshots(deps: CoreDeps, limit = 10_000): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.settings.metricsRetentionMs);
+  return deps.repos.metrics.deleteSnapshotsBefore(cutoff, limit);
+}

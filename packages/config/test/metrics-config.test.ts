@@ -1,0 +1,43 @@
+// METRICS_*: the refresh schedule as offsets (ascending, at most 400 days), the debounce and
+// the retention, each bad value named.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/index.ts';
+import { parseRefreshSchedule } from '../src/sections/metrics.ts';
+
+const HOUR = 3_600_000;
+
+describe('metrics settings', () => {
+  it('defaults: 1h,6h,24h,72h,7d,30d, 60 s, 400 days', () => {
+    const { postMetrics } = loadConfig({});
+    expect(postMetrics.refreshScheduleMs).toEqual([1, 6, 24, 72, 168, 720].map((h) => h * HOUR));
+    expect(postMetrics.minRefreshMs).toBe(60_000);
+    expect(postMetrics.retentionMs).toBe(400 * 24 * HOUR);
+  });
+
+  it('a schedule is read as offsets; off is none', () => {
+    expect(parseRefreshSchedule('30m, 2h,1d')).toEqual([0.5 * HOUR, 2 * HOUR, 24 * HOUR]);
+    expect(parseRefreshSchedule('off')).toEqual([]);
+  });
+
+  it.each([
+    ['1h,1h', 'offsets must be ascending'],
+    ['6h,1h', 'offsets must be ascending'],
+    ['1w', '"1w" is not an offset like 90m, 6h or 7d'],
+    ['0h', '"0h" is not an offset like 90m, 6h or 7d'],
+    ['401d', '"401d" is later than 400d'],
+  ])('%s is refused: %s', (text, problem) => {
+    expect(parseRefreshSchedule(text)).toBe(problem);
+    expect(() => loadConfig({ METRICS_REFRESH_SCHEDULE: text })).toThrow(ConfigError);
+  });
+
+  it('bad numbers are named', () => {
+    try {
+      loadConfig({ METRICS_MIN_REFRESH_S: '-1', METRICS_RETENTION_DAYS: '0' });
+      expect.unreachable();
+    } catch (error) {
+      const text = String((error as Error).message);
+      expect(text).toMatch(/METRICS_MIN_REFRESH_S/);
+      expect(text).toMatch(/METRICS_RETENTION_DAYS/);
+    }
+  });
+});
