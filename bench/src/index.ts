@@ -6,6 +6,7 @@ import { createBench } from './benches/create.ts';
 import { importBench } from './benches/import.ts';
 import { listBench } from './benches/list.ts';
 import { mediaBench } from './benches/media.ts';
+import { metricsBench } from './benches/metrics/index.ts';
 import { pacingBench } from './benches/pacing.ts';
 import { pipelineBench } from './benches/pipeline.ts';
 import { scheduleBench } from './benches/schedule.ts';
@@ -27,6 +28,7 @@ export const BENCHES: Record<string, Bench> = {
   import: importBench,
   pacing: pacingBench,
   media: mediaBench,
+  metrics: metricsBench,
 };
 
 export interface RunOptions extends BenchOptions {

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench <create|pipeline|schedule|list|upload|import|pacing|media|all> [--smoke] [--profile] [--mode production|embedded]`
+ * `pnpm bench <create|pipeline|schedule|list|upload|import|pacing|media|metrics|all> [--smoke] [--profile] [--mode production|embedded]`
  *
  * Prints plain lines of figures. `all` runs every benchmark, then prints where the time goes for
  * the figure furthest from its target, then one summary table (figure, value, target, met).

@@ -72,7 +72,7 @@ const BULK_CAP_MS = 30_000;
  * Times the moment each post's targets are claimed by a worker (the start of publishing):
  * the targets are sandbox ones, which never reach a publisher.
  */
-function recordStarts(deps: CoreDeps, hooks: Session['hooks']): Map<string, number> {
+export function recordStarts(deps: CoreDeps, hooks: Session['hooks']): Map<string, number> {
   const starts = new Map<string, number>();
   const posts = deps.repos.posts;
   const startPublish = posts.startPublish.bind(posts);

@@ -1,0 +1,136 @@
+/**
+ * A backlog of due reads never delays a due publish: scheduled posts' lateness (claim of their
+ * targets - scheduled_at) with 100,000 due reads waiting, against the same schedule without
+ * them, in one worker process of the production mode (PostgreSQL + Redis).
+ */
+
+import type { Database } from '@social-publisher/adapter-postgres';
+import { createPost } from '@social-publisher/domain';
+import { createRuntime, startWorker } from '@social-publisher/runtime';
+import { type Kysely, sql } from 'kysely';
+import {
+  benchConfig,
+  benchLogger,
+  createBackend,
+  type SeededUser,
+  seedUser,
+} from '../../lib/infra.ts';
+import type { Figure, Out } from '../../lib/report.ts';
+import { fmt, percentile, sleep, waitUntil } from '../../lib/stats.ts';
+import { openStorage } from '../../lib/storage.ts';
+import { recordStarts } from '../schedule.ts';
+import { seedTracks } from './seed.ts';
+
+interface Sizes {
+  posts: number;
+  everyMs: number;
+  backlog: number;
+}
+
+const sizes = (smoke: boolean): Sizes =>
+  smoke
+    ? { posts: 20, everyMs: 50, backlog: 2_000 }
+    : { posts: 300, everyMs: 50, backlog: 100_000 };
+
+/** Schedules `posts` posts `everyMs` apart from 2 s ahead; returns each one's lateness (ms). */
+async function latenessOfSchedule(
+  deps: Parameters<typeof createPost>[0],
+  seeded: SeededUser,
+  starts: Map<string, number>,
+  size: Sizes,
+): Promise<number[]> {
+  const first = Date.now() + 2_000;
+  const due = new Map<string, number>();
+  for (let i = 0; i < size.posts; i++) {
+    const at = first + i * size.everyMs;
+    const created = await createPost(
+      deps,
+      seeded.ctx,
+      {
+        content: `backlog bench ${i}`,
+        social_account_ids: [seeded.connections.twitter ?? ''],
+        scheduled_at: new Date(at).toISOString(),
+      },
+      'scheduled',
+    );
+    if (!created.ok) throw new Error(`createPost: ${created.error.message}`);
+    due.set(created.value.id, at);
+  }
+  const span = size.posts * size.everyMs;
+  await waitUntil(
+    'every post to start',
+    () => [...due.keys()].every((id) => starts.has(id)),
+    span + 60_000,
+    5,
+  );
+  return [...due].map(([id, at]) => (starts.get(id) as number) - at);
+}
+
+export async function backlogFigures(smoke: boolean, out: Out): Promise<Figure[]> {
+  const size = sizes(smoke);
+  const backend = await createBackend('production', 'metrics-backlog');
+  try {
+    const config = benchConfig(backend, { METRICS_READ_INTERVAL_MS: '200' });
+    const { logger } = benchLogger('metrics backlog');
+    const runtime = await createRuntime(config, logger, { role: 'worker' });
+    const starts = recordStarts(runtime.deps, {});
+    const worker = await startWorker(runtime, config);
+    try {
+      const { deps } = runtime;
+      const seeded = await seedUser(deps, ['twitter']);
+      await sleep(1_000);
+      const quiet = await latenessOfSchedule(deps, seeded, starts, size);
+      // A pool of the bench's own beside the worker's (production mode: PostgreSQL).
+      const storage = await openStorage(config, 2);
+      const db = storage.handle.db;
+      await seedTracks(db, {
+        accountId: seeded.userId,
+        userId: seeded.userId,
+        socialAccountId: seeded.connections.twitter ?? '',
+        platform: 'twitter',
+        sandbox: true,
+        due: size.backlog,
+        notDue: 0,
+        idPrefix: 'b',
+      });
+      const readBefore = await readCount(db);
+      const busy = await latenessOfSchedule(deps, seeded, starts, size);
+      const readDuring = (await readCount(db)) - readBefore;
+      await storage.handle.close();
+      const [p99Quiet, p99Busy] = [percentile(quiet, 99), percentile(busy, 99)];
+      out(
+        `metrics backlog: ${size.posts} posts ${size.everyMs} ms apart; lateness p99 ${fmt(p99Quiet, 1)} ms without, ${fmt(p99Busy, 1)} ms with ${size.backlog} due reads (${readDuring} read meanwhile)`,
+      );
+      if (readDuring === 0) throw new Error('no due read was read while the posts published');
+      return [
+        {
+          bench: 'metrics',
+          name: `metrics: publish lateness p99 with ${size.backlog} due reads / without`,
+          value: p99Busy / Math.max(p99Quiet, 1),
+          unit: 'x',
+          target: { op: '<=', value: 1.2 },
+          digits: 2,
+        },
+        {
+          bench: 'metrics',
+          name: 'metrics: publish lateness p99 with the backlog',
+          value: p99Busy,
+          unit: 'ms',
+          digits: 1,
+        },
+      ];
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    await backend.cleanup();
+  }
+}
+
+/** How many snapshots exist: the reads done so far. */
+async function readCount(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from metric_snapshots`.execute(db);
+  return rows[0]?.n ?? 0;
+}
