@@ -1,6 +1,7 @@
 // 0011_metrics's backfill: targets published before the migration get a `pending` track with
 // no due time (read when asked); failed and unpublished ones get none.
 import { seedPost } from '@social-publisher/domain/contracts/storage-fixtures';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migration0011 } from '../src/migrations/0011_metrics.ts';
 import { postgresStorageTesting } from '../src/testing.ts';
@@ -40,8 +41,9 @@ describe('0011_metrics backfill', () => {
     });
     expect(await repos.metrics.listByPost(post.id)).toEqual([]);
 
-    await migration0011.down(db);
-    await migration0011.up(db);
+    const migrating = db as unknown as Kysely<unknown>;
+    await migration0011.down(migrating);
+    await migration0011.up(migrating);
 
     expect(await repos.metrics.listByPost(post.id)).toEqual([
       {
