@@ -8,6 +8,7 @@ import type {
   AccountKind,
   ConnectionStatus,
   DeliveryStatus,
+  MetricsState,
   Platform,
   PlatformData,
   PlatformOptions,
@@ -214,6 +215,8 @@ export interface Database {
   social_account_slots: SocialAccountSlotsTable;
   media: MediaTable;
   post_media: PostMediaTable;
+  metric_tracks: MetricTracksTable;
+  metric_snapshots: MetricSnapshotsTable;
 }
 
 export interface MediaTable {
@@ -261,4 +264,51 @@ export interface SocialAccountSlotsTable {
   timezone: string;
   slots: Json<Slot[]>;
   updated_at: Timestamp;
+}
+
+/**
+ * The latest numbers of one published target, and when to read them next (0011_metrics). The
+ * metric columns are bigint, read as numbers (int8.ts), NULL when the platform does not report.
+ */
+export interface MetricTracksTable {
+  target_id: string;
+  post_id: string;
+  account_id: string;
+  social_account_id: string;
+  platform: Platform;
+  platform_post_id: string;
+  published_at: Timestamp;
+  sandbox: boolean;
+  state: MetricsState;
+  step: number;
+  due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  taken_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  views: number | null;
+  impressions: number | null;
+  reach: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  quotes: number | null;
+  saves: number | null;
+  clicks: number | null;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** One read of one target's numbers, append-only. */
+export interface MetricSnapshotsTable {
+  id: string;
+  target_id: string;
+  taken_at: Timestamp;
+  views: number | null;
+  impressions: number | null;
+  reach: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  quotes: number | null;
+  saves: number | null;
+  clicks: number | null;
+  raw: Json<Record<string, unknown>>;
+  sandbox: boolean;
 }

@@ -14,6 +14,7 @@ import { migration0007 } from './0007_post_series_and_slots.ts';
 import { migration0008 } from './0008_threads_and_first_comments.ts';
 import { migration0009 } from './0009_media.ts';
 import { migration0010 } from './0010_platform_apps_and_data.ts';
+import { migration0011 } from './0011_metrics.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0008_threads_and_first_comments': migration0008,
   '0009_media': migration0009,
   '0010_platform_apps_and_data': migration0010,
+  '0011_metrics': migration0011,
 };

@@ -7,6 +7,7 @@ import { createApiKeyRepository } from './api-keys.ts';
 import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
 import { createMediaRepository } from './media.ts';
+import { createMetricsRepository } from './metrics.ts';
 import { createOAuthStateRepository } from './oauth-states.ts';
 import { createPlatformAppRepository } from './platform-apps.ts';
 import { createPostRepository } from './posts.ts';
@@ -37,5 +38,6 @@ export function createRepositories(
     series: createPostSeriesRepository(db),
     slots: createSlotRepository(db),
     media: createMediaRepository(db),
+    metrics: createMetricsRepository(db),
   };
 }

@@ -153,37 +153,53 @@ export async function startPublishMany(
 
 /**
  * Completions of any number of `publishing` targets: the published ones take their platform
- * ids and clear the error, the failed ones keep the ids they had and take the error. Returns
- * the updated rows; a target that was not `publishing` is left out.
+ * ids and clear the error, the failed ones keep the ids they had and take the error. A
+ * published one with a `metrics_due_at` starts its metrics track (`pending`, its first read
+ * due then) in the same statement: a target is never published without the track it was
+ * promised. Returns the updated rows; a target that was not `publishing` is left out.
  */
-const completedList = columnList(targetColumns, 't');
+const completedList = columnList(targetColumns, 'completed');
 
 const completeStatement = (rows: unknown[]) => sql<PostTarget>`${preparedMark('target_complete')}
 with completion as (
   select * from json_to_recordset(${JSON.stringify(rows)}::json) as c(
     id uuid, status text, platform_post_id text, platform_url text,
     thread_post_ids jsonb, first_comment_id text,
-    error_code text, error_message text, retryable boolean, at timestamptz)
+    error_code text, error_message text, retryable boolean, at timestamptz,
+    metrics_due_at timestamptz)
+),
+completed as (
+  update post_targets t set
+    status = c.status,
+    -- A failed target brings ids only for what went out before the failure (kept, shown).
+    platform_post_id = coalesce(c.platform_post_id, t.platform_post_id),
+    platform_url = coalesce(c.platform_url, t.platform_url),
+    thread_post_ids = coalesce(c.thread_post_ids, t.thread_post_ids),
+    first_comment_id = coalesce(c.first_comment_id, t.first_comment_id),
+    published_at = case when c.status = 'published' then c.at else t.published_at end,
+    error_code = c.error_code,
+    error_message = c.error_message,
+    retryable = c.retryable,
+    lease_expires_at = null,
+    updated_at = c.at
+  from completion c
+  where t.id = c.id and t.status = 'publishing' and t.id in (
+    -- Locked in id order: two completions of overlapping targets wait instead of deadlocking.
+    select l.id from post_targets l join completion on completion.id = l.id
+    where l.status = 'publishing' order by l.id for update of l)
+  returning t.*, c.metrics_due_at
+),
+tracked as (
+  insert into metric_tracks (target_id, post_id, account_id, social_account_id, platform,
+                             platform_post_id, published_at, sandbox, state, step, due_at)
+  select completed.id, completed.post_id, posts.account_id, completed.social_account_id,
+         completed.platform, completed.platform_post_id, completed.published_at,
+         completed.sandbox, 'pending', 0, completed.metrics_due_at
+  from completed join posts on posts.id = completed.post_id
+  where completed.status = 'published' and completed.metrics_due_at is not null
+  on conflict do nothing
 )
-update post_targets t set
-  status = c.status,
-  -- A failed target brings ids only for what went out before the failure (kept, shown).
-  platform_post_id = coalesce(c.platform_post_id, t.platform_post_id),
-  platform_url = coalesce(c.platform_url, t.platform_url),
-  thread_post_ids = coalesce(c.thread_post_ids, t.thread_post_ids),
-  first_comment_id = coalesce(c.first_comment_id, t.first_comment_id),
-  published_at = case when c.status = 'published' then c.at else t.published_at end,
-  error_code = c.error_code,
-  error_message = c.error_message,
-  retryable = c.retryable,
-  lease_expires_at = null,
-  updated_at = c.at
-from completion c
-where t.id = c.id and t.status = 'publishing' and t.id in (
-  -- Locked in id order: two completions of overlapping targets wait instead of deadlocking.
-  select l.id from post_targets l join completion on completion.id = l.id
-  where l.status = 'publishing' order by l.id for update of l)
-returning ${sql.raw(completedList)}`;
+select ${sql.raw(completedList)} from completed`;
 
 export interface CompleteInput {
   targetId: string;
@@ -207,6 +223,7 @@ export async function completeTargetsMany(
           error_message: null,
           retryable: null,
           at: c.at.toISOString(),
+          metrics_due_at: c.metricsDueAt?.toISOString() ?? null,
         }
       : {
           id: targetId,
@@ -219,6 +236,7 @@ export async function completeTargetsMany(
           error_message: c.errorMessage,
           retryable: c.retryable,
           at: c.at.toISOString(),
+          metrics_due_at: null,
         },
   );
   const result = await completeStatement(rows).execute(db);

@@ -43,6 +43,15 @@ export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
       return claimed;
     },
     async record(updates) {
+      // All or none, as one statement: a snapshot id already taken fails the call up front.
+      const ids = new Set<string>();
+      for (const { targetId, snapshot } of updates) {
+        if (!snapshot || !tracks().has(targetId)) continue;
+        if (snapshots().has(snapshot.id) || ids.has(snapshot.id)) {
+          throw new Error(`metric snapshot ${snapshot.id} exists already`);
+        }
+        ids.add(snapshot.id);
+      }
       for (const update of updates) {
         const track = tracks().get(update.targetId);
         if (!track) continue;
@@ -75,7 +84,7 @@ export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
       );
       const after = page.after;
       return [...snapshots().values()]
-        .filter((s) => (targetId ? s.targetId === targetId : ofPost.has(s.targetId)))
+        .filter((s) => ofPost.has(s.targetId) && (targetId === null || s.targetId === targetId))
         .filter(
           (s) =>
             !after ||

@@ -10,6 +10,7 @@ import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
 import { describeMediaRepositoryContract } from './storage-media.ts';
+import { describeMetricsRepositoryContract } from './storage-metrics.ts';
 import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
 import { describePlatformAppRepositoryContract } from './storage-platform-apps.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
@@ -29,6 +30,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeIdempotencyRepositoryContract(name, setup);
   describeOAuthStateRepositoryContract(name, setup);
   describeMediaRepositoryContract(name, setup);
+  describeMetricsRepositoryContract(name, setup);
   describePlatformAppRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }

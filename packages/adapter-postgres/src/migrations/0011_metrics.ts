@@ -1,0 +1,91 @@
+/**
+ * 0011_metrics: the numbers of published posts over time (docs: metrics over time).
+ *
+ * - metric_tracks: one row per published target, created by the completion that published it
+ *   (publish-run.ts). It holds the latest numbers, so "the latest per target" never scans the
+ *   history and a day's total is a plain SUM, and when the next read is due. The target's
+ *   facts (post, account, connection, platform ids, publication time) are copied: the read
+ *   pass and the daily sums need no join.
+ * - metric_snapshots: every read, append-only, deleted only by the retention sweep.
+ *
+ * Each metric is a bigint that stays NULL when the platform does not report it (never 0).
+ *
+ * The backfill gives every target published before this migration a `pending` track with
+ * step 0 and no due time. The refresh schedule (METRICS_REFRESH_SCHEDULE) is configuration
+ * the SQL cannot see, so the step a post has reached is unknown here; and making them all due
+ * would send the first read pass after the upgrade to every old post at once, against the
+ * platforms' rate limits. They are read when someone asks (requestRefresh sets a due time);
+ * step 0 is safe then, since the schedule skips the offsets already behind a post.
+ */
+import { type Kysely, sql } from 'kysely';
+
+/** The nine metric columns (MetricValues): each a count, or NULL for "not reported". */
+const metricColumns = sql.raw(
+  ['views', 'impressions', 'reach', 'likes', 'comments', 'shares', 'quotes', 'saves', 'clicks']
+    .map((name) => `${name} bigint CHECK (${name} >= 0)`)
+    .join(',\n      '),
+);
+
+const up = [
+  sql`
+    CREATE TABLE metric_tracks (
+      target_id          uuid PRIMARY KEY REFERENCES post_targets (id) ON DELETE CASCADE,
+      post_id            uuid NOT NULL,
+      account_id         uuid NOT NULL,
+      social_account_id  uuid NOT NULL,
+      platform           text NOT NULL,
+      platform_post_id   text NOT NULL,
+      published_at       timestamptz NOT NULL,
+      sandbox            boolean NOT NULL,
+      state              text NOT NULL
+                         CHECK (state IN ('pending', 'fresh', 'stale', 'unavailable', 'gone')),
+      step               integer NOT NULL CHECK (step >= 0),
+      due_at             timestamptz,
+      taken_at           timestamptz,
+      ${metricColumns},
+      error              text
+    )`,
+  // The read pass's claim: only the due rows are in it, so finding them costs what they cost,
+  // however many tracks have finished their schedule (due_at NULL). target_id: the claim's
+  // tie-break, so the index gives its order without a sort.
+  sql`CREATE INDEX metric_tracks_due_at_idx ON metric_tracks (due_at, target_id)
+        WHERE due_at IS NOT NULL`,
+  // A post's tracks (GET /posts/:id/metrics, the refresh request).
+  sql`CREATE INDEX metric_tracks_post_id_idx ON metric_tracks (post_id)`,
+  // The daily sums of an account, and of one connection (an account with many connections
+  // would otherwise walk all of its days' tracks to keep one connection's).
+  sql`CREATE INDEX metric_tracks_account_published_idx ON metric_tracks (account_id, published_at)`,
+  sql`CREATE INDEX metric_tracks_connection_published_idx
+        ON metric_tracks (social_account_id, published_at)`,
+  sql`
+    CREATE TABLE metric_snapshots (
+      id         uuid PRIMARY KEY,
+      target_id  uuid NOT NULL REFERENCES metric_tracks (target_id) ON DELETE CASCADE,
+      taken_at   timestamptz NOT NULL,
+      ${metricColumns},
+      raw        jsonb NOT NULL CHECK (jsonb_typeof(raw) = 'object'),
+      sandbox    boolean NOT NULL
+    )`,
+  // A target's history, oldest first, a page at a time (keyset on (taken_at, id)).
+  sql`CREATE INDEX metric_snapshots_target_taken_idx ON metric_snapshots (target_id, taken_at, id)`,
+  // The retention sweep: the oldest first.
+  sql`CREATE INDEX metric_snapshots_taken_at_idx ON metric_snapshots (taken_at)`,
+  sql`
+    INSERT INTO metric_tracks (target_id, post_id, account_id, social_account_id, platform,
+                               platform_post_id, published_at, sandbox, state, step)
+    SELECT t.id, t.post_id, p.account_id, t.social_account_id, t.platform, t.platform_post_id,
+           coalesce(t.published_at, t.updated_at), t.sandbox, 'pending', 0
+    FROM post_targets t JOIN posts p ON p.id = t.post_id
+    WHERE t.status = 'published' AND t.platform_post_id IS NOT NULL`,
+];
+
+const down = [sql`DROP TABLE IF EXISTS metric_snapshots`, sql`DROP TABLE IF EXISTS metric_tracks`];
+
+export const migration0011 = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    for (const statement of up) await statement.execute(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    for (const statement of down) await statement.execute(db);
+  },
+};
