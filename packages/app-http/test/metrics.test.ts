@@ -103,14 +103,8 @@ async function readAfter(ms: number): Promise<void> {
   await readDueMetrics(h.deps, new AbortController().signal);
 }
 
-const getMetrics = async (postId: string, user = h.alice) => {
-  const response = await h.call({
-    method: 'GET',
-    url: `/posts/${postId}/metrics`,
-    headers: h.as(user),
-  });
-  return response;
-};
+const getMetrics = (postId: string, user = h.alice) =>
+  h.call({ method: 'GET', url: `/posts/${postId}/metrics`, headers: h.as(user) });
 
 const metricsOf = async (postId: string): Promise<PostMetricsJson> => {
   const response = await getMetrics(postId);
