@@ -8,10 +8,18 @@
  *    have, level by level, exactly the keys (in the same order, with the same JSON types) of
  *    the payload the service stores and sends for a post with that outcome: a post is
  *    published through the publish job (which builds the payload when the post finishes) with
- *    scripted platform outcomes, and its delivery's payload is compared.
+ *    scripted platform outcomes, and its delivery's payload is compared. The same for
+ *    post.metrics_updated, sent by the worker's read pass for a sandbox post.
  */
 import { readFileSync } from 'node:fs';
-import { createPost, createWebhook, processPublishJob } from '@social-publisher/domain';
+import {
+  createPost,
+  createWebhook,
+  METRIC_NAMES,
+  type MetricName,
+  processPublishJob,
+  readDueMetrics,
+} from '@social-publisher/domain';
 import { failedOutcome, seedConnection } from '@social-publisher/domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support.ts';
@@ -208,6 +216,58 @@ describe('docs/api.md webhook payload examples against what the service sends', 
     });
     expect(hook.ok).toBe(true);
     const sent = await payloadFor(example);
+    expect(keyPaths(example)).toEqual(keyPaths(sent));
+    expect(shapeOf(example)).toEqual(shapeOf(sent));
+  });
+});
+
+describe('docs/api.md post.metrics_updated example against what the read pass sends', () => {
+  const EVENT = 'post.metrics_updated';
+  type Example = { event: string; data: { targets: Array<{ metrics: Record<string, unknown> }> } };
+  const example = jsonBlocks(section(API_MD, 'webhook-payload')).find(
+    (block): block is Example => (block as { event?: unknown } | null)?.event === EVENT,
+  );
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+
+  it('has exactly the keys, in order and with the JSON types, of the payload sent', async () => {
+    if (!example) throw new Error(`docs/api.md has no ${EVENT} example`);
+    const { deps, alice } = h;
+    // The platform reports what the example shows a number for: its nulls stay null.
+    const shown = example.data.targets[0]?.metrics ?? {};
+    const reports = METRIC_NAMES.filter((name: MetricName) => shown[name] !== null);
+    deps.platforms.setMetricsReader('twitter', {
+      batchSize: 1,
+      reports,
+      scopes: [],
+      read: async () => ({ kind: 'failed', code: 'unused', message: 'sandbox posts are not read' }),
+    });
+    const hook = await createWebhook(deps, alice.ctx, {
+      url: 'https://hooks.example.com/drift',
+      events: [EVENT],
+    });
+    expect(hook.ok).toBe(true);
+    const connection = await seedConnection(deps, alice.user.id, 'twitter', { sandbox: true });
+    const post = await createPost(
+      deps,
+      alice.ctx,
+      { content: 'drift', social_account_ids: [connection.id] },
+      'now',
+    );
+    if (!post.ok) throw new Error(JSON.stringify(post.error));
+    const signal = new AbortController().signal;
+    await processPublishJob(deps, post.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
+    deps.clock.advance(2 * 3_600_000);
+    await readDueMetrics(deps, signal);
+    const delivery = [...deps.store.tables.deliveries.values()].find(
+      (candidate) => candidate.event === EVENT,
+    );
+    if (!delivery) throw new Error(`the read pass sent no ${EVENT}`);
+    const sent = JSON.parse(delivery.payload);
     expect(keyPaths(example)).toEqual(keyPaths(sent));
     expect(shapeOf(example)).toEqual(shapeOf(sent));
   });

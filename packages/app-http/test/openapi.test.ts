@@ -13,6 +13,10 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['delete', '/posts/{id}'],
   ['patch', '/posts/{id}'],
   ['post', '/posts/queue'],
+  ['get', '/posts/{id}/metrics'],
+  ['get', '/posts/{id}/metrics/history'],
+  ['post', '/posts/{id}/metrics/refresh'],
+  ['get', '/analytics/daily'],
   ['get', '/post-series/{id}'],
   ['delete', '/post-series/{id}'],
   ['put', '/social-accounts/{id}/slots'],
@@ -57,6 +61,10 @@ const OPERATION_IDS: Record<string, string> = {
   'get /posts/{id}': 'getPost',
   'patch /posts/{id}': 'updatePost',
   'post /posts/queue': 'queuePost',
+  'get /posts/{id}/metrics': 'getPostMetrics',
+  'get /posts/{id}/metrics/history': 'getPostMetricsHistory',
+  'post /posts/{id}/metrics/refresh': 'refreshPostMetrics',
+  'get /analytics/daily': 'getDailyAnalytics',
   'get /post-series/{id}': 'getPostSeries',
   'delete /post-series/{id}': 'stopPostSeries',
   'put /social-accounts/{id}/slots': 'putSocialAccountSlots',
@@ -147,10 +155,12 @@ describe('GET /openapi.json', () => {
       const unauthorized = operation?.responses['401']?.content?.['application/json']?.schema;
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
-    // (POST /posts/import and POST /media take a file as it streams: no JSON body schema.)
+    // (POST /posts/import and POST /media take a file as it streams: no JSON body schema;
+    // redeliver and a metrics refresh take no body at all.)
     if (
       ['post', 'patch'].includes(method) &&
       !path.endsWith('/redeliver') &&
+      !path.endsWith('/metrics/refresh') &&
       path !== '/posts/import' &&
       path !== '/media'
     ) {

@@ -240,6 +240,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/posts/{id}/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a post's numbers
+     * @description The latest numbers of each published target (views, impressions, reach, likes, comments, shares, quotes, saves, clicks: null when the platform does not report one), where each target's reads stand (state, taken_at, next_refresh_at, error), and the totals over the targets. A post with no published target answers an empty targets list.
+     */
+    get: operations['getPostMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/{id}/metrics/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A post's numbers over time
+     * @description Every read of the post's targets (or of target_id), oldest first (taken_at, then id), at most limit of them plus next_cursor; pass it as before to get the next page (null on the last page). Reads older than METRICS_RETENTION_DAYS are deleted.
+     */
+    get: operations['getPostMetricsHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/{id}/metrics/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a post's numbers again soon
+     * @description Makes the published targets due for a read now (the worker reads them shortly), except those read within METRICS_MIN_REFRESH_S (60 s) and those gone; answers the numbers as they are now. 409 post_not_published when no target of the post was published.
+     */
+    post: operations['refreshPostMetrics'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/analytics/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Numbers per day
+     * @description Per day (UTC) on which posts were published, oldest first: how many posts, and the latest numbers of their targets summed (null when no target reports a metric). Days without a published post are left out. Of one connection (social_account_id) or of every connection of the account (personal, or workspace_id). At most 366 days per request; from after to is a 400.
+     */
+    get: operations['getDailyAnalytics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/social-accounts/{id}/slots': {
     parameters: {
       query?: never;
@@ -411,7 +491,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}.
+     * @description Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data }`. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -1768,7 +1848,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2287,7 +2367,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2870,7 +2950,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3313,7 +3393,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4266,7 +4346,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4649,7 +4729,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5106,6 +5186,928 @@ export interface operations {
       };
       /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getPostMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The post's numbers */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              post_id: string;
+              /** @description Each metric summed over the targets; null when no target reports it */
+              totals: {
+                views: number | null;
+                impressions: number | null;
+                reach: number | null;
+                likes: number | null;
+                comments: number | null;
+                shares: number | null;
+                quotes: number | null;
+                saves: number | null;
+                clicks: number | null;
+              };
+              /** @description One per published target */
+              targets: {
+                /**
+                 * Format: uuid
+                 * @description The post target (post_targets[].id of GET /posts/{id})
+                 */
+                target_id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection it was published to
+                 */
+                social_account_id: string;
+                /** @description The id on the platform */
+                platform_post_id: string;
+                /** @description Sandbox numbers: made up, never read from a platform */
+                sandbox: boolean;
+                /**
+                 * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (older numbers shown, error says why); unavailable: the platform offers no numbers for it; gone: the post no longer exists on the platform (no more reads)
+                 * @enum {unknown}
+                 */
+                state: 'pending' | 'fresh' | 'stale' | 'unavailable' | 'gone';
+                /**
+                 * Format: date-time
+                 * @description When the numbers were read; null: never
+                 */
+                taken_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next read is due; null: none planned
+                 */
+                next_refresh_at: string | null;
+                /** @description views, impressions, reach, likes, comments, shares, quotes, saves, clicks: each a non-negative integer, or null when the platform does not report it */
+                metrics: {
+                  views: number | null;
+                  impressions: number | null;
+                  reach: number | null;
+                  likes: number | null;
+                  comments: number | null;
+                  shares: number | null;
+                  quotes: number | null;
+                  saves: number | null;
+                  clicks: number | null;
+                };
+                /** @description Why the last read failed, or why there is none */
+                error: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getPostMetricsHistory: {
+    parameters: {
+      query?: {
+        /** @description Only this target (post_targets[].id); default: every target */
+        target_id?: string;
+        /** @description Page size (1-500, default 100) */
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        before?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The reads, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              target_id: string;
+              /** Format: date-time */
+              taken_at: string;
+              /** @description views, impressions, reach, likes, comments, shares, quotes, saves, clicks: each a non-negative integer, or null when the platform does not report it */
+              metrics: {
+                views: number | null;
+                impressions: number | null;
+                reach: number | null;
+                likes: number | null;
+                comments: number | null;
+                shares: number | null;
+                quotes: number | null;
+                saves: number | null;
+                clicks: number | null;
+              };
+              /** @description The platform's own names and values, as read */
+              raw: {
+                [key: string]: unknown;
+              };
+              sandbox: boolean;
+            }[];
+            /** @description The before of the next page, null on the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  refreshPostMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The post's numbers as they are; fresher ones follow */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              post_id: string;
+              /** @description Each metric summed over the targets; null when no target reports it */
+              totals: {
+                views: number | null;
+                impressions: number | null;
+                reach: number | null;
+                likes: number | null;
+                comments: number | null;
+                shares: number | null;
+                quotes: number | null;
+                saves: number | null;
+                clicks: number | null;
+              };
+              /** @description One per published target */
+              targets: {
+                /**
+                 * Format: uuid
+                 * @description The post target (post_targets[].id of GET /posts/{id})
+                 */
+                target_id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection it was published to
+                 */
+                social_account_id: string;
+                /** @description The id on the platform */
+                platform_post_id: string;
+                /** @description Sandbox numbers: made up, never read from a platform */
+                sandbox: boolean;
+                /**
+                 * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (older numbers shown, error says why); unavailable: the platform offers no numbers for it; gone: the post no longer exists on the platform (no more reads)
+                 * @enum {unknown}
+                 */
+                state: 'pending' | 'fresh' | 'stale' | 'unavailable' | 'gone';
+                /**
+                 * Format: date-time
+                 * @description When the numbers were read; null: never
+                 */
+                taken_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next read is due; null: none planned
+                 */
+                next_refresh_at: string | null;
+                /** @description views, impressions, reach, likes, comments, shares, quotes, saves, clicks: each a non-negative integer, or null when the platform does not report it */
+                metrics: {
+                  views: number | null;
+                  impressions: number | null;
+                  reach: number | null;
+                  likes: number | null;
+                  comments: number | null;
+                  shares: number | null;
+                  quotes: number | null;
+                  saves: number | null;
+                  clicks: number | null;
+                };
+                /** @description Why the last read failed, or why there is none */
+                error: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getDailyAnalytics: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+        /** @description Only the posts of this connection; default: every connection */
+        social_account_id?: string;
+        /** @description Only the targets on this platform */
+        platform?:
+          | 'tiktok'
+          | 'instagram'
+          | 'youtube'
+          | 'twitter'
+          | 'linkedin'
+          | 'facebook'
+          | 'pinterest'
+          | 'threads'
+          | 'bluesky'
+          | 'mastodon';
+        /** @description First day; default: 30 days up to to, YYYY-MM-DD (UTC) */
+        from?: string;
+        /** @description Last day (inclusive); default: today, YYYY-MM-DD (UTC) */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The days with published posts, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description The day of publication (UTC), YYYY-MM-DD */
+              date: string;
+              /** @description Posts with a target published that day */
+              posts: number;
+              /** @description The latest numbers of that day's targets, summed; null when none reports it */
+              metrics: {
+                views: number | null;
+                impressions: number | null;
+                reach: number | null;
+                likes: number | null;
+                comments: number | null;
+                shares: number | null;
+                quotes: number | null;
+                saves: number | null;
+                clicks: number | null;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -6013,7 +7015,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6499,7 +7501,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7570,7 +8572,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7936,6 +8938,7 @@ export interface operations {
                 | 'post.failed'
                 | 'post.partial'
                 | 'social_account.expired'
+                | 'post.metrics_updated'
               )[];
               active: boolean;
               /** Format: date-time */
@@ -8108,8 +9111,14 @@ export interface operations {
            * @description An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected
            */
           url: string;
-          /** @description Any of post.published, post.failed, post.partial, social_account.expired, each once */
-          events: ('post.published' | 'post.failed' | 'post.partial' | 'social_account.expired')[];
+          /** @description Any of post.published, post.failed, post.partial, social_account.expired, post.metrics_updated, each once */
+          events: (
+            | 'post.published'
+            | 'post.failed'
+            | 'post.partial'
+            | 'social_account.expired'
+            | 'post.metrics_updated'
+          )[];
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -8134,6 +9143,7 @@ export interface operations {
                 | 'post.failed'
                 | 'post.partial'
                 | 'social_account.expired'
+                | 'post.metrics_updated'
               )[];
               active: boolean;
               /** Format: date-time */
@@ -8207,7 +9217,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8785,7 +9795,12 @@ export interface operations {
                */
               post_id: string | null;
               /** @enum {unknown} */
-              event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
+              event:
+                | 'post.published'
+                | 'post.failed'
+                | 'post.partial'
+                | 'social_account.expired'
+                | 'post.metrics_updated';
               /** @enum {unknown} */
               status: 'pending' | 'delivered' | 'failed';
               attempts: number;
@@ -8995,7 +10010,12 @@ export interface operations {
                */
               post_id: string | null;
               /** @enum {unknown} */
-              event: 'post.published' | 'post.failed' | 'post.partial' | 'social_account.expired';
+              event:
+                | 'post.published'
+                | 'post.failed'
+                | 'post.partial'
+                | 'social_account.expired'
+                | 'post.metrics_updated';
               /** @enum {unknown} */
               status: 'pending' | 'delivered' | 'failed';
               attempts: number;
@@ -9076,7 +10096,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9421,7 +10441,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9698,7 +10718,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9952,7 +10972,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10802,7 +11822,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;

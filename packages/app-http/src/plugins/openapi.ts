@@ -59,6 +59,7 @@ export const openApi = fp(
           { name: 'Webhooks' },
           { name: 'Workspaces' },
           { name: 'Media' },
+          { name: 'Metrics' },
           { name: 'System' },
         ],
         components: {

@@ -10,11 +10,13 @@ import type { Authenticator } from '../plugins/auth.ts';
 import { credentialKeyOf } from '../plugins/auth.ts';
 import type { AttemptBudget } from '../rate-limit/attempts.ts';
 import type { RateLimiter } from '../rate-limit/limiter.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { connectRoutes } from './connect.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
 import { postEditRoutes } from './post-edit.ts';
+import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
 import { postRoutes } from './posts.ts';
 import { postBatchRoutes } from './posts-batch.ts';
@@ -58,6 +60,8 @@ export const authenticatedApi = fp(
       postBatchRoutes,
       postImportRoutes,
       postSeriesRoutes,
+      postMetricsRoutes,
+      analyticsRoutes,
       slotRoutes,
       socialAccountRoutes,
       connectRoutes,

@@ -83,7 +83,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
-          'Subscribes an HTTPS URL to post outcome events. The secret that signs deliveries is in this response only. Each delivery is `{ event, account_id, post_id, timestamp, data }`; `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}.',
+          'Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data }`. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.',
         security: SECURED,
         body: CreateWebhookBody,
         response: {

@@ -62,7 +62,7 @@ export const ERROR_DESCRIPTIONS = {
   401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
   403: 'forbidden: not a member of the workspace, or not allowed in it',
   404: 'not_found: no such resource within your reach',
-  409: 'conflict, limit_exceeded or idempotency_key_reused',
+  409: 'conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused',
   413: 'payload_too_large',
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',
