@@ -91,6 +91,7 @@ export {
   type PinterestScript,
   startFakePinterest,
 } from './pinterest.ts';
+export { derivedCount, FakePostNumbers, type NumbersOf } from './post-numbers.ts';
 export {
   type FakeThreads,
   type FakeThreadsOptions,
@@ -123,6 +124,7 @@ export {
   type XScript,
   type XTweet,
 } from './x.ts';
+export { X_METRIC_KEYS, type XMetricKey, type XNonPublicMode, type XReading } from './x-metrics.ts';
 export {
   type FakeYoutube,
   startFakeYoutube,
