@@ -134,3 +134,4 @@ export {
   type YoutubeScript,
   type YoutubeSession,
 } from './youtube.ts';
+export { YOUTUBE_STATISTICS, type YoutubeStatistic } from './youtube-metrics.ts';
