@@ -8,6 +8,7 @@ export {
   type FakeBlueskyOptions,
   startFakeBluesky,
 } from './bluesky.ts';
+export { BLUESKY_COUNTS, type BlueskyCount } from './bluesky-metrics.ts';
 export {
   FACEBOOK_ERRORS,
   FACEBOOK_LONG_LIVED_EXPIRES_IN,
