@@ -66,6 +66,7 @@ export {
   type MastodonStatus,
   startFakeMastodon,
 } from './mastodon.ts';
+export { MASTODON_COUNTS, type MastodonCount } from './mastodon-metrics.ts';
 export {
   type MediaScript,
   type MediaServer,
