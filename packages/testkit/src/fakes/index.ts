@@ -117,6 +117,7 @@ export {
   type TiktokPublish,
   type TiktokScript,
 } from './tiktok.ts';
+export { TIKTOK_COUNTS, type TiktokCount } from './tiktok-metrics.ts';
 export {
   type FakeX,
   type FakeXOptions,
