@@ -26,7 +26,7 @@ const flow = describePkceConnector<FakeTiktok>({
   authorizePath: '/v2/auth/authorize/',
   authorizeParams: {
     client_key: 'tiktok-client-key',
-    scope: 'user.info.basic,video.publish,video.upload',
+    scope: 'user.info.basic,video.publish,video.upload,video.list',
     response_type: 'code',
   },
   externalId: 'fake-open-id',

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createBlueskyMetricsReader } from './metrics.ts';
 import { createBlueskyPublisher } from './publisher.ts';
 import { createBlueskyCredentials } from './session.ts';
 import { BLUESKY_SETTINGS } from './settings.ts';
@@ -16,4 +17,5 @@ export const bluesky = definePlatform({
   settings: BLUESKY_SETTINGS,
   createPublisher: createBlueskyPublisher,
   createCredentials: createBlueskyCredentials,
+  createMetricsReader: createBlueskyMetricsReader,
 });

@@ -1,5 +1,5 @@
 import type { PlatformSetting, SettingsOf } from '../descriptor.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 /**
  * Bluesky (AT Protocol): one service URL for the session and the repository calls. Accounts
@@ -18,6 +18,11 @@ export const BLUESKY_SETTINGS = {
     'BLUESKY',
     '1666/1h',
     'Bluesky allows an account 5,000 write points per hour, a created record costing 3 (1,666 creates); a thread is paced as one post, Bluesky refuses the excess with 429',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'BLUESKY',
+    '3000/5m',
+    'Bluesky allows 3,000 API calls per 5 minutes (getPosts reads 25 posts a call)',
   ),
 } as const;
 

@@ -24,7 +24,8 @@ export interface XrpcRequest {
   method: 'GET' | 'POST';
   /** Bearer token (access or, for refreshSession, refresh JWT); none for createSession. */
   token?: string;
-  query?: Record<string, string>;
+  /** Query parameters; a list is sent as the parameter repeated (getPosts' `uris`). */
+  query?: Record<string, string | readonly string[]>;
   /** A JSON input, or raw bytes with their type (uploadBlob). */
   json?: unknown;
   raw?: { body: Readable; contentType: string; length: number | undefined };
@@ -49,7 +50,10 @@ export async function xrpc(
   call: XrpcRequest,
 ): Promise<HttpResult> {
   const url = new URL(`${serviceUrl}/xrpc/${call.nsid}`);
-  for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(call.query ?? {})) {
+    for (const one of typeof value === 'string' ? [value] : value)
+      url.searchParams.append(name, one);
+  }
   const headers: Record<string, string> = { accept: 'application/json' };
   if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
   let body: string | Readable | null = null;

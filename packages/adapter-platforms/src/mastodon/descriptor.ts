@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createMastodonMetricsReader } from './metrics.ts';
 import { createMastodonOAuth, MASTODON_CONNECT_FIELDS } from './oauth.ts';
 import { MASTODON_OPTIONS_SCHEMA, validateMastodonOptions } from './options.ts';
 import { createMastodonPublisher } from './publisher.ts';
@@ -20,4 +21,5 @@ export const mastodon = definePlatform({
   settings: MASTODON_SETTINGS,
   createPublisher: createMastodonPublisher,
   createOAuth: createMastodonOAuth,
+  createMetricsReader: createMastodonMetricsReader,
 });

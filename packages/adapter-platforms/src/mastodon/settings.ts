@@ -1,5 +1,5 @@
 import type { SettingsOf } from '../descriptor.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 /**
  * Mastodon has no central host: every instance is its own OAuth provider and API, given by the
@@ -24,6 +24,11 @@ export const MASTODON_SETTINGS = {
     'MASTODON',
     '300/3h',
     'Mastodon allows 300 statuses per 3 hours per account (and 300 API calls per 5 minutes)',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'MASTODON',
+    '300/5m',
+    'Mastodon allows an account 300 API calls per 5 minutes; a status is read in one call (two when the token may not read statuses)',
   ),
 } as const;
 

@@ -104,6 +104,21 @@ export function createTiktokApi(
       return publishId;
     },
 
+    /**
+     * POST /v2/video/query/?fields=…: the user's videos among `ids` (at most 20), each with the
+     * fields asked; a video TikTok does not return is not there (deleted, or not the user's).
+     */
+    async queryVideos(
+      token: string,
+      ids: readonly string[],
+      fields: readonly string[],
+    ): Promise<Record<string, unknown>[]> {
+      const { data } = await post(`/v2/video/query/?fields=${fields.join(',')}`, token, {
+        filters: { video_ids: ids },
+      });
+      return Array.isArray(data.videos) ? data.videos.filter(isRecord) : [];
+    },
+
     async status(token: string, publishId: string): Promise<PublishStatus> {
       const { data, text } = await post('/v2/post/publish/status/fetch/', token, {
         publish_id: publishId,

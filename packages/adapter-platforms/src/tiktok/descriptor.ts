@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createTiktokMetricsReader } from './metrics.ts';
 import { createTiktokOAuth } from './oauth.ts';
 import { TIKTOK_OPTIONS_SCHEMA, validateTiktokOptions } from './options.ts';
 import { createTiktokPublisher } from './publisher.ts';
@@ -12,4 +13,5 @@ export const tiktok = definePlatform({
   settings: TIKTOK_SETTINGS,
   createPublisher: createTiktokPublisher,
   createOAuth: createTiktokOAuth,
+  createMetricsReader: createTiktokMetricsReader,
 });

@@ -10,7 +10,13 @@ import { identityError, identityGet } from '../shared/oauth-identity.ts';
 import { tiktokTokenEndpoint } from './api.ts';
 import { TIKTOK_SETTINGS, type TiktokSettings } from './settings.ts';
 
-export const TIKTOK_SCOPES = ['user.info.basic', 'video.publish', 'video.upload'] as const;
+/** Publishing's, and video.list: reading the numbers of the user's videos (metrics.ts). */
+export const TIKTOK_SCOPES = [
+  'user.info.basic',
+  'video.publish',
+  'video.upload',
+  'video.list',
+] as const;
 
 const LABEL = 'TikTok';
 

@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const TIKTOK_SETTINGS = {
   ...oauthSettings(
@@ -16,6 +16,11 @@ export const TIKTOK_SETTINGS = {
     'TIKTOK',
     '6/60s',
     'TikTok allows 6 post init calls per minute per user token',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'TIKTOK',
+    '600/1m',
+    'TikTok allows 600 video queries (20 videos each) per minute per user token',
   ),
   photoProxyUrl: {
     env: 'TIKTOK_PHOTO_PROXY_URL',

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createTwitterMetricsReader } from './metrics.ts';
 import { createTwitterOAuth } from './oauth.ts';
 import { TWITTER_OPTIONS_SCHEMA, validateTwitterOptions } from './options.ts';
 import { createTwitterPublisher } from './publisher.ts';
@@ -17,4 +18,5 @@ export const twitter = definePlatform({
   settings: TWITTER_SETTINGS,
   createPublisher: createTwitterPublisher,
   createOAuth: createTwitterOAuth,
+  createMetricsReader: createTwitterMetricsReader,
 });

@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 /** X API v2 with OAuth 2.0 user tokens (PKCE); the platform is named `twitter`, settings `X_`. */
 export const TWITTER_SETTINGS = {
@@ -13,6 +13,11 @@ export const TWITTER_SETTINGS = {
     'X',
     '100/15m',
     'X allows 100 posts per 15 minutes per user (plans differ)',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'X',
+    '900/15m',
+    'X allows 900 post lookups (GET /2/tweets, 100 posts each) per 15 minutes per user (plans differ)',
   ),
 } as const;
 

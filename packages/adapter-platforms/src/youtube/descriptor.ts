@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createYoutubeMetricsReader } from './metrics.ts';
 import { createYoutubeOAuth } from './oauth.ts';
 import { validateYoutubeOptions, YOUTUBE_OPTIONS_SCHEMA } from './options.ts';
 import { createYoutubePublisher } from './publisher.ts';
@@ -16,4 +17,5 @@ export const youtube = definePlatform({
   settings: YOUTUBE_SETTINGS,
   createPublisher: createYoutubePublisher,
   createOAuth: createYoutubeOAuth,
+  createMetricsReader: createYoutubeMetricsReader,
 });

@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const YOUTUBE_SETTINGS = {
   ...oauthSettings(
@@ -16,6 +16,11 @@ export const YOUTUBE_SETTINGS = {
     'YOUTUBE',
     'off',
     "YouTube's quota (10,000 units a day, 1,600 per upload) is per Google Cloud project, not per channel",
+  ),
+  readRateLimit: readRateLimitSetting(
+    'YOUTUBE',
+    '50/1h',
+    "YouTube's quota is per project (10,000 units a day); a read of up to 50 videos costs 1, so 50 an hour per channel (1,200 units a day at most) leaves the rest to uploads",
   ),
 } as const;
 

@@ -4,6 +4,7 @@
 // `{ error, message }`; 429s carry ratelimit-limit/-remaining/-reset.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type BlueskyCount, createBlueskyReading } from './bluesky-metrics.ts';
 import {
   bearerToken,
   dropConnection,
@@ -15,6 +16,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import type { FakePostNumbers } from './post-numbers.ts';
 
 /** An XRPC error answer. */
 export interface BlueskyError {
@@ -75,6 +77,12 @@ export interface FakeBluesky extends FakeServer {
   blobs: BlueskyBlob[];
   /** Blobs over this many bytes are refused when their type is image/* (Bluesky: 1,000,000). */
   readonly maxImageBytes: number;
+  /**
+   * app.bsky.feed.getPosts (bluesky-metrics.ts): per-URI counts under Bluesky's names (null:
+   * left out); setting some makes the post exist, `remove` drops it from `posts`. Created
+   * posts exist with derived counts.
+   */
+  counts: FakePostNumbers<BlueskyCount>;
 }
 
 /** A TID: 13 characters of base32-sortable, the first within 2-j (top bit clear). */
@@ -113,6 +121,10 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
   const posts: BlueskyPost[] = [];
   const blobs: BlueskyBlob[] = [];
   const maxImageBytes = 1_000_000;
+  const reading = createBlueskyReading(
+    () => posts,
+    () => account.handle,
+  );
 
   function issueSession() {
     const now = Math.floor(Date.now() / 1000);
@@ -227,6 +239,10 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
     if (nsid === 'com.atproto.repo.createRecord' && request.method === 'POST') {
       return createRecord(did, input);
     }
+    if (nsid === 'app.bsky.feed.getPosts' && request.method === 'GET') {
+      const uris = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.getAll('uris');
+      return reading.getPosts(uris) as Answer;
+    }
     if (nsid === 'com.atproto.repo.getRecord' && request.method === 'GET') {
       const query = recorded.query;
       const found = posts.find(
@@ -332,5 +348,6 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
     posts,
     blobs,
     maxImageBytes,
+    counts: reading.numbers,
   };
 }

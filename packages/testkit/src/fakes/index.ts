@@ -8,6 +8,7 @@ export {
   type FakeBlueskyOptions,
   startFakeBluesky,
 } from './bluesky.ts';
+export { BLUESKY_COUNTS, type BlueskyCount } from './bluesky-metrics.ts';
 export {
   FACEBOOK_ERRORS,
   FACEBOOK_LONG_LIVED_EXPIRES_IN,
@@ -65,6 +66,7 @@ export {
   type MastodonStatus,
   startFakeMastodon,
 } from './mastodon.ts';
+export { MASTODON_COUNTS, type MastodonCount } from './mastodon-metrics.ts';
 export {
   type MediaScript,
   type MediaServer,
@@ -91,6 +93,7 @@ export {
   type PinterestScript,
   startFakePinterest,
 } from './pinterest.ts';
+export { derivedCount, FakePostNumbers, type NumbersOf } from './post-numbers.ts';
 export {
   type FakeThreads,
   type FakeThreadsOptions,
@@ -114,6 +117,7 @@ export {
   type TiktokPublish,
   type TiktokScript,
 } from './tiktok.ts';
+export { TIKTOK_COUNTS, type TiktokCount } from './tiktok-metrics.ts';
 export {
   type FakeX,
   type FakeXOptions,
@@ -123,6 +127,7 @@ export {
   type XScript,
   type XTweet,
 } from './x.ts';
+export { X_METRIC_KEYS, type XMetricKey, type XNonPublicMode, type XReading } from './x-metrics.ts';
 export {
   type FakeYoutube,
   startFakeYoutube,
@@ -132,3 +137,4 @@ export {
   type YoutubeScript,
   type YoutubeSession,
 } from './youtube.ts';
+export { YOUTUBE_STATISTICS, type YoutubeStatistic } from './youtube-metrics.ts';

@@ -18,8 +18,10 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import { createMastodonReading, type MastodonCount } from './mastodon-metrics.ts';
 import { parseMultipart } from './multipart.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import type { FakePostNumbers } from './post-numbers.ts';
 
 /** An error answer: `{ error, error_description? }` with this status (and headers). */
 export interface MastodonError {
@@ -88,6 +90,16 @@ export interface FakeMastodon extends FakeServer {
   media: Map<string, MastodonMedia>;
   /** The instance's status length (mutable). */
   maxCharacters: number;
+  /**
+   * GET /api/v1/statuses/:id (mastodon-metrics.ts): per-status counts under Mastodon's names
+   * (null: left out); setting some makes the status exist (public), `remove` makes it 404.
+   */
+  counts: FakePostNumbers<MastodonCount>;
+  /**
+   * The scopes of a token the fake did not issue (default: read and write, everything); the
+   * ones it issued hold what was consented.
+   */
+  tokenScopes: Map<string, string[]>;
 }
 
 const SCOPES = ['read', 'write', 'read:accounts', 'write:statuses', 'write:media'];
@@ -115,6 +127,18 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
   };
   const state = { maxCharacters: options.maxCharacters ?? 500 };
   let baseUrl = '';
+  const reading = createMastodonReading(
+    () => statuses,
+    () => baseUrl,
+  );
+  const tokenScopes = new Map<string, string[]>();
+  const scopesOf = (token: string): string[] => {
+    for (const provider of providers.values()) {
+      const issued = provider.issued.find((tokens) => tokens.accessToken === token);
+      if (issued) return issued.scopes;
+    }
+    return tokenScopes.get(token) ?? ['read', 'write'];
+  };
 
   const refuse = (response: ServerResponse, e: MastodonError) =>
     sendJson(
@@ -155,6 +179,10 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
 
     const accessToken = bearerToken(request.headers);
     const issued = [...providers.values()].some((p) => p.isValidAccessToken(accessToken));
+    const statusMatch = /^\/api\/v1\/statuses\/([^/]+)$/.exec(path);
+    if (statusMatch && request.method === 'GET' && !accessToken) {
+      return answerStatus(response, reading.showStatus(statusMatch[1] ?? '', null));
+    }
     if (!accessToken || expired.has(accessToken)) {
       return refuse(response, { status: 401, error: 'The access token is invalid' });
     }
@@ -176,8 +204,19 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
       if (answered === 'drop') dropConnection(request);
       return;
     }
+    if (statusMatch && request.method === 'GET') {
+      return answerStatus(
+        response,
+        reading.showStatus(statusMatch[1] ?? '', scopesOf(accessToken)),
+      );
+    }
     refuse(response, { status: 404, error: 'Record not found' });
   }
+
+  const answerStatus = (response: ServerResponse, answer: ReturnType<typeof reading.showStatus>) =>
+    answer.status === 200 && 'json' in answer
+      ? sendJson(response, 200, answer.json)
+      : refuse(response, answer as MastodonError);
 
   function registerApp(response: ServerResponse, fields: Record<string, unknown>) {
     const name = typeof fields.client_name === 'string' ? fields.client_name : '';
@@ -422,5 +461,7 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
     set maxCharacters(value: number) {
       state.maxCharacters = value;
     },
+    counts: reading.numbers,
+    tokenScopes,
   };
 }

@@ -16,6 +16,8 @@ import {
   sendRawJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import type { FakePostNumbers } from './post-numbers.ts';
+import { createTiktokReading, type TiktokCount } from './tiktok-metrics.ts';
 
 /**
  * Documented error codes with their HTTP status. The first six are TikTok's documented v2 error
@@ -130,6 +132,16 @@ export interface FakeTiktok extends FakeServer {
   user: { open_id: string; display_name: string };
   /** Init calls refused with 429 by `initRateLimit`. */
   readonly rateLimitedCalls: number;
+  /**
+   * POST /v2/video/query/ (tiktok-metrics.ts): per-video counts under TikTok's names (null:
+   * left out); setting some makes the video exist, `remove` drops it from `videos`.
+   */
+  counts: FakePostNumbers<TiktokCount>;
+  /**
+   * The scopes of a token the fake did not issue (default: every scope, video.list included);
+   * the ones it issued hold what was consented.
+   */
+  tokenScopes: Map<string, string[]>;
 }
 
 export interface FakeTiktokOptions {
@@ -186,6 +198,15 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
   const user = { open_id: 'fake-open-id', display_name: 'Fake Creator' };
   let counter = 0;
   const logId = () => `2024${String(++counter).padStart(10, '0')}FAKE`;
+  const reading = createTiktokReading(() =>
+    publishes.flatMap((p) =>
+      !p.draft && p.failReason === null && p.pollsLeft === 0 ? [p.postId] : [],
+    ),
+  );
+  const tokenScopes = new Map<string, string[]>();
+  const scopesOf = (token: string): string[] =>
+    oauth.issued.find((tokens) => tokens.accessToken === token)?.scopes ??
+    tokenScopes.get(token) ?? ['user.info.basic', 'video.publish', 'video.upload', 'video.list'];
 
   const ok = (response: ServerResponse, data: unknown) =>
     sendJson(response, 200, { data, error: { code: 'ok', message: '', log_id: logId() } });
@@ -233,6 +254,16 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     const endpoint = INIT_PATHS[url.pathname as keyof typeof INIT_PATHS];
     if (endpoint) return init(response, endpoint, json, recorded, accessToken);
     if (url.pathname === '/v2/post/publish/status/fetch/') return status(response, json);
+    if (url.pathname === '/v2/video/query/') {
+      const answer = reading.queryVideos(
+        url.searchParams.get('fields'),
+        body,
+        scopesOf(accessToken),
+      );
+      return 'data' in answer
+        ? ok(response, answer.data)
+        : error(response, answer.error, answer.message);
+    }
     sendJson(response, 404, {
       data: {},
       error: { code: 'not_found', message: 'unknown path', log_id: logId() },
@@ -446,5 +477,7 @@ export async function startFakeTiktok(options: FakeTiktokOptions = {}): Promise<
     },
     oauth,
     user,
+    counts: reading.numbers,
+    tokenScopes,
   };
 }

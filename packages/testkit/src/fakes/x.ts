@@ -17,9 +17,10 @@ import {
   sendJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { createXReading, type XReading } from './x-metrics.ts';
 import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
 
-export type { XMedia, XTweet };
+export type { XMedia, XReading, XTweet };
 
 /** X's problem answer (RFC 7807-like) on the API host. */
 export interface XProblem {
@@ -30,8 +31,11 @@ export interface XProblem {
 }
 
 export type XScript =
-  /** The next `times` API calls (to `path` if given; OAuth paths excluded) answer this problem. */
-  | { error: XProblem; path?: string; times?: number }
+  /**
+   * The next `times` API calls (to `path` if given; OAuth paths excluded) answer this problem,
+   * with `headers` (x-rate-limit-reset on a 429...).
+   */
+  | { error: XProblem; path?: string; times?: number; headers?: Record<string, string> }
   /** The next `times` API calls (to `path` if given) get their connection dropped. */
   | { drop: true; path?: string; times?: number }
   /** The next call to `path` is acted on, but its answer never comes (the client times out). */
@@ -61,6 +65,12 @@ export interface FakeX extends FakeServer {
   media: Map<string, XMedia>;
   /** The next video initialized fails processing with this message, once its polls are done. */
   failNextVideo(message: string): void;
+  /**
+   * GET /2/tweets (x-metrics.ts): `numbers` per post (X's names; setting some makes the post
+   * exist), `authored` (who wrote a post a test set numbers for), `nonPublic` (X's rule, every
+   * post refused, or the call refused with 403).
+   */
+  metrics: XReading;
 }
 
 /** Where an answer goes that the client will never see. */
@@ -115,6 +125,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   });
   const user = { id: '1460000000000000001', name: 'Fake Account', username: 'fake_account' };
   const posting = createXPosting(options, () => user.id);
+  const reading = createXReading(posting.tweets, () => user.id);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -209,7 +220,9 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       );
       return;
     }
-    if (scripted) return sendJson(response, scripted.error.status, problem(scripted.error));
+    if (scripted) {
+      return sendJson(response, scripted.error.status, problem(scripted.error), scripted.headers);
+    }
     const accessToken = bearerToken(request.headers);
     if (!accessToken || expired.has(accessToken))
       return sendJson(response, 401, problem(UNAUTHORIZED));
@@ -223,6 +236,9 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     const issued = oauth.issued.some((tokens) => tokens.accessToken === accessToken);
     if (issued && !oauth.isValidAccessToken(accessToken)) {
       return sendJson(response, 401, problem(UNAUTHORIZED));
+    }
+    if (url.pathname === '/2/tweets' && request.method === 'GET') {
+      return reading.lookup(response, url.searchParams);
     }
     if (posting.handle(request, response, url, raw, recorded.body)) return;
     sendJson(
@@ -249,5 +265,6 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     tweets: posting.tweets,
     media: posting.media,
     failNextVideo: posting.failNextVideo,
+    metrics: reading.reading,
   };
 }

@@ -18,6 +18,8 @@ import {
 } from './http.ts';
 import { matchesPattern } from './media-server.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import type { FakePostNumbers } from './post-numbers.ts';
+import { createYoutubeReading, type YoutubeStatistic } from './youtube-metrics.ts';
 
 export interface YoutubeError {
   status: number;
@@ -56,7 +58,8 @@ export const YOUTUBE_ERRORS = {
   },
 } as const satisfies Record<string, YoutubeError>;
 
-export type YoutubeCall = 'start' | 'upload' | 'status' | 'any';
+/** `videos`: GET /youtube/v3/videos (the numbers). */
+export type YoutubeCall = 'start' | 'upload' | 'status' | 'videos' | 'any';
 
 export type YoutubeScript =
   /** The next `times` matching calls answer this error. */
@@ -106,6 +109,12 @@ export interface FakeYoutube extends FakeServer {
   oauth: FakeOAuthProvider;
   /** The channel of the Google account that consents; null: the account has none. */
   channel: { id: string; title: string } | null;
+  /**
+   * GET /youtube/v3/videos?part=statistics (youtube-metrics.ts): per-video counts under
+   * YouTube's names (null: hidden, left out); setting some makes the video exist, `remove`
+   * makes it vanish from `items`. Uploaded videos exist with derived counts.
+   */
+  statistics: FakePostNumbers<YoutubeStatistic>;
 }
 
 const START_PATH = '/upload/youtube/v3/videos';
@@ -129,6 +138,9 @@ export async function startFakeYoutube(
   const refreshedAccess = new Set<string>();
   let baseUrl = '';
   let counter = 0;
+  const reading = createYoutubeReading(() =>
+    sessions.flatMap((session) => (session.videoId ? [session.videoId] : [])),
+  );
 
   const googleError = (response: ServerResponse, error: YoutubeError) =>
     sendJson(response, error.status, {
@@ -202,6 +214,12 @@ export async function startFakeYoutube(
             ]
           : [],
       });
+    }
+
+    if (url.pathname === '/youtube/v3/videos' && request.method === 'GET') {
+      return reading.list(response, url.searchParams, (reason, message) =>
+        googleError(response, { status: 400, reason, domain: 'global', message }),
+      );
     }
 
     if (url.pathname === '/youtube/v3/commentThreads' && request.method === 'POST') {
@@ -495,6 +513,7 @@ export async function startFakeYoutube(
           if (r.path === '/token') return false;
           if (on === 'any') return true;
           if (on === 'start') return r.path === START_PATH && !('upload_id' in r.query);
+          if (on === 'videos') return r.path === '/youtube/v3/videos';
           const isStatus = String(r.headers['content-range'] ?? '').startsWith('bytes */');
           return 'upload_id' in r.query && (on === 'status' ? isStatus : !isStatus);
         };
@@ -508,6 +527,7 @@ export async function startFakeYoutube(
     },
     oauth,
     channel: { id: 'UC-fake-channel', title: 'Fake Channel' },
+    statistics: reading.numbers,
   };
   return fake;
 }
