@@ -34,6 +34,7 @@ type SectionOverrides = {
   threads?: Section;
   bluesky?: Section;
   mastodon?: Section;
+  pinterest?: Section;
 };
 
 /**

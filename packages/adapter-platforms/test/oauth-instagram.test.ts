@@ -18,7 +18,11 @@ import { pkcePair } from './oauth-pkce-contract.ts';
 
 const REDIRECT = 'https://api.example.com/oauth/callback/instagram';
 const CLIENT = { clientId: 'instagram-client-id', clientSecret: 'instagram-client-secret' };
-const SCOPES = ['instagram_business_basic', 'instagram_business_content_publish'];
+const SCOPES = [
+  'instagram_business_basic',
+  'instagram_business_content_publish',
+  'instagram_business_manage_insights',
+];
 
 const settingsFor = (baseUrl: string, overrides: Record<string, string | undefined> = {}) => ({
   ...CLIENT,

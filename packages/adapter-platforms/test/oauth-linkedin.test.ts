@@ -16,7 +16,12 @@ import {
 const REDIRECT = 'https://api.example.com/oauth/callback/linkedin';
 const CLIENT = { clientId: 'linkedin-client-id', clientSecret: 'linkedin-client-secret' };
 const MEMBER_SCOPES = ['openid', 'profile', 'w_member_social'];
-const ALL_SCOPES = [...MEMBER_SCOPES, 'w_organization_social', 'rw_organization_admin'];
+const ALL_SCOPES = [
+  ...MEMBER_SCOPES,
+  'w_organization_social',
+  'rw_organization_admin',
+  'r_organization_social',
+];
 const ORGANIZATIONS: LinkedinOrganization[] = [
   { id: '2414183', localizedName: 'Fake Company', vanityName: 'fake-company' },
   { id: '5550001', localizedName: 'Fake Foundation', vanityName: 'fake-foundation' },

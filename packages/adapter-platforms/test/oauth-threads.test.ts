@@ -22,6 +22,7 @@ const SCOPES = [
   'threads_content_publish',
   'threads_manage_replies',
   'threads_read_replies',
+  'threads_manage_insights',
 ];
 
 function connectorFor(baseUrl: string, overrides: Record<string, string | undefined> = {}) {

@@ -1,12 +1,10 @@
 // Facebook Page publishing wire calls (docs/platforms.md#facebook; developers.facebook.com
 // "Pages API: Posts", "Page Photos", "Video API"), with a Page access token.
-import type { IncomingHttpHeaders } from 'node:http';
-import { type GraphFailure, META_THROTTLE_WAIT_MS, metaGraphFailure } from '../meta/failure.ts';
+import { type GraphFailure, metaGraphFailure, metaUsageRetryAt } from '../meta/failure.ts';
 import { graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, header, isRecord } from '../shared/http.ts';
+import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
-import { retryAtFrom } from '../shared/rate-limit.ts';
 import type { FacebookSettings } from './settings.ts';
 
 /** Throttling: 4 app, 17 user, 32 Page, 613 custom rate limit. */
@@ -135,7 +133,7 @@ export function createFacebookApi(
 export const facebookFailure: GraphFailure = metaGraphFailure({
   label: 'Facebook',
   throttleCodes: THROTTLE_CODES,
-  retryAt: waitUntil,
+  retryAt: metaUsageRetryAt,
   permanent: (code) =>
     code === 506
       ? 'duplicate_content'
@@ -146,39 +144,3 @@ export const facebookFailure: GraphFailure = metaGraphFailure({
   // AuthSession says "Facebook 190: ..." itself; Page tokens have no refresh, so say what to do.
   tokenNote: 'a Page token cannot be renewed: reconnect the Page',
 });
-
-/**
- * When Meta lets the Page or app call again: the largest estimated_time_to_regain_access
- * (minutes) in X-Page-Usage, X-App-Usage or X-Business-Use-Case-Usage, else Retry-After, else
- * our fallback.
- */
-function waitUntil(headers: IncomingHttpHeaders): Date {
-  let minutes = 0;
-  for (const name of ['x-page-usage', 'x-app-usage', 'x-business-use-case-usage']) {
-    const value = header(headers, name);
-    if (value) minutes = Math.max(minutes, largestEstimate(value));
-  }
-  return minutes > 0
-    ? retryAtFrom({ 'retry-after': String(minutes * 60) }, META_THROTTLE_WAIT_MS)
-    : retryAtFrom(headers, META_THROTTLE_WAIT_MS);
-}
-
-function largestEstimate(json: string): number {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return 0;
-  }
-  let found = 0;
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (isRecord(value)) {
-      const estimate = Number(value.estimated_time_to_regain_access);
-      if (Number.isFinite(estimate)) found = Math.max(found, estimate);
-      for (const inner of Object.values(value)) if (typeof inner === 'object') visit(inner);
-    }
-  };
-  visit(parsed);
-  return found;
-}

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createFacebookMetricsReader } from './metrics.ts';
 import { createFacebookOAuth } from './oauth.ts';
 import { FACEBOOK_OPTIONS_SCHEMA, validateFacebookOptions } from './options.ts';
 import { createFacebookPublisher } from './publisher.ts';
@@ -15,4 +16,5 @@ export const facebook = definePlatform({
   settings: FACEBOOK_SETTINGS,
   createPublisher: createFacebookPublisher,
   createOAuth: createFacebookOAuth,
+  createMetricsReader: createFacebookMetricsReader,
 });

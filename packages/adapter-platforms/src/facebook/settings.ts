@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const FACEBOOK_SETTINGS = {
   ...oauthSettings('FACEBOOK', {
@@ -12,6 +12,11 @@ export const FACEBOOK_SETTINGS = {
     'FACEBOOK',
     'off',
     "Meta scales a Page's limit with its engagement and publishes no fixed count; its throttle answers are honoured",
+  ),
+  readRateLimit: readRateLimitSetting(
+    'FACEBOOK',
+    '200/1h',
+    "Meta's Graph API platform rate limit is about 200 calls per hour per user; each post's numbers cost one",
   ),
   graphVersion: {
     env: 'FACEBOOK_GRAPH_VERSION',

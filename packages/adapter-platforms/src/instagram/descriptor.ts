@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createInstagramMetricsReader } from './metrics.ts';
 import { createInstagramOAuth } from './oauth.ts';
 import { createInstagramPublisher } from './publisher.ts';
 import { INSTAGRAM_SETTINGS } from './settings.ts';
@@ -11,4 +12,5 @@ export const instagram = definePlatform({
   settings: INSTAGRAM_SETTINGS,
   createPublisher: createInstagramPublisher,
   createOAuth: createInstagramOAuth,
+  createMetricsReader: createInstagramMetricsReader,
 });

@@ -14,9 +14,13 @@ import { type OAuthStepError, oauthGet, parseScopes } from '../shared/oauth.ts';
 import { identityError } from '../shared/oauth-identity.ts';
 import { INSTAGRAM_SETTINGS, type InstagramSettings } from './settings.ts';
 
+/** Business Login for Instagram's permission to read a media's insights (its numbers). */
+export const INSTAGRAM_INSIGHTS_SCOPE = 'instagram_business_manage_insights';
+
 export const INSTAGRAM_SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
+  INSTAGRAM_INSIGHTS_SCOPE,
 ] as const;
 
 const LABEL = 'Instagram';

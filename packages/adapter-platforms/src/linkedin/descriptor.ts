@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createLinkedinMetricsReader } from './metrics.ts';
 import { createLinkedinOAuth } from './oauth.ts';
 import { createLinkedinPublisher } from './publisher.ts';
 import { LINKEDIN_SETTINGS } from './settings.ts';
@@ -12,4 +13,5 @@ export const linkedin = definePlatform({
   settings: LINKEDIN_SETTINGS,
   createPublisher: createLinkedinPublisher,
   createOAuth: createLinkedinOAuth,
+  createMetricsReader: createLinkedinMetricsReader,
 });

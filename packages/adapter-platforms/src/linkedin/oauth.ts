@@ -33,6 +33,12 @@ export const LINKEDIN_ORGANIZATION_SCOPES: readonly string[] = [
   'w_organization_social',
   'rw_organization_admin',
 ];
+/**
+ * Community Management API: read the organizations' posts' likes and comments (their numbers;
+ * rw_organization_admin above reads their share statistics). Asked for with the organization
+ * scopes, not needed to list or post as the organizations.
+ */
+export const LINKEDIN_ORGANIZATION_READ_SCOPE = 'r_organization_social';
 
 const LABEL = 'LinkedIn';
 /** organizationAcls results per page, and pages followed at most. */
@@ -51,7 +57,11 @@ export function createLinkedinOAuth(
   const scopes =
     settings.organizations === 'false'
       ? [...LINKEDIN_MEMBER_SCOPES]
-      : [...LINKEDIN_MEMBER_SCOPES, ...LINKEDIN_ORGANIZATION_SCOPES];
+      : [
+          ...LINKEDIN_MEMBER_SCOPES,
+          ...LINKEDIN_ORGANIZATION_SCOPES,
+          LINKEDIN_ORGANIZATION_READ_SCOPE,
+        ];
 
   /** GET on api.linkedin.com with the member's token (versioned headers for /rest). */
   async function apiGet(path: string, accessToken: string, signal: AbortSignal, what: string) {

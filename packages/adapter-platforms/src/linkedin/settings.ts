@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 export const LINKEDIN_SETTINGS = {
   ...oauthSettings('LINKEDIN', {
@@ -12,6 +12,11 @@ export const LINKEDIN_SETTINGS = {
     'LINKEDIN',
     '150/24h',
     'LinkedIn allows 150 member posts a day (app limits show in its developer portal)',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'LINKEDIN',
+    'off',
+    'LinkedIn publishes no read figures (its per-member and per-app daily limits, reset at midnight UTC, show in its developer portal); its 429 is honoured',
   ),
   apiVersion: {
     env: 'LINKEDIN_API_VERSION',

@@ -2,7 +2,7 @@
 // object `{ error: { message, type, code, error_subcode, is_transient, fbtrace_id } }`, read
 // once here; each network gives its own codes (developers.facebook.com "Handling Errors").
 import type { IncomingHttpHeaders } from 'node:http';
-import { asString, excerpt, isRecord } from '../shared/http.ts';
+import { asString, excerpt, header, isRecord } from '../shared/http.ts';
 import { fail, type PublishFailure, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 
@@ -139,4 +139,41 @@ export function metaGraphFailure(table: MetaErrorTable): GraphFailure {
         : `http_${status}`;
     return fail(outcomeCode, message, retryable);
   };
+}
+
+/**
+ * When Meta lets the Page, account or app call again: the largest
+ * estimated_time_to_regain_access (minutes) in X-Page-Usage, X-App-Usage or
+ * X-Business-Use-Case-Usage (developers.facebook.com "Rate Limits"), else Retry-After, else
+ * META_THROTTLE_WAIT_MS.
+ */
+export function metaUsageRetryAt(headers: IncomingHttpHeaders): Date {
+  let minutes = 0;
+  for (const name of ['x-page-usage', 'x-app-usage', 'x-business-use-case-usage']) {
+    const value = header(headers, name);
+    if (value) minutes = Math.max(minutes, largestEstimate(value));
+  }
+  return minutes > 0
+    ? retryAtFrom({ 'retry-after': String(minutes * 60) }, META_THROTTLE_WAIT_MS)
+    : retryAtFrom(headers, META_THROTTLE_WAIT_MS);
+}
+
+function largestEstimate(json: string): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return 0;
+  }
+  let found = 0;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (isRecord(value)) {
+      const estimate = Number(value.estimated_time_to_regain_access);
+      if (Number.isFinite(estimate)) found = Math.max(found, estimate);
+      for (const inner of Object.values(value)) if (typeof inner === 'object') visit(inner);
+    }
+  };
+  visit(parsed);
+  return found;
 }

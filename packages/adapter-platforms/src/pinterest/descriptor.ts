@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createPinterestMetricsReader } from './metrics.ts';
 import { createPinterestOAuth } from './oauth.ts';
 import { PINTEREST_OPTIONS_SCHEMA, validatePinterestOptions } from './options.ts';
 import { createPinterestPublisher } from './publisher.ts';
@@ -14,4 +15,5 @@ export const pinterest = definePlatform({
   settings: PINTEREST_SETTINGS,
   createPublisher: createPinterestPublisher,
   createOAuth: createPinterestOAuth,
+  createMetricsReader: (settings, runtime) => createPinterestMetricsReader(settings, runtime),
 });

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createThreadsMetricsReader } from './metrics.ts';
 import { createThreadsOAuth } from './oauth.ts';
 import { createThreadsPublisher } from './publisher.ts';
 import { THREADS_SETTINGS } from './settings.ts';
@@ -18,4 +19,5 @@ export const threads = definePlatform({
   settings: THREADS_SETTINGS,
   createPublisher: createThreadsPublisher,
   createOAuth: createThreadsOAuth,
+  createMetricsReader: createThreadsMetricsReader,
 });

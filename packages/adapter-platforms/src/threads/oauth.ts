@@ -13,15 +13,20 @@ import { OAuthStepError, oauthGet } from '../shared/oauth.ts';
 import { THREADS_API_VERSION } from './api.ts';
 import { THREADS_SETTINGS, type ThreadsSettings } from './settings.ts';
 
+/** The permission to read a post's insights (its numbers). */
+export const THREADS_INSIGHTS_SCOPE = 'threads_manage_insights';
+
 /**
  * Publishing needs the first two; replies (a `thread`, a first comment) need
- * threads_manage_replies, and looking up a reply whose answer was lost threads_read_replies.
+ * threads_manage_replies, looking up a reply whose answer was lost threads_read_replies, and
+ * reading a post's numbers threads_manage_insights.
  */
 export const THREADS_SCOPES = [
   'threads_basic',
   'threads_content_publish',
   'threads_manage_replies',
   'threads_read_replies',
+  THREADS_INSIGHTS_SCOPE,
 ] as const;
 
 const LABEL = 'Threads';

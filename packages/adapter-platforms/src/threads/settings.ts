@@ -1,6 +1,6 @@
 import type { SettingsOf } from '../descriptor.ts';
 import { oauthSettings } from '../shared/oauth-settings.ts';
-import { rateLimitSetting } from '../shared/rate-limit-setting.ts';
+import { rateLimitSetting, readRateLimitSetting } from '../shared/rate-limit-setting.ts';
 
 /**
  * Threads API (Meta): consent on threads.net; the code exchange, the long-lived exchange and the
@@ -16,6 +16,11 @@ export const THREADS_SETTINGS = {
     'THREADS',
     '250/24h',
     'Threads publishes at most 250 posts per profile per rolling 24 hours (threads_publishing_limit)',
+  ),
+  readRateLimit: readRateLimitSetting(
+    'THREADS',
+    '200/1h',
+    "Meta's Graph API platform rate limit is about 200 calls per hour per user; each post's numbers cost one",
   ),
 } as const;
 

@@ -15,6 +15,7 @@ import { migration0008 } from './0008_threads_and_first_comments.ts';
 import { migration0009 } from './0009_media.ts';
 import { migration0010 } from './0010_platform_apps_and_data.ts';
 import { migration0011 } from './0011_metrics.ts';
+import { migration0012 } from './0012_webhook_events_by_shape.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0009_media': migration0009,
   '0010_platform_apps_and_data': migration0010,
   '0011_metrics': migration0011,
+  '0012_webhook_events_by_shape': migration0012,
 };

@@ -1,7 +1,7 @@
 // The reading half of the fake Bluesky service: app.bsky.feed.getPosts?uris=…&uris=… (at most
 // 25, each an at:// URI) answering `{ posts: [postView] }` with the counts a test set (or derived
 // from the URI); a post it does not know, or a test removed, is left out of `posts`.
-import { FakePostNumbers } from './post-numbers.ts';
+import { PostNumbers } from './post-numbers.ts';
 
 export const BLUESKY_COUNTS = ['likeCount', 'repostCount', 'replyCount', 'quoteCount'] as const;
 export type BlueskyCount = (typeof BLUESKY_COUNTS)[number];
@@ -14,9 +14,9 @@ export function createBlueskyReading(
   known: () => { uri: string; cid: string; record: Record<string, unknown> }[],
   handle: () => string,
 ) {
-  const numbers = new FakePostNumbers(BLUESKY_COUNTS);
+  const numbers = new PostNumbers(BLUESKY_COUNTS);
   const postOf = (uri: string) => {
-    if (numbers.isRemoved(uri)) return undefined;
+    if (numbers.isGone(uri)) return undefined;
     const created = known().find((post) => post.uri === uri);
     if (created) return created;
     return numbers.has(uri) ? { uri, cid: `bafyreiset${uri.length}`, record: {} } : undefined;
@@ -56,7 +56,7 @@ export function createBlueskyReading(
           cid: post.cid,
           author: { did, handle: handle() },
           record: post.record,
-          ...numbers.of(uri),
+          ...numbers.present(uri),
           indexedAt: new Date().toISOString(),
         },
       ];

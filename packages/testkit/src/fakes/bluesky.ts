@@ -16,7 +16,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
-import type { FakePostNumbers } from './post-numbers.ts';
+import type { PostNumbers } from './post-numbers.ts';
 
 /** An XRPC error answer. */
 export interface BlueskyError {
@@ -82,7 +82,7 @@ export interface FakeBluesky extends FakeServer {
    * left out); setting some makes the post exist, `remove` drops it from `posts`. Created
    * posts exist with derived counts.
    */
-  counts: FakePostNumbers<BlueskyCount>;
+  counts: PostNumbers<BlueskyCount>;
 }
 
 /** A TID: 13 characters of base32-sortable, the first within 2-j (top bit clear). */

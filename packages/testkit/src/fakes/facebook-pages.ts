@@ -2,8 +2,10 @@
 // /{page}/photos (published, or unpublished for a multi-photo post), /{page}/videos (file_url,
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
 // duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage;
-// POST /{object-id}/comments (message) on a post or video of the Page; GET lists them.
+// POST /{object-id}/comments (message) on a post or video of the Page; GET lists them; a post's
+// or video's numbers (GET /{id}?fields=reactions.summary(total_count),...,shares).
 import type { ServerResponse } from 'node:http';
+import { PostNumbers } from './post-numbers.ts';
 
 export interface FacebookPost {
   id: string;
@@ -77,7 +79,18 @@ type Refuse = (
   headers?: Record<string, string>,
 ) => void;
 
+/** The numbers a post or video shows: reactions and comments (summaries), shares (posts only). */
+export const FACEBOOK_ENGAGEMENT = ['reactions', 'comments', 'shares'] as const;
+export type FacebookEngagement = (typeof FACEBOOK_ENGAGEMENT)[number];
+
+/** `reactions.summary(total_count).limit(0)` -> { edge: reactions, summary: true }. */
+function edgeField(field: string): { edge: string; summary: boolean } {
+  const edge = field.split(/[.(]/)[0] ?? field;
+  return { edge, summary: /\.summary\((true|total_count)\)/.test(field) };
+}
+
 export function createFacebookPages(options: FacebookPagesOptions, answer: Answer, refuse: Refuse) {
+  const engagement = new PostNumbers(FACEBOOK_ENGAGEMENT);
   const posts: FacebookPost[] = [];
   const comments: FacebookComment[] = [];
   const photos = new Map<string, FacebookPhoto>();
@@ -304,6 +317,66 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   }
 
   /**
+   * GET /{post-or-video-id}?fields=...: the object's reactions and comments (their summary's
+   * total_count only when asked with `.summary(total_count)`) and, for a post, `shares` (left
+   * out when nobody shared it, as Graph does; a video has no such field: error 100). A Page token
+   * reads its own Page's objects only (200); unknown or removed objects are 100/33.
+   */
+  function numbers(
+    response: ServerResponse,
+    id: string,
+    fields: string[],
+    pageOf: string | undefined,
+  ) {
+    const post = posts.find((item) => item.id === id);
+    const video = videos.get(id);
+    const exists = post !== undefined || video !== undefined || engagement.isSet(id);
+    if (!exists || engagement.isGone(id)) {
+      return refuse(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      });
+    }
+    const owner = post?.pageId ?? video?.pageId;
+    if (pageOf !== undefined && owner !== undefined && pageOf !== owner) {
+      return refuse(response, { code: 200, message: '(#200) Permissions error' });
+    }
+    const isVideo = video !== undefined || !id.includes('_');
+    const values = engagement.of(id);
+    const body: Record<string, unknown> = { id };
+    for (const field of fields) {
+      const { edge, summary } = edgeField(field);
+      if (edge === 'id') continue;
+      if (edge === 'shares' && !isVideo) {
+        if ((values.shares ?? 0) > 0) body.shares = { count: values.shares };
+        continue;
+      }
+      if (edge !== 'reactions' && edge !== 'comments') {
+        const node = isVideo ? 'Video' : 'Post';
+        return refuse(response, {
+          code: 100,
+          message: `(#100) Tried accessing nonexisting field (${edge}) on node type (${node})`,
+        });
+      }
+      const total = values[edge] ?? 0;
+      body[edge] = {
+        data: [],
+        ...(summary
+          ? {
+              summary:
+                edge === 'reactions'
+                  ? { total_count: total, viewer_reaction: 'NONE' }
+                  : { order: 'ranked', total_count: total, can_comment: true },
+            }
+          : {}),
+      };
+    }
+    answer(response, 200, body);
+  }
+
+  /**
    * Serves `segments` (after the version) when they are a Page route; false otherwise.
    * `pageOf(token)` is the Page a token may act for (undefined: any, for tokens tests bring).
    */
@@ -316,6 +389,12 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   ): boolean {
     const [first, edge] = segments;
     if (first === undefined) return false;
+    const fields = (params.fields ?? '').split(',').filter(Boolean);
+    const asksNumbers = fields.some((field) => /^(reactions|comments|shares)\b/.test(field));
+    if (segments.length === 1 && method === 'GET' && asksNumbers) {
+      numbers(response, first, fields, pageOf);
+      return true;
+    }
     const known = videos.get(first);
     if (segments.length === 1 && method === 'GET' && known) {
       videoStatus(response, known);
@@ -355,6 +434,7 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   }
 
   return {
+    engagement,
     posts,
     comments,
     photos,

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createFacebookPages,
   type FacebookComment,
+  type FacebookEngagement,
   type FacebookError,
   type FacebookPagesOptions,
   type FacebookPhoto,
@@ -27,8 +28,17 @@ import {
   sendJson,
 } from './http.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import type { PostNumbers } from './post-numbers.ts';
 
-export type { FacebookComment, FacebookError, FacebookPhoto, FacebookPost, FacebookVideo };
+export { FACEBOOK_ENGAGEMENT } from './facebook-pages.ts';
+export type {
+  FacebookComment,
+  FacebookEngagement,
+  FacebookError,
+  FacebookPhoto,
+  FacebookPost,
+  FacebookVideo,
+};
 
 /**
  * Documented errors. The code-exchange subcodes (36007 expired, 36008 redirect_uri mismatch,
@@ -164,6 +174,12 @@ export interface FakeFacebook extends FakeServer {
   videos: Map<string, FacebookVideo>;
   /** The next video created answers `video_status: error` with this message once processed. */
   failNextVideo(message: string): void;
+  /**
+   * What GET /{post-or-video-id}?fields=reactions.summary(total_count),... answers per object:
+   * `set` (reactions, comments, shares; 0 or null shares are left out, as Graph does; setting
+   * makes the object exist), `remove` (gone: error 100/33); published posts get derived numbers.
+   */
+  engagement: PostNumbers<FacebookEngagement>;
 }
 
 const isVersion = (segment: string | undefined) =>
@@ -508,6 +524,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     photos: pagesApi.photos,
     videos: pagesApi.videos,
     failNextVideo: pagesApi.failNextVideo,
+    engagement: pagesApi.engagement,
     deauthorize() {
       for (const token of longLived.keys()) expired.add(token);
       for (const issued of oauth.issued) expired.add(issued.accessToken);

@@ -19,6 +19,7 @@ import {
   sendRawJson,
 } from './http.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import { graphInsightsAnswer, PostNumbers } from './post-numbers.ts';
 
 export interface InstagramError {
   code: number;
@@ -28,6 +29,8 @@ export interface InstagramError {
   isTransient?: boolean;
   /** HTTP status of the answer (Graph uses 400 for nearly everything). Default 400. */
   status?: number;
+  /** Headers sent along, e.g. `x-business-use-case-usage` with estimated_time_to_regain_access. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -156,6 +159,8 @@ export type InstagramCall =
   | 'create'
   /** POST /{ig-media-id}/comments */
   | 'comment'
+  /** GET /{ig-media-id}/insights */
+  | 'insights'
   | 'status'
   | 'publish'
   | 'permalink'
@@ -223,7 +228,23 @@ export interface FakeInstagram extends FakeServer {
   account: InstagramAccount;
   /** Long-lived tokens issued (exchange and refresh), in order. */
   longLivedTokens: string[];
+  /**
+   * What GET /{ig-media-id}/insights answers per media (Instagram's names: views, reach, likes,
+   * comments, shares, saved): `set` (null leaves a metric out, and makes the media exist),
+   * `remove` (the media is gone: error 100/33); published media get derived numbers.
+   */
+  insights: PostNumbers<InstagramInsight>;
 }
+
+export const INSTAGRAM_INSIGHTS = [
+  'views',
+  'reach',
+  'likes',
+  'comments',
+  'shares',
+  'saved',
+] as const;
+export type InstagramInsight = (typeof INSTAGRAM_INSIGHTS)[number];
 
 /** The professional account: `user_id` is the IG user id publishing uses, `id` app-scoped. */
 export interface InstagramAccount {
@@ -262,6 +283,7 @@ const callOf = (method: string, path: string, fields: string | null): InstagramC
   if (method === 'POST' && segments[1] === 'media') return 'create';
   if (method === 'POST' && segments[1] === 'media_publish') return 'publish';
   if (method === 'POST' && segments[1] === 'comments') return 'comment';
+  if (method === 'GET' && segments[1] === 'insights') return 'insights';
   if (fields?.includes('permalink')) return 'permalink';
   return 'status';
 };
@@ -296,17 +318,23 @@ export async function startFakeInstagram(
   const newId = () => String(17_840_000_000_000_000n + BigInt(++counter) * 7919n);
   const trace = () => `Afake${String(counter).padStart(6, '0')}`;
 
+  const insights = new PostNumbers(INSTAGRAM_INSIGHTS);
   const graphError = (response: ServerResponse, error: InstagramError) =>
-    sendJson(response, error.status ?? 400, {
-      error: {
-        message: error.message,
-        type: error.type ?? 'OAuthException',
-        code: error.code,
-        ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
-        is_transient: error.isTransient ?? false,
-        fbtrace_id: trace(),
+    sendJson(
+      response,
+      error.status ?? 400,
+      {
+        error: {
+          message: error.message,
+          type: error.type ?? 'OAuthException',
+          code: error.code,
+          ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
+          is_transient: error.isTransient ?? false,
+          fbtrace_id: trace(),
+        },
       },
-    });
+      error.headers ?? {},
+    );
   const invalid = (response: ServerResponse, message: string) =>
     graphError(response, { code: 100, type: 'OAuthException', message: `(#100) ${message}` });
 
@@ -355,6 +383,8 @@ export async function startFakeInstagram(
     if (expired.has(token)) return graphError(response, INSTAGRAM_ERRORS.tokenExpired);
 
     const [id, edge] = segments as [string, string | undefined];
+    if (request.method === 'GET' && edge === 'insights')
+      return mediaInsights(response, id, token, params);
     if (request.method === 'POST' && edge === 'media')
       return create(response, id, params, recorded);
     if (request.method === 'GET' && edge === 'media') return listMedia(response, id, params);
@@ -391,6 +421,38 @@ export async function startFakeInstagram(
     }
     if (request.method === 'GET' && edge === undefined) return read(response, id, params, call);
     return invalid(response, 'Unsupported request');
+  }
+
+  /**
+   * GET /{ig-media-id}/insights?metric=: the media's numbers. A token this fake issued needs
+   * instagram_business_manage_insights (error 10 otherwise); unknown or removed media are 100/33.
+   */
+  function mediaInsights(
+    response: ServerResponse,
+    id: string,
+    token: string,
+    params: Record<string, string>,
+  ) {
+    const permissions =
+      longLived.get(token) ?? oauth.issued.find((issued) => issued.accessToken === token)?.scopes;
+    if (permissions && !permissions.includes('instagram_business_manage_insights')) {
+      return graphError(response, {
+        code: 10,
+        message: '(#10) Application does not have permission for this action',
+      });
+    }
+    const exists = media.some((item) => item.id === id) || insights.isSet(id);
+    if (!exists || insights.isGone(id)) {
+      return graphError(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      });
+    }
+    const answer = graphInsightsAnswer(insights, id, params.metric);
+    if (answer.status === 200) return sendJson(response, 200, answer.body);
+    return graphError(response, { code: answer.code, message: answer.message });
   }
 
   /** GET /oauth/authorize: consents at once and redirects back with `code` (or `error`). */
@@ -711,5 +773,6 @@ export async function startFakeInstagram(
     oauth,
     account,
     longLivedTokens,
+    insights,
   };
 }

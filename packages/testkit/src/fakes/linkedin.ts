@@ -19,8 +19,12 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import { createLinkedinStats, type LinkedinPostNumber } from './linkedin-stats.ts';
 import { matchesPattern } from './media-server.ts';
 import { FakeOAuthProvider } from './oauth.ts';
+import type { PostNumbers } from './post-numbers.ts';
+
+export type { LinkedinPostNumber };
 
 export interface LinkedinApiError {
   status: number;
@@ -105,6 +109,10 @@ export type LinkedinCall =
   | 'videoStatus'
   /** POST /rest/socialActions/{urn}/comments */
   | 'comment'
+  /** GET /rest/socialActions/{urn} (a post's likes and comments) */
+  | 'socialActions'
+  /** GET /rest/organizationalEntityShareStatistics */
+  | 'shareStatistics'
   /** PUT to an upload URL (image or video part) */
   | 'upload'
   | 'any';
@@ -211,6 +219,14 @@ export interface FakeLinkedin extends FakeServer {
   processingPolls: number;
   /** Posts per member per day (undefined: no limit); past it POST /rest/posts answers 429. */
   dailyPostLimit: number | undefined;
+  /**
+   * What socialActions and share statistics answer per post URN (likes, comments, impressions,
+   * uniqueImpressions, clicks, shares): `set` (null reads as 0, as LinkedIn counts), `remove`
+   * (the post is gone: 404). Posts created here, or declared in `postAuthors`, exist.
+   */
+  postNumbers: PostNumbers<LinkedinPostNumber>;
+  /** Authors of posts the tests declare (URN -> person or organization URN). */
+  postAuthors: Map<string, string>;
 }
 
 /** Seconds an access token lives (60 days), and a refresh token (365 days). */
@@ -231,6 +247,8 @@ const callOf = (path: string, query: Record<string, string> = {}): LinkedinCall 
   if (path === '/rest/videos' && query.action === 'finalizeUpload') return 'videoFinalize';
   if (/^\/rest\/videos\/[^/]+$/.test(path)) return 'videoStatus';
   if (/^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comment';
+  if (/^\/rest\/socialActions\/[^/]+$/.test(path)) return 'socialActions';
+  if (path === '/rest/organizationalEntityShareStatistics') return 'shareStatistics';
   if (path.startsWith(UPLOAD_PREFIX)) return 'upload';
   return 'other';
 };
@@ -268,6 +286,7 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     'w_member_social',
     'w_organization_social',
     'rw_organization_admin',
+    'r_organization_social',
   ];
   const member: LinkedinMember = {
     sub: 'fAkEmEmBeR1',
@@ -340,6 +359,43 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     return undefined;
   }
 
+  const postAuthors = new Map<string, string>();
+  const administers = (author: string) => {
+    const id = /^urn:li:organization:(\d+)$/.exec(author)?.[1];
+    const organization = organizations.find((o) => o.id === id);
+    return (
+      organization !== undefined &&
+      (organization.state ?? 'APPROVED') === 'APPROVED' &&
+      POSTING_ROLES.has(organization.role ?? 'ADMINISTRATOR')
+    );
+  };
+  const stats = createLinkedinStats({
+    authorOf: (urn) => posts.find((post) => post.urn === urn)?.author ?? postAuthors.get(urn),
+    administers,
+    memberUrn: () => `urn:li:person:${member.sub}`,
+    refuse: (response, error) => apiError(response, error),
+    answer: sendJson,
+  });
+
+  /** The reading calls: versioned headers, a live token, then the stats' own checks. */
+  function reading(request: IncomingMessage, response: ServerResponse, url: URL, call: string) {
+    const refused = versionError(request);
+    if (refused) return apiError(response, refused);
+    if (request.headers['x-restli-protocol-version'] !== '2.0.0') {
+      return apiError(response, {
+        status: 400,
+        code: 'ILLEGAL_ARGUMENT',
+        message: 'fake: X-Restli-Protocol-Version: 2.0.0 is required',
+      });
+    }
+    const scopes = publishingScopes(bearerToken(request.headers));
+    if (!Array.isArray(scopes)) return apiError(response, scopes);
+    if (call === 'shareStatistics')
+      return stats.shareStatistics(response, url.searchParams, scopes);
+    const urn = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    return stats.socialActions(response, urn, scopes);
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     if (url.pathname.startsWith(UPLOAD_PREFIX)) return upload(request, response, url);
     const raw = await readBody(request);
@@ -362,6 +418,9 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
 
     if (call === 'token' && request.method === 'POST') return token(response, form);
     if (PUBLISHING_CALLS.has(call)) return publishing(request, response, url, call, body);
+    if ((call === 'socialActions' || call === 'shareStatistics') && request.method === 'GET') {
+      return reading(request, response, url, call);
+    }
     if (request.method !== 'GET' || call === 'other' || call === 'token') {
       return apiError(response, {
         status: 404,
@@ -1003,6 +1062,8 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     uploads,
     processingPolls: options.processingPolls ?? 1,
     dailyPostLimit: options.dailyPostLimit,
+    postNumbers: stats.numbers,
+    postAuthors,
   };
   return fake;
 }

@@ -3,7 +3,7 @@
 // derived from the id). As Mastodon does, a token must hold `read` or `read:statuses` (else 403
 // "This action is outside the authorized scopes"); without a token only public and unlisted
 // statuses are shown (others 404); a status it does not know, or a test removed, is 404.
-import { FakePostNumbers } from './post-numbers.ts';
+import { PostNumbers } from './post-numbers.ts';
 
 export const MASTODON_COUNTS = ['favourites_count', 'reblogs_count', 'replies_count'] as const;
 export type MastodonCount = (typeof MASTODON_COUNTS)[number];
@@ -14,7 +14,7 @@ export function createMastodonReading(
   statuses: () => { id: string; visibility: string; url: string }[],
   baseUrl: () => string,
 ) {
-  const numbers = new FakePostNumbers(MASTODON_COUNTS);
+  const numbers = new PostNumbers(MASTODON_COUNTS);
 
   /** GET /api/v1/statuses/:id; `scopes` null: asked without a token. */
   function showStatus(id: string, scopes: readonly string[] | null): Answer {
@@ -23,7 +23,7 @@ export function createMastodonReading(
     }
     const created = statuses().find((status) => status.id === id);
     const exists = created !== undefined || numbers.has(id);
-    if (!exists || numbers.isRemoved(id)) return { status: 404, error: 'Record not found' };
+    if (!exists || numbers.isGone(id)) return { status: 404, error: 'Record not found' };
     const visibility = created?.visibility ?? 'public';
     if (scopes === null && visibility !== 'public' && visibility !== 'unlisted') {
       return { status: 404, error: 'Record not found' };
@@ -38,7 +38,7 @@ export function createMastodonReading(
         uri: url,
         content: '<p>status</p>',
         created_at: new Date().toISOString(),
-        ...numbers.of(id),
+        ...numbers.present(id),
       },
     };
   }

@@ -21,7 +21,7 @@ import {
 import { createMastodonReading, type MastodonCount } from './mastodon-metrics.ts';
 import { parseMultipart } from './multipart.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
-import type { FakePostNumbers } from './post-numbers.ts';
+import type { PostNumbers } from './post-numbers.ts';
 
 /** An error answer: `{ error, error_description? }` with this status (and headers). */
 export interface MastodonError {
@@ -94,7 +94,7 @@ export interface FakeMastodon extends FakeServer {
    * GET /api/v1/statuses/:id (mastodon-metrics.ts): per-status counts under Mastodon's names
    * (null: left out); setting some makes the status exist (public), `remove` makes it 404.
    */
-  counts: FakePostNumbers<MastodonCount>;
+  counts: PostNumbers<MastodonCount>;
   /**
    * The scopes of a token the fake did not issue (default: read and write, everything); the
    * ones it issued hold what was consented.

@@ -22,6 +22,7 @@ import {
 import { matchesPattern } from './media-server.ts';
 import { parseMultipart } from './multipart.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import { PostNumbers } from './post-numbers.ts';
 
 /** Pinterest's error bodies as the fake gives them (status, Pinterest's number, message). */
 export const PINTEREST_ERRORS = {
@@ -55,6 +56,8 @@ export type PinterestCall =
   | 'boardPins'
   | 'media'
   | 'mediaStatus'
+  /** GET /v5/pins/{pin_id}/analytics */
+  | 'pinAnalytics'
   | 'upload';
 
 export type PinterestScript =
@@ -115,7 +118,18 @@ export interface FakePinterest extends FakeServer {
   failNextVideo(): void;
   /** Mutable: the 429 threshold of POST /v5/pins. */
   pinLimit: number | undefined;
+  /**
+   * What GET /v5/pins/{pin_id}/analytics answers per Pin (IMPRESSION, SAVE, PIN_CLICK,
+   * OUTBOUND_CLICK in `all.lifetime_metrics`): `set` (null leaves a metric out, and makes the Pin
+   * exist), `remove` (the Pin is gone: 404); Pins created here get derived numbers.
+   */
+  analytics: PostNumbers<PinterestMetric>;
 }
+
+export const PINTEREST_METRICS = ['IMPRESSION', 'SAVE', 'PIN_CLICK', 'OUTBOUND_CLICK'] as const;
+export type PinterestMetric = (typeof PINTEREST_METRICS)[number];
+/** Days of organic analytics Pinterest keeps (the window's start may be 89 days before today). */
+const ANALYTICS_DAYS = 90;
 
 /** The board every test user has (Pinterest board ids are numeric strings). */
 export const PINTEREST_BOARD_ID = '549755885175';
@@ -144,6 +158,7 @@ function callOf(method: string, path: string): PinterestCall | undefined {
   if (path === '/v5/media' && method === 'POST') return 'media';
   if (/^\/v5\/media\/[^/]+$/.test(path) && method === 'GET') return 'mediaStatus';
   if (path === UPLOAD_PATH && method === 'POST') return 'upload';
+  if (/^\/v5\/pins\/[^/]+\/analytics$/.test(path) && method === 'GET') return 'pinAnalytics';
   return undefined;
 }
 
@@ -177,6 +192,7 @@ export async function startFakePinterest(
   let sequence = 0;
   let baseUrl = '';
   const state = { pinLimit: options.pinLimit };
+  const analytics = new PostNumbers(PINTEREST_METRICS);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -243,6 +259,8 @@ export async function startFakePinterest(
           .slice(0, size);
         return sendJson(response, 200, { items, bookmark: null });
       }
+      case 'pinAnalytics':
+        return pinAnalytics(response, url, accessToken);
       case 'media':
         return registerMedia(response, body);
       case 'mediaStatus': {
@@ -263,6 +281,54 @@ export async function startFakePinterest(
       default:
         return pinterestError(response, { status: 404, code: 404, message: 'Not found.' });
     }
+  }
+
+  /**
+   * GET /v5/pins/{pin_id}/analytics?start_date&end_date&metric_types: the window must be dates
+   * within the last 90 days (today included), start before end, metric types known (400 code 1
+   * otherwise); a token this fake issued needs pins:read (403); unknown or removed Pins are 404.
+   */
+  function pinAnalytics(response: ServerResponse, url: URL, accessToken: string) {
+    const query = url.searchParams;
+    const day = /^\d{4}-\d{2}-\d{2}$/;
+    const start = query.get('start_date') ?? '';
+    const end = query.get('end_date') ?? '';
+    const types = (query.get('metric_types') ?? '').split(',').filter(Boolean);
+    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    const earliest = today - (ANALYTICS_DAYS - 1) * 86_400_000;
+    const invalid = (message: string) =>
+      pinterestError(response, { ...PINTEREST_ERRORS.invalidParameters, message });
+    if (!day.test(start) || !day.test(end))
+      return invalid('start_date and end_date are required (YYYY-MM-DD).');
+    if (Date.parse(start) < earliest) return invalid('start_date cannot be more than 90 days ago.');
+    if (Date.parse(end) > today || Date.parse(start) > Date.parse(end)) {
+      return invalid('end_date must be today or earlier, and not before start_date.');
+    }
+    const unknown = types.find((type) => !(PINTEREST_METRICS as readonly string[]).includes(type));
+    if (types.length === 0 || unknown !== undefined) {
+      return invalid(`metric_types must be some of ${PINTEREST_METRICS.join(', ')}.`);
+    }
+    const scopes = oauth.issued.find((t) => t.accessToken === accessToken)?.scopes;
+    if (scopes && !scopes.includes('pins:read'))
+      return pinterestError(response, PINTEREST_ERRORS.forbidden);
+    const pinId = decodeURIComponent(url.pathname.split('/')[3] ?? '');
+    const exists = pins.some((pin) => pin.id === pinId) || analytics.isSet(pinId);
+    if (!exists || analytics.isGone(pinId)) {
+      return pinterestError(response, { status: 404, code: 50, message: 'Pin not found.' });
+    }
+    const values = analytics.of(pinId);
+    const lifetime: Record<string, number> = {};
+    for (const type of types) {
+      const value = values[type as PinterestMetric];
+      if (value !== null) lifetime[type] = value;
+    }
+    return sendJson(response, 200, {
+      all: {
+        daily_metrics: [{ date: end, data_status: 'READY', metrics: lifetime }],
+        summary_metrics: lifetime,
+        lifetime_metrics: lifetime,
+      },
+    });
   }
 
   function token(request: IncomingMessage, response: ServerResponse, body: unknown) {
@@ -446,6 +512,7 @@ export async function startFakePinterest(
     failNextVideo: () => {
       failNext = true;
     },
+    analytics,
     get pinLimit() {
       return state.pinLimit;
     },

@@ -18,6 +18,7 @@ import {
   sendJson,
 } from './http.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
+import { graphInsightsAnswer, PostNumbers } from './post-numbers.ts';
 
 export interface ThreadsError {
   code: number;
@@ -27,6 +28,8 @@ export interface ThreadsError {
   isTransient?: boolean;
   /** HTTP status of the answer (Graph uses 400 for nearly everything). Default 400. */
   status?: number;
+  /** Headers sent along, e.g. `x-app-usage` with estimated_time_to_regain_access. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -100,6 +103,8 @@ export type ThreadsCall =
   | 'permalink'
   | 'recent'
   | 'limit'
+  /** GET /{threads-media-id}/insights */
+  | 'insights'
   | 'exchange'
   | 'longLived'
   | 'refresh'
@@ -163,7 +168,23 @@ export interface FakeThreads extends FakeServer {
   profile: ThreadsProfile;
   /** Long-lived tokens issued (exchange and refresh), in order. */
   longLivedTokens: string[];
+  /**
+   * What GET /{threads-media-id}/insights answers per post (Threads' names: views, likes,
+   * replies, reposts, quotes, shares): `set` (null leaves a metric out, and makes the post
+   * exist), `remove` (the post is gone: error 100/33); published posts get derived numbers.
+   */
+  insights: PostNumbers<ThreadsInsight>;
 }
+
+export const THREADS_INSIGHTS = [
+  'views',
+  'likes',
+  'replies',
+  'reposts',
+  'quotes',
+  'shares',
+] as const;
+export type ThreadsInsight = (typeof THREADS_INSIGHTS)[number];
 
 export interface FakeThreadsOptions {
   /** IN_PROGRESS polls of video containers. Default 1; text and images 0. */
@@ -190,6 +211,7 @@ const callOf = (method: string, path: string, fields: string | null): ThreadsCal
   if (method === 'POST' && segments[1] === 'threads_publish') return 'publish';
   if (segments[1] === 'threads' || segments[1] === 'replies') return 'recent';
   if (segments[1] === 'threads_publishing_limit') return 'limit';
+  if (segments[1] === 'insights') return 'insights';
   if (fields?.includes('permalink')) return 'permalink';
   return 'status';
 };
@@ -225,17 +247,23 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
   const newId = () => String(18_000_000_000_000_000n + BigInt(++counter) * 7919n);
   const trace = () => `Afake${String(counter).padStart(6, '0')}`;
 
+  const insights = new PostNumbers(THREADS_INSIGHTS);
   const graphError = (response: ServerResponse, error: ThreadsError) =>
-    sendJson(response, error.status ?? 400, {
-      error: {
-        message: error.message,
-        type: error.type ?? 'OAuthException',
-        code: error.code,
-        ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
-        is_transient: error.isTransient ?? false,
-        fbtrace_id: trace(),
+    sendJson(
+      response,
+      error.status ?? 400,
+      {
+        error: {
+          message: error.message,
+          type: error.type ?? 'OAuthException',
+          code: error.code,
+          ...(error.subcode === undefined ? {} : { error_subcode: error.subcode }),
+          is_transient: error.isTransient ?? false,
+          fbtrace_id: trace(),
+        },
       },
-    });
+      error.headers ?? {},
+    );
   const invalid = (response: ServerResponse, message: string) =>
     graphError(response, { code: 100, type: 'THApiException', message });
   const tokenError = (response: ServerResponse, token: string | undefined) =>
@@ -296,6 +324,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
         data: [{ quota_usage: used, config: { quota_total: 250, quota_duration: 86400 } }],
       });
     }
+    if (request.method === 'GET' && edge === 'insights') return postInsights(response, id, params);
     if (request.method === 'GET' && edge === undefined) return read(response, id, params);
     return invalid(response, 'Unsupported request');
   }
@@ -533,6 +562,22 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     });
   }
 
+  /** GET /v1.0/{threads-media-id}/insights?metric=: unknown or removed posts are 100/33. */
+  function postInsights(response: ServerResponse, id: string, params: Record<string, string>) {
+    const exists = posts.some((post) => post.id === id) || insights.isSet(id);
+    if (!exists || insights.isGone(id)) {
+      return graphError(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      });
+    }
+    const answer = graphInsightsAnswer(insights, id, params.metric);
+    if (answer.status === 200) return sendJson(response, 200, answer.body);
+    return graphError(response, { code: answer.code, message: answer.message });
+  }
+
   function read(response: ServerResponse, id: string, params: Record<string, string>) {
     const fields = (params.fields ?? 'id').split(',');
     const post = posts.find((p) => p.id === id);
@@ -589,5 +634,6 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     oauth,
     profile,
     longLivedTokens,
+    insights,
   };
 }

@@ -3,7 +3,7 @@
 // has_more }, error: { code: 'ok' } }`, each video with the fields asked. It needs the
 // video.list scope (scope_not_authorized otherwise); a video it does not know, or a test
 // removed, is left out of `videos`. Published videos (PUBLISH_COMPLETE) exist with derived counts.
-import { FakePostNumbers } from './post-numbers.ts';
+import { PostNumbers } from './post-numbers.ts';
 
 export const TIKTOK_COUNTS = ['view_count', 'like_count', 'comment_count', 'share_count'] as const;
 export type TiktokCount = (typeof TIKTOK_COUNTS)[number];
@@ -28,9 +28,9 @@ const QUERY_MAX_IDS = 20;
 type Answer = { data: unknown } | { error: string; message: string };
 
 export function createTiktokReading(publishedIds: () => string[]) {
-  const numbers = new FakePostNumbers(TIKTOK_COUNTS);
+  const numbers = new PostNumbers(TIKTOK_COUNTS);
   const exists = (id: string) =>
-    !numbers.isRemoved(id) && (numbers.has(id) || publishedIds().includes(id));
+    !numbers.isGone(id) && (numbers.has(id) || publishedIds().includes(id));
 
   function queryVideos(
     fieldsParam: string | null,
@@ -58,7 +58,7 @@ export function createTiktokReading(publishedIds: () => string[]) {
       return { error: 'invalid_params', message: 'filters.video_ids must hold 1 to 20 ids' };
     }
     const videos = (ids as string[]).filter(exists).map((id) => {
-      const counts = numbers.of(id);
+      const counts = numbers.present(id);
       return Object.fromEntries(
         fields.flatMap((field): [string, unknown][] => {
           if (field === 'id') return [['id', id]];

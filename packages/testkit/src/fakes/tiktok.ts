@@ -16,7 +16,7 @@ import {
   sendRawJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
-import type { FakePostNumbers } from './post-numbers.ts';
+import type { PostNumbers } from './post-numbers.ts';
 import { createTiktokReading, type TiktokCount } from './tiktok-metrics.ts';
 
 /**
@@ -136,7 +136,7 @@ export interface FakeTiktok extends FakeServer {
    * POST /v2/video/query/ (tiktok-metrics.ts): per-video counts under TikTok's names (null:
    * left out); setting some makes the video exist, `remove` drops it from `videos`.
    */
-  counts: FakePostNumbers<TiktokCount>;
+  counts: PostNumbers<TiktokCount>;
   /**
    * The scopes of a token the fake did not issue (default: every scope, video.list included);
    * the ones it issued hold what was consented.

@@ -5,7 +5,7 @@
 // Error" (as X does); `nonPublic: 'forbidden'` makes X refuse the whole call with 403 instead.
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.ts';
-import { FakePostNumbers } from './post-numbers.ts';
+import { PostNumbers } from './post-numbers.ts';
 import type { XTweet } from './x-posts.ts';
 
 export const X_METRIC_KEYS = [
@@ -29,7 +29,7 @@ const PUBLIC_FIELDS = X_METRIC_KEYS.filter((key) => key !== 'url_link_clicks');
 
 export interface XReading {
   /** Per-post numbers under X's names (null: left out); setting them makes the post exist. */
-  numbers: FakePostNumbers<XMetricKey>;
+  numbers: PostNumbers<XMetricKey>;
   /** Who posted what a test set numbers for (default: the fake's user, now). */
   authored: Map<string, { authorId: string; createdAt: Date }>;
   nonPublic: XNonPublicMode;
@@ -37,7 +37,7 @@ export interface XReading {
 
 export function createXReading(tweets: readonly XTweet[], userId: () => string) {
   const reading: XReading = {
-    numbers: new FakePostNumbers(X_METRIC_KEYS),
+    numbers: new PostNumbers(X_METRIC_KEYS),
     authored: new Map(),
     nonPublic: 'own',
   };
@@ -48,7 +48,7 @@ export function createXReading(tweets: readonly XTweet[], userId: () => string) 
     return reading.authored.get(id) ?? { authorId: userId(), createdAt: new Date() };
   };
   const exists = (id: string) =>
-    !reading.numbers.isRemoved(id) &&
+    !reading.numbers.isGone(id) &&
     (reading.numbers.has(id) || tweets.some((tweet) => tweet.id === id));
 
   const invalid = (response: ServerResponse, message: string) =>
@@ -110,7 +110,7 @@ export function createXReading(tweets: readonly XTweet[], userId: () => string) 
         });
         continue;
       }
-      data.push(postOf(id, fields, reading.numbers.of(id)));
+      data.push(postOf(id, fields, reading.numbers.present(id)));
     }
     const body: Record<string, unknown> = data.length > 0 ? { data } : {};
     if (errors.length > 0) body.errors = errors;

@@ -4,7 +4,7 @@
 // simply missing from `items`.
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.ts';
-import { FakePostNumbers } from './post-numbers.ts';
+import { PostNumbers } from './post-numbers.ts';
 
 export const YOUTUBE_STATISTICS = [
   'viewCount',
@@ -17,9 +17,9 @@ export type YoutubeStatistic = (typeof YOUTUBE_STATISTICS)[number];
 const LIST_MAX_IDS = 50;
 
 export function createYoutubeReading(videoIds: () => string[]) {
-  const numbers = new FakePostNumbers(YOUTUBE_STATISTICS);
+  const numbers = new PostNumbers(YOUTUBE_STATISTICS);
   const exists = (id: string) =>
-    !numbers.isRemoved(id) && (numbers.has(id) || videoIds().includes(id));
+    !numbers.isGone(id) && (numbers.has(id) || videoIds().includes(id));
 
   /** GET /youtube/v3/videos; a request Google refuses answers through `refuse`. */
   function list(
@@ -49,7 +49,7 @@ export function createYoutubeReading(videoIds: () => string[]) {
       ...(parts.includes('statistics')
         ? {
             statistics: Object.fromEntries(
-              Object.entries(numbers.of(id)).map(([name, value]) => [name, String(value)]),
+              Object.entries(numbers.present(id)).map(([name, value]) => [name, String(value)]),
             ),
           }
         : {}),

@@ -18,7 +18,7 @@ import {
 } from './http.ts';
 import { matchesPattern } from './media-server.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
-import type { FakePostNumbers } from './post-numbers.ts';
+import type { PostNumbers } from './post-numbers.ts';
 import { createYoutubeReading, type YoutubeStatistic } from './youtube-metrics.ts';
 
 export interface YoutubeError {
@@ -114,7 +114,7 @@ export interface FakeYoutube extends FakeServer {
    * YouTube's names (null: hidden, left out); setting some makes the video exist, `remove`
    * makes it vanish from `items`. Uploaded videos exist with derived counts.
    */
-  statistics: FakePostNumbers<YoutubeStatistic>;
+  statistics: PostNumbers<YoutubeStatistic>;
 }
 
 const START_PATH = '/upload/youtube/v3/videos';
