@@ -186,14 +186,21 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
         );
         const webhook = makeWebhook(userId, userId);
         await backend.handle.repos.webhooks.insert(webhook);
+        // Which events exist is the domain's to say (WEBHOOK_EVENTS); the column checks shape.
         await rejects(
-          sql`UPDATE webhooks SET events = ARRAY['post.deleted'] WHERE id = ${webhook.id}`,
-          /webhooks_events_check/,
+          sql`UPDATE webhooks SET events = ARRAY['Post Deleted'] WHERE id = ${webhook.id}`,
+          /webhooks_events_shape/,
+        );
+        await rejects(
+          sql`UPDATE webhooks SET events = ARRAY['post.published', 'post'] WHERE id = ${webhook.id}`,
+          /webhooks_events_shape/,
         );
         await rejects(
           sql`UPDATE webhooks SET events = '{}' WHERE id = ${webhook.id}`,
-          /webhooks_events_check/,
+          /webhooks_events_shape/,
         );
+        await sql`UPDATE webhooks SET events = ARRAY['post.metrics_updated', 'post.target.published']
+                  WHERE id = ${webhook.id}`.execute(backend.handle.db);
         await rejects(
           sql`UPDATE webhooks SET url = 'ftp://example.test' WHERE id = ${webhook.id}`,
           /webhooks_url_check/,
@@ -203,6 +210,15 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
         await rejects(
           sql`UPDATE webhook_deliveries SET status = 'sent' WHERE id = ${delivery.id}`,
           /webhook_deliveries_status_check/,
+        );
+        await rejects(
+          sql`UPDATE webhook_deliveries SET event = 'post published' WHERE id = ${delivery.id}`,
+          /webhook_deliveries_event_shape/,
+        );
+        // A connection's events have no post; every other event has one.
+        await rejects(
+          sql`UPDATE webhook_deliveries SET event = 'social_account.expired' WHERE id = ${delivery.id}`,
+          /webhook_deliveries_post_event/,
         );
       });
 

@@ -35,6 +35,7 @@ import {
   createUuidV7Generator,
   DEFAULT_SETTINGS,
   type Logger,
+  type Pacing,
   type QueueConsumer,
   type QueueKind,
 } from '@social-publisher/domain';
@@ -190,6 +191,16 @@ async function connectShared(config: Config, role: RuntimeRole, closers: Closers
   return { rateLimitRedis, pacer };
 }
 
+/** The shared pacer with each platform's publishing budget and, apart, its read budget. */
+function pacingOf(config: Config, pacer: ConnectionPacer): Pacing {
+  const { settings } = config.platforms;
+  return {
+    pacer,
+    limitOf: platformRateLimits(settings, PLATFORM_DESCRIPTORS),
+    readLimitOf: platformRateLimits(settings, PLATFORM_DESCRIPTORS, 'readRateLimit'),
+  };
+}
+
 export async function createRuntime(
   config: Config,
   rootLogger: pino.Logger,
@@ -245,15 +256,7 @@ export async function createRuntime(
       metrics,
       mediaProbe: createMediaProbe(mediaDispatcher),
       media,
-      pacing: {
-        pacer,
-        limitOf: platformRateLimits(config.platforms.settings, PLATFORM_DESCRIPTORS),
-        readLimitOf: platformRateLimits(
-          config.platforms.settings,
-          PLATFORM_DESCRIPTORS,
-          'readRateLimit',
-        ),
-      },
+      pacing: pacingOf(config, pacer),
     };
     const prefix = config.redis ? config.queuePrefix : undefined;
     logger.info({ role, database: database.kind, queue: queue.kind, prefix }, 'runtime ready');
