@@ -4,7 +4,12 @@
  * and how long each takes, without touching the packages. Mutates `deps` in place, so the apps
  * and the worker that hold the same object see the wrapped ports.
  */
-import type { CoreDeps, PlatformPublisher, Repositories } from '@social-publisher/domain';
+import type {
+  CoreDeps,
+  PlatformMetricsReader,
+  PlatformPublisher,
+  Repositories,
+} from '@social-publisher/domain';
 import { fmt, percentile } from './stats.ts';
 
 interface Stat {
@@ -18,6 +23,8 @@ export interface Instrumentation {
   reset(): void;
   /** One line per port method, largest total time first, per item of work. */
   lines(label: string, items: number): string[];
+  /** The average latency (ms) of one call of `name` (e.g. `reader twitter.read`); null: none. */
+  average(name: string): number | null;
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -75,12 +82,26 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
   deps.queue = wrapObject('queue', queue);
   deps.webhookSender = wrapObject('webhookSender', webhookSender);
   const publishers = new Map<string, PlatformPublisher>();
+  const readers = new Map<string, PlatformMetricsReader>();
   deps.platforms = {
     names: platforms.names,
     rules: (platform) => platforms.rules(platform),
     oauth: (platform) => platforms.oauth(platform),
     credentials: (platform) => platforms.credentials(platform),
-    metricsReader: (platform) => platforms.metricsReader(platform),
+    metricsReader(platform) {
+      const reader = platforms.metricsReader(platform);
+      if (!reader) return reader;
+      let wrapped = readers.get(platform);
+      if (!wrapped) {
+        const read = reader.read.bind(reader) as AnyFn;
+        wrapped = {
+          ...reader,
+          read: timed(`reader ${platform}.read`, read) as PlatformMetricsReader['read'],
+        };
+        readers.set(platform, wrapped);
+      }
+      return wrapped;
+    },
     get(platform) {
       const publisher = platforms.get(platform);
       if (!publisher) return publisher;
@@ -105,6 +126,10 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
 
   return {
     reset: () => stats.clear(),
+    average(name) {
+      const stat = stats.get(name);
+      return stat && stat.count > 0 ? stat.totalMs / stat.count : null;
+    },
     lines(label, items) {
       const rows = [...stats.entries()].sort((a, b) => b[1].totalMs - a[1].totalMs);
       const out = [

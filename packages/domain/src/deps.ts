@@ -3,7 +3,7 @@ import {
   PUBLISH_RETRY_MAX_MS,
   WEBHOOK_DELIVERY_SCHEDULE_MS,
 } from './policies/backoff.ts';
-import { METRICS_REFRESH_SCHEDULE_MS } from './policies/metrics-schedule.ts';
+import { METRICS_PASS_SIZE, METRICS_REFRESH_SCHEDULE_MS } from './policies/metrics-schedule.ts';
 import type {
   Clock,
   ConnectionPacer,
@@ -94,7 +94,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   metricsRefreshScheduleMs: [...METRICS_REFRESH_SCHEDULE_MS],
   metricsMinRefreshMs: 60_000,
   metricsRetentionMs: 400 * 86_400_000,
-  metricsPassSize: 1_000,
+  metricsPassSize: METRICS_PASS_SIZE,
   metricsReadConcurrency: 4,
   metricsReadLeaseMs: 5 * 60_000,
 };

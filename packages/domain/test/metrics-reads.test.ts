@@ -13,8 +13,10 @@ import {
   type MetricValues,
   noMetrics,
   type PlatformMetricsReader,
+  PUBLISH_GUARD_MS,
   processPublishJob,
   readDueMetrics,
+  readMetricsRound,
   readPaceKey,
   sandboxMetrics,
 } from '../src/index.ts';
@@ -364,5 +366,50 @@ describe('the metrics read pass', () => {
     deps.clock.advance(6 * HOUR);
     await readDueMetrics(deps, new AbortController().signal);
     expect(deps.store.tables.deliveries.size).toBe(before + 1);
+  });
+});
+
+describe('the metrics round', () => {
+  it('reads pass after pass until no full batch is due', async () => {
+    const deps = createTestDeps({ settings: { metricsPassSize: 2 } });
+    const { reader, calls } = scriptedReader(10, (items) =>
+      readAll(items, () => ({ kind: 'read', metrics: numbers(1, 1), raw: {} })),
+    );
+    deps.platforms.setMetricsReader('youtube', reader);
+    await publishedPosts(deps, 5);
+    deps.clock.advance(1.2 * HOUR);
+    const round = await readMetricsRound(deps, new AbortController().signal, 20);
+    expect(round).toMatchObject({ claimed: 5, fresh: 5 });
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives way to a post about to publish: nothing is read while one is due', async () => {
+    const deps = createTestDeps();
+    const { reader, calls } = scriptedReader(10, (items) =>
+      readAll(items, () => ({ kind: 'read', metrics: numbers(1, 1), raw: {} })),
+    );
+    deps.platforms.setMetricsReader('youtube', reader);
+    const { alice, connection } = await publishedPosts(deps, 1);
+    deps.clock.advance(1.2 * HOUR);
+    const soon = new Date(deps.clock.now().getTime() + PUBLISH_GUARD_MS / 2);
+    const waiting = unwrap(
+      await createPost(
+        deps,
+        alice.ctx,
+        {
+          content: 'soon',
+          social_account_ids: [connection.id],
+          media_urls: ['https://cdn.example.com/b.mp4'],
+          scheduled_at: soon.toISOString(),
+        },
+        'scheduled',
+      ),
+    );
+    expect((await readMetricsRound(deps, new AbortController().signal, 20)).claimed).toBe(0);
+    expect(calls).toHaveLength(0);
+    deps.platforms.publisher('youtube').script(published('yt-soon'));
+    deps.clock.set(soon);
+    await processPublishJob(deps, waiting.id, jobCtx());
+    expect((await readMetricsRound(deps, new AbortController().signal, 20)).claimed).toBe(1);
   });
 });

@@ -15,7 +15,7 @@ import {
   type JobResult,
   type Logger,
   processPublishJob,
-  readDueMetrics,
+  readMetricsRound,
   reconcile,
   refreshExpiringTokens,
   sweepExpiredMedia,
@@ -148,12 +148,9 @@ export async function startWorker(
 
   const metricReads = periodic(async () => {
     try {
-      // A full batch says more are due: read on at once, a bounded number of passes per round.
-      for (let pass = 0; pass < METRICS_PASSES_PER_ROUND && !passAbort.signal.aborted; pass++) {
-        const report = await readDueMetrics(deps, passAbort.signal);
-        if (report.claimed > 0) logger.debug({ ...report }, 'metrics pass');
-        if (report.claimed < deps.settings.metricsPassSize) break;
-      }
+      // A full batch says more are due: the round reads on at once, a bounded number of passes.
+      const report = await readMetricsRound(deps, passAbort.signal, METRICS_PASSES_PER_ROUND);
+      if (report.claimed > 0) logger.debug({ ...report }, 'metrics round');
     } catch (error) {
       passFailed('metrics', error);
     }

@@ -4,13 +4,14 @@
  * number due, not the number tracked: the pass reads the partial index on due_at from its
  * start and stops after a pass's worth of rows.
  */
+import { METRICS_PASS_SIZE } from '@social-publisher/domain';
 import { benchConfig, createBackend, seedUser } from '../../lib/infra.ts';
 import type { Figure, Out } from '../../lib/report.ts';
 import { fmt, median, nowMs } from '../../lib/stats.ts';
 import { openStorage } from '../../lib/storage.ts';
 import { seedTracks } from './seed.ts';
 
-const PASS = 1_000;
+const PASS = METRICS_PASS_SIZE;
 const PASSES = 5;
 
 /** Per-pass times (ms) of claiming PASS due tracks among `tracked`, PASSES times. */

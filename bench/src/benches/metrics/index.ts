@@ -8,12 +8,14 @@ import type { Bench } from '../../lib/bench.ts';
 import type { Figure } from '../../lib/report.ts';
 import { backlogFigures } from './backlog.ts';
 import { claimFigures } from './claim.ts';
+import { readFigures } from './reads.ts';
 
 export const metricsBench: Bench = {
   name: 'metrics',
   async run(options) {
     const figures: Figure[] = [];
     figures.push(...(await claimFigures(options.smoke, options.out)));
+    figures.push(...(await readFigures(options.smoke, options.out)));
     figures.push(...(await backlogFigures(options.smoke, options.out)));
     return figures;
   },

@@ -21,6 +21,8 @@ export interface TrackSeed {
   notDue: number;
   /** platform_post_id of row n: `${idPrefix}${n}`. */
   idPrefix: string;
+  /** When the due tracks are due (default: now, give or take a minute). */
+  dueAt?: Date;
 }
 
 const CHUNK = 100_000;
@@ -60,7 +62,9 @@ async function insertChunk(
 
 /** Seeds the due tracks first, then the others, in chunks of 100,000 rows. */
 export async function seedTracks(db: Kysely<Database>, seed: TrackSeed): Promise<void> {
-  const due = sql`now() - (n % 60) * interval '1 second'`;
+  const due = seed.dueAt
+    ? sql`${seed.dueAt}::timestamptz - (n % 60) * interval '1 millisecond'`
+    : sql`now() - (n % 60) * interval '1 second'`;
   const later = sql`case when n % 10 < 7 then now() + (n % 43200) * interval '1 minute' end`;
   for (let first = 1; first <= seed.due; first += CHUNK) {
     await insertChunk(db, seed, first, Math.min(CHUNK, seed.due - first + 1), due);
@@ -70,5 +74,7 @@ export async function seedTracks(db: Kysely<Database>, seed: TrackSeed): Promise
   for (let first = start; first <= end; first += CHUNK) {
     await insertChunk(db, seed, first, Math.min(CHUNK, end - first + 1), later);
   }
-  await sql`analyze metric_tracks`.execute(db);
+  // Settled as a database that has run a while would be: vacuumed, its dirty pages written.
+  await sql`vacuum analyze metric_tracks`.execute(db);
+  await sql`checkpoint`.execute(db);
 }

@@ -192,7 +192,7 @@ export function createMetricsRepository(db: Kysely<Database>): MetricsRepository
       const result = await sql`
         delete from metric_snapshots where id in (
           select id from metric_snapshots where taken_at < ${cutoff}
-          order by taken_at limit ${limit}
+          limit ${limit}
           for update skip locked)`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },

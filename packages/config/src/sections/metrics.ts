@@ -1,5 +1,6 @@
 /** Metrics over time: when published posts' numbers are read, and how long they are kept. */
 import {
+  METRICS_PASS_SIZE,
   METRICS_REFRESH_SCHEDULE_MS,
   METRICS_SCHEDULE_MAX_OFFSET_MS,
   METRICS_SCHEDULE_MAX_STEPS,
@@ -68,7 +69,7 @@ export function readMetrics(e: Env): MetricsConfig {
       minRefreshMs: e.int('METRICS_MIN_REFRESH_S', 60, 0, 86_400) * 1000,
       retentionMs: e.int('METRICS_RETENTION_DAYS', 400, 1, 36_500) * DAY_MS,
       readIntervalMs: e.int('METRICS_READ_INTERVAL_MS', 5_000, 100, 600_000),
-      passSize: e.int('METRICS_PASS_SIZE', 1_000, 1, 10_000),
+      passSize: e.int('METRICS_PASS_SIZE', METRICS_PASS_SIZE, 1, 10_000),
       readConcurrency: e.int('METRICS_READ_CONCURRENCY', 4, 1, 64),
     },
   };

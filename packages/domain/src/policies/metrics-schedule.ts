@@ -54,3 +54,10 @@ export function nextScheduledRead(
   }
   return { step: scheduleMs.length, dueAt: null };
 }
+
+/**
+ * Due reads one worker pass claims by default (METRICS_PASS_SIZE). The claim rewrites each row's
+ * due time (a lease), which costs about 30 µs a row on PostgreSQL: 500 keeps a pass's claim
+ * well under 50 ms, and a busy worker runs passes back to back anyway.
+ */
+export const METRICS_PASS_SIZE = 500;
