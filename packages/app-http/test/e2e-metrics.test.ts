@@ -154,7 +154,9 @@ describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode
         content: `Numbers ${tag}`,
         social_account_ids: [connections.get(readCase.platform)],
         media_urls: [
-          readCase.media === 'video' ? media.url(`${tag}.mp4`, 300_000) : media.url(`${tag}.jpg`, 40_000),
+          readCase.media === 'video'
+            ? media.url(`${tag}.mp4`, 300_000)
+            : media.url(`${tag}.jpg`, 40_000),
         ],
         ...(readCase.options ? { platform_options: readCase.options } : {}),
       });
