@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type FakeBluesky, startFakeBluesky } from '../../testkit/src/index.ts';
+import { refreshAndRead } from './e2e/metrics.ts';
 import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
 
 interface TargetJson {
@@ -65,6 +66,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
         // The fake's 2-hour JWTs count as expiring: the test runs the renewal pass itself.
         TOKEN_REFRESH_MARGIN_MS: '172800000',
         TOKEN_REFRESH_INTERVAL_MS: '3600000',
+        METRICS_READ_INTERVAL_MS: '100',
       },
     });
   }, 60_000);
@@ -207,6 +209,25 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
     expect(root?.record.embed).toMatchObject({ $type: 'app.bsky.embed.images' });
     const ref = (r: typeof root) => ({ uri: r?.uri, cid: r?.cid });
     expect(third?.record.reply).toEqual({ root: ref(root), parent: ref(second) });
+  }, 30_000);
+
+  it("a published post's numbers are read from Bluesky (getPosts) on refresh", async (context) => {
+    if (skipReason || !system) return context.skip(skipReason);
+    const post = await publishAndWait({
+      content: tag('Numbers'),
+      social_account_ids: [connectionId],
+    });
+    const uri = post.post_targets[0]?.platform_post_id ?? '';
+    bsky().counts.set(uri, { likeCount: 41, repostCount: 3, replyCount: 0, quoteCount: null });
+    const read = await refreshAndRead(system.api, post.id);
+    expect(read.targets[0]).toMatchObject({ state: 'fresh', error: null });
+    expect(read.targets[0]?.metrics).toMatchObject({
+      likes: 41,
+      shares: 3,
+      comments: 0,
+      quotes: null,
+      views: null,
+    });
   }, 30_000);
 
   it('validation counts graphemes: 300 emoji pass, 301 are refused', async (context) => {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../testkit/src/index.ts';
+import { refreshAndRead } from './e2e/metrics.ts';
 import type { PostJson } from '../src/schemas/posts.ts';
 import {
   PUBLIC_BASE_URL,
@@ -117,6 +118,16 @@ function defineMastodonScenarios(get: () => System): void {
       true,
     );
     expect(posted[0]?.mediaIds).toHaveLength(1);
+
+    // Its numbers, read from the instance on refresh (GET /api/v1/statuses/:id).
+    fake.counts.set(target?.platform_post_id ?? '', {
+      favourites_count: 41,
+      reblogs_count: 2,
+      replies_count: 0,
+    });
+    const read = await refreshAndRead(system.api, done.id);
+    expect(read.targets[0]).toMatchObject({ state: 'fresh', error: null });
+    expect(read.targets[0]?.metrics).toMatchObject({ likes: 41, shares: 2, comments: 0 });
   });
 
   it("refuses a post too long for the connection's instance, naming its limit", async () => {
@@ -188,7 +199,7 @@ function defineMastodonScenarios(get: () => System): void {
 describe('mastodon, embedded mode', () => {
   let system: System | undefined;
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded' });
+    system = await startSystem({ mode: 'embedded', env: { METRICS_READ_INTERVAL_MS: '100' } });
   }, 60_000);
   afterAll(async () => {
     await system?.close();
@@ -208,7 +219,11 @@ describe.skipIf(skipReason)(
   () => {
     let system: System | undefined;
     beforeAll(async () => {
-      system = await startSystem({ mode: 'production', databaseUrl: database.url });
+      system = await startSystem({
+        mode: 'production',
+        databaseUrl: database.url,
+        env: { METRICS_READ_INTERVAL_MS: '100' },
+      });
     }, 60_000);
     afterAll(async () => {
       try {
