@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../testkit/src/index.ts';
-import { refreshAndRead } from './e2e/metrics.ts';
 import type { PostJson } from '../src/schemas/posts.ts';
+import { refreshAndRead } from './e2e/metrics.ts';
 import {
   PUBLIC_BASE_URL,
   RETURN_ORIGIN,

@@ -85,12 +85,7 @@ export async function backlogFigures(smoke: boolean, out: Out): Promise<Figure[]
   const redis = await startDeployRedis();
   const backend = await createBackend('production', 'metrics-backlog', { redisUrl: redis.url });
   try {
-    const config = benchConfig(backend, {
-      METRICS_READ_INTERVAL_MS: '200',
-      ...(process.env.BENCH_RECONCILE
-        ? { RECONCILE_INTERVAL_MS: process.env.BENCH_RECONCILE }
-        : {}),
-    });
+    const config = benchConfig(backend, { METRICS_READ_INTERVAL_MS: '200' });
     const { logger } = benchLogger('metrics backlog');
     const runtime = await createRuntime(config, logger, { role: 'worker' });
     const starts = recordStarts(runtime.deps, {});
