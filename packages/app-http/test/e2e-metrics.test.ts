@@ -31,6 +31,11 @@ interface ReadCase {
   /** Sets one number on the fake for the published post: ours is `name`, its value 41. */
   setNumber(system: System, platformPostId: string): void;
   name: string;
+  /**
+   * What the platform says instead of numbers, when the connection may not read them (a
+   * LinkedIn member's posts need r_member_social, granted to approved apps only).
+   */
+  refused?: RegExp;
 }
 
 const LIKES = 41;
@@ -62,6 +67,7 @@ const CASES: ReadCase[] = [
     media: 'image',
     setNumber: (system, id) => system.linkedin.postNumbers.set(id, { likes: LIKES }),
     name: 'likes',
+    refused: /r_member_social.*reconnect the account/,
   },
   {
     platform: 'pinterest',
@@ -183,6 +189,12 @@ describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode
         return state && state !== 'pending' ? got.body.data : undefined;
       });
       const [numbers] = read.targets;
+      if (readCase.refused) {
+        expect(numbers?.state, JSON.stringify(numbers)).toBe('unavailable');
+        expect(numbers?.error).toMatch(readCase.refused);
+        expect(numbers?.metrics[readCase.name]).toBeNull();
+        return;
+      }
       expect(numbers?.state, JSON.stringify(numbers)).toBe('fresh');
       expect(numbers?.error).toBeNull();
       expect(numbers?.metrics[readCase.name]).toBe(LIKES);
