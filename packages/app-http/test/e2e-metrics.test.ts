@@ -7,21 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
+import { type MetricsJson, refreshAndRead } from './e2e/metrics.ts';
 import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
-
-interface MetricsJson {
-  post_id: string;
-  totals: Record<string, number | null>;
-  targets: Array<{
-    target_id: string;
-    platform: string;
-    platform_post_id: string;
-    state: string;
-    taken_at: string | null;
-    metrics: Record<string, number | null>;
-    error: string | null;
-  }>;
-}
 
 interface ReadCase {
   platform: string;
@@ -181,13 +168,7 @@ describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode
       expect(target?.state).toBe('pending');
       readCase.setNumber(system, target?.platform_post_id ?? '');
 
-      const asked = await api.call<{ data: MetricsJson }>('POST', `${path}/refresh`);
-      expect(asked.status, JSON.stringify(asked.body)).toBe(202);
-      const read = await waitFor(`${readCase.platform} numbers`, async () => {
-        const got = await api.call<{ data: MetricsJson }>('GET', path);
-        const state = got.body.data.targets[0]?.state;
-        return state && state !== 'pending' ? got.body.data : undefined;
-      });
+      const read = await refreshAndRead(api, id);
       const [numbers] = read.targets;
       if (readCase.refused) {
         expect(numbers?.state, JSON.stringify(numbers)).toBe('unavailable');
@@ -196,6 +177,12 @@ describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode
         return;
       }
       expect(numbers?.state, JSON.stringify(numbers)).toBe('fresh');
+      // Operators see the read counted by platform and outcome, and how late it was.
+      const exposition = await system.workerMetrics.render();
+      expect(exposition).toContain(
+        `sp_metric_reads_total{platform="${readCase.platform}",outcome="fresh"}`,
+      );
+      expect(exposition).toContain('sp_metric_read_lateness_seconds_count');
       expect(numbers?.error).toBeNull();
       expect(numbers?.metrics[readCase.name]).toBe(LIKES);
       expect(read.totals[readCase.name]).toBe(LIKES);

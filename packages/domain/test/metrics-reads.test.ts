@@ -19,6 +19,7 @@ import {
   readMetricsRound,
   readPaceKey,
   sandboxMetrics,
+  sweepOldSnapshots,
 } from '../src/index.ts';
 import {
   createTestDeps,
@@ -411,5 +412,28 @@ describe('the metrics round', () => {
     deps.clock.set(soon);
     await processPublishJob(deps, waiting.id, jobCtx());
     expect((await readMetricsRound(deps, new AbortController().signal, 20)).claimed).toBe(1);
+  });
+});
+
+describe('snapshot retention', () => {
+  it('deletes snapshots older than METRICS_RETENTION_DAYS, keeps the latest numbers on the track', async () => {
+    const deps = createTestDeps({ settings: { metricsRetentionMs: 10 * 24 * HOUR } });
+    const { reader } = scriptedReader(10, (items) =>
+      readAll(items, () => ({ kind: 'read', metrics: numbers(9, 1), raw: {} })),
+    );
+    deps.platforms.setMetricsReader('youtube', reader);
+    const { posts } = await publishedPosts(deps, 1);
+    const postId = posts[0]?.id ?? '';
+    for (const hours of [1.2, 6.6, 26.4]) {
+      deps.clock.set(new Date(Date.parse('2026-01-01T00:00:00Z') + hours * HOUR));
+      await readDueMetrics(deps, new AbortController().signal);
+    }
+    expect(await deps.repos.metrics.history(postId, null, { limit: 10 })).toHaveLength(3);
+    deps.clock.set(new Date(Date.parse('2026-01-01T00:00:00Z') + (10 * 24 + 7) * HOUR));
+    expect(await sweepOldSnapshots(deps)).toBe(2);
+    const kept = await deps.repos.metrics.history(postId, null, { limit: 10 });
+    expect(kept).toHaveLength(1);
+    const [track] = await tracksOf(deps, [postId]);
+    expect(track?.metrics).toEqual(numbers(9, 1));
   });
 });
