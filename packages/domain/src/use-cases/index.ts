@@ -12,6 +12,7 @@ export { DONE, retryAfter, waitFor } from './job-results.ts';
 export * from './media.ts';
 export * from './media-probes.ts';
 export * from './metrics-reads.ts';
+export * from './metrics-round.ts';
 export * from './open-consent.ts';
 export * from './pace-target.ts';
 export * from './paging.ts';
