@@ -4,10 +4,11 @@
  * -> the fake): facets, images, a thread of replies, the token renewal pass (refreshSession).
  * A wrong password or a missing field is a clear 400; the password is never logged.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type FakeBluesky, startFakeBluesky } from '../../testkit/src/index.ts';
+import { describe, expect, it } from 'vitest';
+import { type FakeBluesky, startFakeBluesky } from '../../testkit/src/index.ts';
 import { refreshAndRead } from './e2e/metrics.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { type Mode, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface TargetJson {
   status: string;
@@ -41,44 +42,27 @@ const tag = (label: string) => `${label}-${Date.now().toString(36)}-${++sequence
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('bluesky end to end, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
   let fake: FakeBluesky | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode, {
+    prepare: async () => {
+      fake = await startFakeBluesky();
+      return {
+        env: {
+          BLUESKY_SERVICE_URL: fake.baseUrl,
+          BLUESKY_RATE_LIMIT: 'off',
+          // The fake's 2-hour JWTs count as expiring: the test runs the renewal pass itself.
+          TOKEN_REFRESH_MARGIN_MS: '172800000',
+          TOKEN_REFRESH_INTERVAL_MS: '3600000',
+          METRICS_READ_INTERVAL_MS: '100',
+        },
+      };
+    },
+    release: () => fake?.close(),
+  });
   let connectionId = '';
 
-  const api = () => (system as System).api;
+  const api = () => e2e.get().api;
   const bsky = () => fake as FakeBluesky;
-
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    fake = await startFakeBluesky();
-    system = await startSystem({
-      mode,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-      env: {
-        BLUESKY_SERVICE_URL: fake.baseUrl,
-        BLUESKY_RATE_LIMIT: 'off',
-        // The fake's 2-hour JWTs count as expiring: the test runs the renewal pass itself.
-        TOKEN_REFRESH_MARGIN_MS: '172800000',
-        TOKEN_REFRESH_INTERVAL_MS: '3600000',
-        METRICS_READ_INTERVAL_MS: '100',
-      },
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-      await fake?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
 
   async function publishAndWait(body: Record<string, unknown>): Promise<PostJson> {
     const response = await api().call<{ data: PostJson }>('POST', '/posts', body);
@@ -97,7 +81,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   }
 
   it('connects by handle and app password: the DID, the handle, the JWT expiry', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const created = await api().call<{ data: Connection }>('POST', '/social-accounts', {
       platform: 'bluesky',
       handle: bsky().account.handle,
@@ -120,7 +104,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   });
 
   it("a wrong app password is a 400 platform_auth_failed naming Bluesky's error", async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const wrong = 'zzzz-yyyy-xxxx-wwww';
     const refused = await api().call<ErrorJson>('POST', '/social-accounts', {
       platform: 'bluesky',
@@ -134,7 +118,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   });
 
   it('missing or foreign fields are a 400 validation_failed naming each', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    e2e.orSkip(context);
     const missing = await api().call<ErrorJson>('POST', '/social-accounts', {
       platform: 'bluesky',
       handle: bsky().account.handle,
@@ -177,7 +161,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   });
 
   it('publishes with link facets by byte offsets and images, then a thread of replies', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const content = `${tag('Héllo 👋🏽')} read https://example.com/news #launch`;
     const photo = system.media.url('photo.jpg', 4096);
     const thread = [{ content: tag('Second') }, { content: tag('Third') }];
@@ -212,7 +196,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   }, 30_000);
 
   it("a published post's numbers are read from Bluesky (getPosts) on refresh", async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const post = await publishAndWait({
       content: tag('Numbers'),
       social_account_ids: [connectionId],
@@ -231,7 +215,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('validation counts graphemes: 300 emoji pass, 301 are refused', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    e2e.orSkip(context);
     const check = (content: string) =>
       api().call<{ data: { valid: boolean; problems?: unknown } } | ErrorJson>(
         'POST',
@@ -244,7 +228,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   });
 
   it('the renewal pass refreshes the session; posts go out with the new token', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const before = bsky().requests.filter((r) => r.path.endsWith('refreshSession')).length;
     await system.worker.refreshTokensNow();
     expect(bsky().requests.filter((r) => r.path.endsWith('refreshSession')).length).toBe(
@@ -258,7 +242,7 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('a sandbox Bluesky connection never calls Bluesky', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    e2e.orSkip(context);
     const created = await api().call<{ data: Connection }>('POST', '/social-accounts', {
       platform: 'bluesky',
       sandbox: true,

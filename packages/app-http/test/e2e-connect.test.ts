@@ -3,10 +3,9 @@
  * fake consent pages and token endpoints, the callback, then a post through the connection
  * (worker -> the real adapters against the fakes).
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { describe } from 'vitest';
 import { defineConnectScenarios } from './e2e/connect-scenarios.ts';
-import { type System, startSystem, unavailable } from './e2e/system.ts';
+import { productionCheck, skippedNote, useSystem } from './e2e/use-system.ts';
 
 /**
  * Every connected token counts as expiring (margin 2 days > the fakes' lifetimes) and the
@@ -15,40 +14,16 @@ import { type System, startSystem, unavailable } from './e2e/system.ts';
 const TOKEN_ENV = { TOKEN_REFRESH_MARGIN_MS: '172800000', TOKEN_REFRESH_INTERVAL_MS: '3600000' };
 
 describe('connecting accounts, embedded mode', () => {
-  let system: System | undefined;
-  beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded', env: TOKEN_ENV });
-  }, 60_000);
-  afterAll(async () => {
-    await system?.close();
-  }, 60_000);
-  defineConnectScenarios(() => {
-    if (!system) throw new Error('no system');
-    return system;
-  });
+  const e2e = useSystem('embedded', { env: TOKEN_ENV });
+  defineConnectScenarios(e2e.get);
 });
 
-const database = await createTestDatabase();
-const skipReason = await unavailable('production', database);
-if (skipReason) await database.drop();
+const production = await productionCheck();
 
-describe.skipIf(skipReason)(
-  `connecting accounts, production mode${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+describe.skipIf(production.skipReason)(
+  `connecting accounts, production mode${skippedNote(production.skipReason)}`,
   () => {
-    let system: System | undefined;
-    beforeAll(async () => {
-      system = await startSystem({ mode: 'production', databaseUrl: database.url, env: TOKEN_ENV });
-    }, 60_000);
-    afterAll(async () => {
-      try {
-        await system?.close();
-      } finally {
-        await database.drop();
-      }
-    }, 60_000);
-    defineConnectScenarios(() => {
-      if (!system) throw new Error('no system');
-      return system;
-    });
+    const e2e = useSystem('production', { database: production.database, env: TOKEN_ENV });
+    defineConnectScenarios(e2e.get);
   },
 );

@@ -6,9 +6,9 @@
  * publishes once. Production (PostgreSQL + BullMQ + a separate worker) and embedded (PGlite +
  * the in-process queue).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, sleep, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Mode, sleep, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 const modes: Mode[] = ['production', 'embedded'];
 
@@ -27,18 +27,12 @@ interface PostJson {
 }
 
 describe.each(modes)('rescheduling races the old due time, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode);
   let accountId = '';
 
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({ mode, ...(database?.url ? { databaseUrl: database.url } : {}) });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     const account = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'twitter',
       sandbox: true,
@@ -47,17 +41,8 @@ describe.each(modes)('rescheduling races the old due time, %s mode', (mode) => {
     accountId = account.body.data.id;
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
   it('a post moved as its old time passes publishes once: at the new time when the edit answered 200', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
-    const { api } = system;
+    const { api } = e2e.orSkip(context);
     const race = async (index: number) => {
       const dueIn = 100 + ((index * 37) % 200);
       const oldAt = new Date(Date.now() + dueIn);

@@ -4,21 +4,16 @@
  * same runtime -> the real TikTok/Instagram/YouTube adapters against the testkit fakes (media
  * from the testkit media server) -> signed webhooks to a local verifying receiver.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { defineE2eScenarios, setUpWorld, type World } from './e2e/scenarios.ts';
-import { type System, startSystem } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 describe('end to end, embedded mode (PGlite + in-process queue, API and worker in one runtime)', () => {
-  let system: System | undefined;
+  const e2e = useSystem('embedded');
   let world: World;
 
   beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded' });
-    world = await setUpWorld(system);
-  }, 60_000);
-
-  afterAll(async () => {
-    await system?.close();
+    world = await setUpWorld(e2e.get());
   }, 60_000);
 
   defineE2eScenarios(() => world);

@@ -3,9 +3,9 @@
  * bad rows returns exactly those rows' errors in a dry run, then an import creates the rest,
  * and every created post is published, none before its time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { describe, expect, it } from 'vitest';
+import { type Mode, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 const ROWS = 1_000;
 /** Data rows (1-based) that are wrong on purpose, each in its own way. */
@@ -26,29 +26,10 @@ interface PostJson {
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('CSV import of 1,000 rows, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
-
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({ mode, ...(database?.url ? { databaseUrl: database.url } : {}) });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
+  const e2e = useSystem(mode);
 
   it('dry run names exactly the bad rows; the import creates the rest; all publish on time', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api } = system;
     const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'twitter',

@@ -4,9 +4,9 @@
  * field, or the problem of its own post in a batch; never a 500. And a batch whose one post
  * fails unexpectedly records the others' results with its Idempotency-Key.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable } from './e2e/system.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Mode } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 const modes: Mode[] = ['production', 'embedded'];
 
@@ -18,18 +18,12 @@ const fieldsOf = (body: unknown): string[] =>
   ((body as ErrorJson).error.details ?? []).map((problem) => problem.field);
 
 describe.each(modes)('text the database cannot store, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode);
   let accountId = '';
 
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({ mode, ...(database?.url ? { databaseUrl: database.url } : {}) });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     const account = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'twitter',
       sandbox: true,
@@ -38,16 +32,8 @@ describe.each(modes)('text the database cannot store, %s mode', (mode) => {
     accountId = account.body.data.id;
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
   it('U+0000 and unpaired surrogates in any JSON text, value or key: 400 naming the field', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api } = system;
     const post = { content: 'ok', social_account_ids: [accountId] };
     const cases: Array<[string, string, unknown, string]> = [
@@ -109,7 +95,7 @@ describe.each(modes)('text the database cannot store, %s mode', (mode) => {
   });
 
   it('in a batch, the post is refused in its own result; /posts/validate and CSV name it too', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api } = system;
     const good = { content: 'good', social_account_ids: [accountId] };
     const bulk = await api.call<{
@@ -145,7 +131,7 @@ describe.each(modes)('text the database cannot store, %s mode', (mode) => {
   });
 
   it('a post of a bulk failing unexpectedly: the others are recorded with the key, a retry creates nothing twice', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api, deps } = system;
     const posts = deps.repos.posts;
     const insert = posts.insert;

@@ -5,18 +5,11 @@
  * are checked against that length and published (a thread as replies, under Idempotency-Keys)
  * by the worker to the fake instance.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { describe, expect, it } from 'vitest';
 import type { PostJson } from '../src/schemas/posts.ts';
 import { refreshAndRead } from './e2e/metrics.ts';
-import {
-  PUBLIC_BASE_URL,
-  RETURN_ORIGIN,
-  type System,
-  startSystem,
-  unavailable,
-  waitFor,
-} from './e2e/system.ts';
+import { PUBLIC_BASE_URL, RETURN_ORIGIN, type System, waitFor } from './e2e/system.ts';
+import { productionCheck, skippedNote, useSystem } from './e2e/use-system.ts';
 
 interface Connection {
   id: string;
@@ -197,44 +190,19 @@ function defineMastodonScenarios(get: () => System): void {
 }
 
 describe('mastodon, embedded mode', () => {
-  let system: System | undefined;
-  beforeAll(async () => {
-    system = await startSystem({ mode: 'embedded', env: { METRICS_READ_INTERVAL_MS: '100' } });
-  }, 60_000);
-  afterAll(async () => {
-    await system?.close();
-  }, 60_000);
-  defineMastodonScenarios(() => {
-    if (!system) throw new Error('no system');
-    return system;
-  });
+  const e2e = useSystem('embedded', { env: { METRICS_READ_INTERVAL_MS: '100' } });
+  defineMastodonScenarios(e2e.get);
 });
 
-const database = await createTestDatabase();
-const skipReason = await unavailable('production', database);
-if (skipReason) await database.drop();
+const production = await productionCheck();
 
-describe.skipIf(skipReason)(
-  `mastodon, production mode${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+describe.skipIf(production.skipReason)(
+  `mastodon, production mode${skippedNote(production.skipReason)}`,
   () => {
-    let system: System | undefined;
-    beforeAll(async () => {
-      system = await startSystem({
-        mode: 'production',
-        databaseUrl: database.url,
-        env: { METRICS_READ_INTERVAL_MS: '100' },
-      });
-    }, 60_000);
-    afterAll(async () => {
-      try {
-        await system?.close();
-      } finally {
-        await database.drop();
-      }
-    }, 60_000);
-    defineMastodonScenarios(() => {
-      if (!system) throw new Error('no system');
-      return system;
+    const e2e = useSystem('production', {
+      database: production.database,
+      env: { METRICS_READ_INTERVAL_MS: '100' },
     });
+    defineMastodonScenarios(e2e.get);
   },
 );

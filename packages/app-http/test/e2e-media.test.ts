@@ -12,16 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepExpiredMedia } from '@social-publisher/domain';
 import S3rver from 's3rver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import {
-  type Mode,
-  PUBLIC_BASE_URL,
-  type System,
-  startSystem,
-  unavailable,
-  waitFor,
-} from './e2e/system.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Mode, PUBLIC_BASE_URL, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface MediaJson {
   id: string;
@@ -49,9 +42,6 @@ Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]).cop
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, storeKind) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
   let tiktok = '';
   let s3: S3rver | undefined;
   const savedEnv = { ...process.env };
@@ -80,17 +70,21 @@ describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, sto
     };
   }
 
+  const e2e = useSystem(mode, {
+    prepare: async () => ({ env: await storeEnv() }),
+    release: async () => {
+      await s3?.close();
+      process.env.AWS_ACCESS_KEY_ID = savedEnv.AWS_ACCESS_KEY_ID;
+      process.env.AWS_SECRET_ACCESS_KEY = savedEnv.AWS_SECRET_ACCESS_KEY;
+      if (savedEnv.AWS_ACCESS_KEY_ID === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      if (savedEnv.AWS_SECRET_ACCESS_KEY === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      rmSync(join(mediaDir, '..'), { recursive: true, force: true });
+    },
+  });
+
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      env: await storeEnv(),
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'tiktok',
       external_id: 'tt-media-e2e',
@@ -101,21 +95,7 @@ describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, sto
     tiktok = created.body.data.id;
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await s3?.close();
-      process.env.AWS_ACCESS_KEY_ID = savedEnv.AWS_ACCESS_KEY_ID;
-      process.env.AWS_SECRET_ACCESS_KEY = savedEnv.AWS_SECRET_ACCESS_KEY;
-      if (savedEnv.AWS_ACCESS_KEY_ID === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-      if (savedEnv.AWS_SECRET_ACCESS_KEY === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
-      await database?.drop();
-      rmSync(join(mediaDir, '..'), { recursive: true, force: true });
-    }
-  }, 60_000);
-
-  const sys = () => system as System;
+  const sys = () => e2e.get();
   /** The url as a platform would fetch it: PUBLIC_BASE_URL is this test's listening socket. */
   const reachable = (url: string) => `${sys().api.baseUrl}${url.slice(PUBLIC_BASE_URL.length)}`;
 
@@ -144,7 +124,7 @@ describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, sto
   }
 
   it('upload, read back (HEAD, Range), publish to TikTok from the url, delete', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const { api } = sys();
     const media = await upload(VIDEO);
     expect(media).toMatchObject({ size: VIDEO.length, sha256: sha256(VIDEO) });
@@ -212,7 +192,7 @@ describe.each(variants)('hosted media end to end, %s mode, %s store', (mode, sto
   }, 60_000);
 
   it('the sweep deletes media MEDIA_RETENTION_DAYS after their last post ended', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const { api, deps } = sys();
     const used = await upload(VIDEO.subarray(0, 5000));
     const unused = await upload(VIDEO.subarray(0, 4000), 'video/quicktime');

@@ -5,10 +5,11 @@
  * answered under our names; the history keeps the snapshot, and the daily sums count it.
  * (Bluesky and Mastodon are read in their own e2e files, where their accounts are connected.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
 import { type MetricsJson, refreshAndRead } from './e2e/metrics.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { type Mode, type System, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface ReadCase {
   platform: string;
@@ -103,22 +104,12 @@ const CASES: ReadCase[] = [
 let sequence = 0;
 
 describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode, { env: { METRICS_READ_INTERVAL_MS: '100' } });
   const connections = new Map<string, string>();
 
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      env: { METRICS_READ_INTERVAL_MS: '100' },
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     for (const { platform, connection } of CASES) {
       const created = await system.api.call<{ data: { id: string } }>('POST', '/social-accounts', {
         platform,
@@ -130,17 +121,9 @@ describe.each(['production', 'embedded'] as Mode[])('metrics end to end, %s mode
     }
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
   for (const readCase of CASES) {
     it(`${readCase.platform}: a published post's numbers are read from the platform on refresh`, async (context) => {
-      if (skipReason || !system) return context.skip(skipReason);
+      const system = e2e.orSkip(context);
       const { api, media } = system;
       const tag = `metrics-${readCase.platform}-${Date.now().toString(36)}-${++sequence}`;
       const created = await api.call<{ data: { id: string } }>('POST', '/posts', {

@@ -7,16 +7,9 @@
  */
 import { startMetricsServer } from '@social-publisher/runtime';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import {
-  METRICS_TOKEN,
-  type Mode,
-  type System,
-  startSystem,
-  unavailable,
-  waitFor,
-} from './e2e/system.ts';
+import { describe, expect, it } from 'vitest';
+import { METRICS_TOKEN, type Mode, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface Family {
   name: string;
@@ -48,32 +41,10 @@ function histogramCount(text: string, name: string, labels: string): number {
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('GET /metrics, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
-
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
+  const e2e = useSystem(mode);
 
   it('one published and one failed post, counted exactly; no token, no metrics', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api, tiktok } = system;
     const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'tiktok',
@@ -159,7 +130,7 @@ describe.each(modes)('GET /metrics, %s mode', (mode) => {
   });
 
   it('the X-Request-Id of POST /posts is on the publish job and webhook delivery log lines', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api } = system;
     const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
       platform: 'tiktok',

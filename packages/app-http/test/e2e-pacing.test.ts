@@ -9,9 +9,9 @@
  * instead of refused. X is paced looser than its fake allows, so the fake's 429 and
  * x-rate-limit-reset still decide: the platform's counters remain the truth.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { describe, expect, it } from 'vitest';
+import { type Mode, type System, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 const BURST = 30;
 const TERMINAL = new Set(['published', 'partial', 'failed', 'cancelled']);
@@ -65,40 +65,19 @@ async function burst(system: System, body: (index: number) => unknown): Promise<
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('pacing, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
-
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-      // Five windows' worth of posts with two attempts each: only waits that spend no attempt
-      // can publish them all.
-      env: { PUBLISH_MAX_ATTEMPTS: '2', TIKTOK_RATE_LIMIT: '5/1s', X_RATE_LIMIT: '10/1s' },
-      fakes: {
-        tiktok: { initRateLimit: { limit: 6, windowMs: 1_000, retryAfterHeader: true } },
-        // X: 100 posts per 15 minutes per user, compressed to 5 per second.
-        x: { postLimit: { limit: 5, windowMs: 1_000 } },
-      },
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
+  const e2e = useSystem(mode, {
+    // Five windows' worth of posts with two attempts each: only waits that spend no attempt
+    // can publish them all.
+    env: { PUBLISH_MAX_ATTEMPTS: '2', TIKTOK_RATE_LIMIT: '5/1s', X_RATE_LIMIT: '10/1s' },
+    fakes: {
+      tiktok: { initRateLimit: { limit: 6, windowMs: 1_000, retryAfterHeader: true } },
+      // X: 100 posts per 15 minutes per user, compressed to 5 per second.
+      x: { postLimit: { limit: 5, windowMs: 1_000 } },
+    },
+  });
 
   it(`a burst of ${BURST} posts to one TikTok account: every post published, none failed for rate limiting`, async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const account = await connect(system, 'tiktok', 'tt-burst');
     const video = system.media.url('burst.mp4', 1024);
     const started = Date.now();
@@ -128,7 +107,7 @@ describe.each(modes)('pacing, %s mode', (mode) => {
   }, 90_000);
 
   it(`a burst of ${BURST} posts to one X account waits for x-rate-limit-reset: every post published once`, async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const account = await connect(system, 'twitter', system.x.user.id);
     const before = system.x.tweets.length;
     const from = system.x.requests.length;

@@ -5,52 +5,37 @@
  * or transaction whichever server connection is free, so any session state the service relied
  * on (session prepared statements, advisory locks, SET, LISTEN) would break here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  type PgBouncer,
-  pgBouncerUnavailable,
-  startPgBouncer,
-} from '../../testkit/src/index.ts';
-import { type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { describe, expect, it } from 'vitest';
+import { type PgBouncer, pgBouncerUnavailable, startPgBouncer } from '../../testkit/src/index.ts';
+import { waitFor } from './e2e/system.ts';
+import { productionCheck, skippedNote, useSystem } from './e2e/use-system.ts';
 
-const database = await createTestDatabase();
-const skipReason = (await unavailable('production', database)) ?? pgBouncerUnavailable();
+const production = await productionCheck(pgBouncerUnavailable);
 const POSTS = 40;
 
-describe.skipIf(skipReason)(
-  `behind PgBouncer (transaction pooling)${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+describe.skipIf(production.skipReason)(
+  `behind PgBouncer (transaction pooling)${skippedNote(production.skipReason)}`,
   () => {
     let bouncer: PgBouncer | undefined;
-    let system: System | undefined;
-
-    beforeAll(async () => {
-      if (!database.url) throw new Error('no database');
-      // A pool smaller than the service's own: server connections are shared between clients.
-      bouncer = await startPgBouncer({
-        serverUrl: database.url,
-        poolMode: 'transaction',
-        poolSize: 5,
-      });
+    const e2e = useSystem('production', {
+      database: production.database,
       // PgBouncer 1.18 in transaction pooling cannot keep named statements (docs/deploy.md).
-      system = await startSystem({
-        mode: 'production',
-        databaseUrl: bouncer.via(database.url),
-        env: { DATABASE_PREPARED_STATEMENTS: 'false' },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      try {
-        await system?.close();
-        await bouncer?.close();
-      } finally {
-        await database.drop();
-      }
-    }, 60_000);
+      env: { DATABASE_PREPARED_STATEMENTS: 'false' },
+      prepare: async (database) => {
+        if (!database) throw new Error('no database');
+        // A pool smaller than the service's own: server connections are shared between clients.
+        bouncer = await startPgBouncer({
+          serverUrl: database.url,
+          poolMode: 'transaction',
+          poolSize: 5,
+        });
+        return { databaseUrl: bouncer.via(database.url) };
+      },
+      release: () => bouncer?.close(),
+    });
 
     it(`${POSTS} posts to a real adapter and a scheduled one all publish once; an idempotent replay creates nothing`, async () => {
-      if (!system) throw new Error('no system');
+      const system = e2e.get();
       const { api, tiktok } = system;
       const account = await api.call<{ data: { id: string } }>('POST', '/social-accounts', {
         platform: 'tiktok',

@@ -4,9 +4,10 @@
  * the id and URL the platform handed out. Text, image and video to each (Pinterest takes no
  * text-only Pin).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PINTEREST_BOARD_ID } from '../../testkit/src/index.ts';
+import { type Mode, type System, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface TargetJson {
   platform: string;
@@ -107,22 +108,13 @@ const uniqueTag = (label: string) => `${label}-${Date.now().toString(36)}-${++se
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('real publishers end to end, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode);
   const connections = new Map<string, string>();
   let hookSecretRegistered = false;
 
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     const hook = await system.api.call<{ data: { secret: string } }>('POST', '/webhooks', {
       url: system.receiver.url('/published'),
       events: ['post.published'],
@@ -141,16 +133,8 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
     }
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
   it('pinterest: bad input is a 400 naming the option; a sandbox connection publishes without calling Pinterest', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const { api, media, pinterest } = system;
     const pinterestId = connections.get('pinterest');
     const image = [media.url('bad-input.jpg', 1_000)];
@@ -208,7 +192,7 @@ describe.each(modes)('real publishers end to end, %s mode', (mode) => {
   for (const { platform, created, kinds, options } of CASES) {
     for (const kind of kinds ?? (['text', 'image', 'video'] as const)) {
       it(`${platform}: ${kind} post published, its platform id and URL in GET /posts/:id, a signed webhook`, async (context) => {
-        if (skipReason || !system) return context.skip(skipReason);
+        const system = e2e.orSkip(context);
         expect(hookSecretRegistered).toBe(true);
         const { api, receiver } = system;
         const tag = uniqueTag(`${platform}-${kind}`);

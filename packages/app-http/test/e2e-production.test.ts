@@ -4,32 +4,20 @@
  * runtime -> the real TikTok/Instagram/YouTube adapters against the testkit fakes (media from
  * the testkit media server) -> signed webhooks to a local verifying receiver.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { beforeAll, describe } from 'vitest';
 import { defineE2eScenarios, setUpWorld, type World } from './e2e/scenarios.ts';
-import { type System, startSystem, unavailable } from './e2e/system.ts';
+import { productionCheck, skippedNote, useSystem } from './e2e/use-system.ts';
 
-const database = await createTestDatabase();
-const skipReason = await unavailable('production', database);
-if (skipReason) await database.drop(); // e.g. PostgreSQL here but no Redis
+const production = await productionCheck();
 
-describe.skipIf(skipReason)(
-  `end to end, production mode (PostgreSQL + BullMQ + worker)${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+describe.skipIf(production.skipReason)(
+  `end to end, production mode (PostgreSQL + BullMQ + worker)${skippedNote(production.skipReason)}`,
   () => {
-    let system: System | undefined;
+    const e2e = useSystem('production', { database: production.database });
     let world: World;
 
     beforeAll(async () => {
-      system = await startSystem({ mode: 'production', databaseUrl: database.url });
-      world = await setUpWorld(system);
-    }, 60_000);
-
-    afterAll(async () => {
-      try {
-        await system?.close();
-      } finally {
-        await database.drop();
-      }
+      world = await setUpWorld(e2e.get());
     }, 60_000);
 
     defineE2eScenarios(() => world);

@@ -6,10 +6,10 @@
  * and nothing stored; a file whose first bytes are not its type; a multipart body cut short.
  */
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
+import { describe, expect, it } from 'vitest';
 import { startConnect, throughConsent } from './e2e/connect-scenarios.ts';
-import { type Mode, type System, startSystem, unavailable } from './e2e/system.ts';
+import type { Mode } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface ErrorJson {
   error: { code: string; message: string };
@@ -26,33 +26,10 @@ const VIDEO = Buffer.alloc(4000, 'quota-');
 Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d]).copy(VIDEO);
 
 describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
-  const mediaDir = () => system?.mediaDir ?? '';
+  const e2e = useSystem(mode, { env: QUOTAS });
+  const mediaDir = () => e2e.get().mediaDir;
 
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      env: QUOTAS,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
-  const sys = () => system as System;
+  const sys = () => e2e.get();
   const refusedWith = (
     response: { status: number; body: unknown },
     status: number,
@@ -78,7 +55,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   }
 
   it('WEBHOOKS_MAX_PER_ACCOUNT: the third webhook is refused, nothing stored', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const { api } = sys();
     const hook = { url: 'http://127.0.0.1:9/hooks', events: ['post.published'] };
     // Four at once: the limit holds under the race (count and insert under one lock).
@@ -97,7 +74,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   });
 
   it('WORKSPACES_MAX_PER_USER: the second workspace is refused, nothing stored', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const { api } = sys();
     expect((await api.call('POST', '/workspaces', { name: 'First' })).status).toBe(201);
     refusedWith(
@@ -111,7 +88,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   });
 
   it('SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT: sandbox, tokens and the OAuth callback', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const system = sys();
     const { api } = system;
     const count = async () =>
@@ -163,7 +140,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   });
 
   it('MEDIA_QUOTA_BYTES: 413 media_quota_exceeded while streaming, nothing kept', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const before = readdirSync(mediaDir()).length;
     for (let i = 0; i < 2; i++) expect((await upload(VIDEO, 'video/mp4')).status).toBe(201);
     const over = await upload(VIDEO, 'video/mp4');
@@ -187,7 +164,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   });
 
   it('a file whose first bytes are not its type: 415 media_type_mismatch, nothing kept', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const before = readdirSync(mediaDir()).length;
     const html = Buffer.from('<!doctype html><html><script>alert(document.domain)</script></html>');
     const refused = await upload(html, 'image/png');
@@ -197,7 +174,7 @@ describe.each<Mode>(['embedded', 'production'])('quotas and upload checks, %s mo
   });
 
   it('a multipart body cut short before its closing boundary: 400, nothing kept', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+    e2e.orSkip(ctx);
     const before = readdirSync(mediaDir()).length;
     const boundary = 'cUtShort';
     const truncated = await upload(

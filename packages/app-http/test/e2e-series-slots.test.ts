@@ -4,9 +4,9 @@
  * publishes its first occurrence while the next one already waits, and DELETE /post-series
  * stops it (the published post stays, the scheduled one is cancelled).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { describe, expect, it } from 'vitest';
+import { type Mode, type System, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 const PARALLEL = 20;
 
@@ -42,32 +42,10 @@ async function connectX(system: System, name: string): Promise<string> {
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('repeating posts and slots, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
-
-  beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({
-      mode,
-      ...(database?.url ? { databaseUrl: database.url } : {}),
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
+  const e2e = useSystem(mode);
 
   it(`slots: PUT then GET; ${PARALLEL} parallel POST /posts/queue get ${PARALLEL} distinct future slots`, async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const api = system.api;
     const account = await connectX(system, 'slots');
     const days = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -115,7 +93,7 @@ describe.each(modes)('repeating posts and slots, %s mode', (mode) => {
   }, 60_000);
 
   it('POST /posts/queue for a connection without slots: 400 no_slots; bad slots: 400', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const api = system.api;
     const account = await connectX(system, 'no-slots');
     const queued = await api.call<ErrorJson>('POST', '/posts/queue', {
@@ -140,7 +118,7 @@ describe.each(modes)('repeating posts and slots, %s mode', (mode) => {
   }, 30_000);
 
   it('a repeating post: the first occurrence publishes while the next waits; DELETE stops the series', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const api = system.api;
     const account = await connectX(system, 'series');
     const first = new Date(Date.now() + 3_000);
@@ -198,7 +176,7 @@ describe.each(modes)('repeating posts and slots, %s mode', (mode) => {
   }, 60_000);
 
   it('a bad recurrence is a 400 naming its field; an unknown series is a 404', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const api = system.api;
     const account = await connectX(system, 'bad-series');
     const bad = await api.call<ErrorJson>('POST', '/posts/schedule', {

@@ -4,9 +4,9 @@
  * refuses leaves the target failed with what was published kept and shown; a platform without
  * replies refuses `thread` with a 400 naming the field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../testkit/src/index.ts';
-import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Mode, waitFor } from './e2e/system.ts';
+import { useSystem } from './e2e/use-system.ts';
 
 interface TargetJson {
   status: string;
@@ -27,18 +27,12 @@ const tag = (label: string) => `${label}-${Date.now().toString(36)}-${++sequence
 const modes: Mode[] = ['production', 'embedded'];
 
 describe.each(modes)('threads end to end, %s mode', (mode) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let system: System | undefined;
-  let skipReason: string | undefined;
+  const e2e = useSystem(mode);
   const connections = new Map<string, string>();
 
   beforeAll(async () => {
-    if (mode === 'production') {
-      database = await createTestDatabase();
-      skipReason = await unavailable(mode, database);
-      if (skipReason) return;
-    }
-    system = await startSystem({ mode, ...(database?.url ? { databaseUrl: database.url } : {}) });
+    if (e2e.skipReason()) return;
+    const system = e2e.get();
     const accounts = {
       twitter: { external_id: system.x.user.id, access_token: 'x-thread-token' },
       linkedin: {
@@ -58,16 +52,8 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
     }
   }, 60_000);
 
-  afterAll(async () => {
-    try {
-      await system?.close();
-    } finally {
-      await database?.drop();
-    }
-  }, 60_000);
-
   async function publishAndWait(body: Record<string, unknown>): Promise<PostJson> {
-    const api = (system as System).api;
+    const api = e2e.get().api;
     const response = await api.call<{ data: PostJson }>('POST', '/posts', body);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     const id = response.body.data.id;
@@ -84,7 +70,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }
 
   it('X: the follow-ups go out as a reply chain, their ids in GET /posts/:id', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const main = tag('Main');
     const thread = [{ content: tag('Second') }, { content: tag('Third') }];
     const post = await publishAndWait({
@@ -108,7 +94,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('X: a follow-up refused leaves the target failed, what was published kept and shown', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const main = tag('Kept');
     const first = tag('Out');
     // X refuses a duplicate (403): the second follow-up repeats the main post.
@@ -129,7 +115,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('Threads: the follow-ups go out as a reply chain and first_comment as the first reply', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const main = tag('Threads main');
     const thread = [
       { content: tag('Threads second') },
@@ -160,7 +146,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('Threads: a follow-up refused leaves the target failed, what was published kept and shown', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const main = tag('Threads kept');
     const first = tag('Threads out');
     const refused = tag('Threads refused');
@@ -187,7 +173,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('Threads: a sandbox connection publishes without calling Threads, or fails as asked', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const created = await system.api.call<{ data: { id: string; sandbox: boolean } }>(
       'POST',
       '/social-accounts',
@@ -217,7 +203,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('LinkedIn: the first comment goes on the published post, its id in GET /posts/:id', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const content = tag('Commented');
     const post = await publishAndWait({
       content,
@@ -241,7 +227,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
     body: Record<string, unknown>,
     edit: Record<string, unknown>,
   ): Promise<{ edited: PostJson; post: PostJson }> {
-    const api = (system as System).api;
+    const api = e2e.get().api;
     const scheduled_at = new Date(Date.now() + 60_000).toISOString();
     const created = await api.call<{ data: PostJson }>('POST', '/posts/schedule', {
       ...body,
@@ -269,7 +255,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }
 
   it('PATCH replaces the thread of a scheduled post: only the new follow-ups go out', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const main = tag('Edited main');
     const before = [{ content: tag('Old reply') }];
     const after = [{ content: tag('New reply') }, { content: tag('Newer reply') }];
@@ -286,7 +272,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 30_000);
 
   it('PATCH changes or removes the first comment of a scheduled post', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const account = connections.get('linkedin');
     const changed = await scheduleEditAndWait(
       { content: tag('Comment changed'), social_account_ids: [account], first_comment: 'old' },
@@ -309,7 +295,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   }, 40_000);
 
   it('PATCH checks thread and first_comment with the rules of create', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const api = system.api;
     const created = await api.call<{ data: PostJson }>('POST', '/posts/schedule', {
       content: tag('Checked edit'),
@@ -335,7 +321,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   });
 
   it('X refuses first_comment with a 400 naming the field', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const response = await system.api.call<{
       error: { details: { field: string; message: string }[] };
     }>('POST', '/posts', {
@@ -351,7 +337,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   });
 
   it('a platform without replies refuses thread with a 400 naming the field', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const response = await system.api.call<{
       error: { code: string; details: { field: string; message: string }[] };
     }>('POST', '/posts', {
@@ -367,7 +353,7 @@ describe.each(modes)('threads end to end, %s mode', (mode) => {
   });
 
   it('a follow-up over X limit is refused at validation, naming the part', async (context) => {
-    if (skipReason || !system) return context.skip(skipReason);
+    const system = e2e.orSkip(context);
     const response = await system.api.call<{
       error: { details: { field: string; message: string }[] };
     }>('POST', '/posts', {
