@@ -19,6 +19,7 @@ import {
 } from '@social-publisher/domain';
 import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { bullBoardDashboard, type QueueDashboard } from './dashboard.ts';
 import {
   clusterSafePrefix,
   DEFAULT_PREFIX,
@@ -45,8 +46,8 @@ export interface BullmqQueueOptions {
 
 export interface BullmqQueue extends PublishQueue {
   readonly prefix: string;
-  /** The publish and webhook-delivery queues themselves, for a dashboard (bull-board). */
-  readonly queues: readonly Queue[];
+  /** The publish and webhook-delivery queues' dashboard (bull-board), for /admin/queues. */
+  readonly dashboard: QueueDashboard;
 }
 
 /** States in which a job has not started yet (and may be removed by cancelPublish). */
@@ -178,7 +179,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
   return {
     kind: 'redis',
-    queues: [publishQueue, deliveryQueue],
+    dashboard: bullBoardDashboard([publishQueue, deliveryQueue]),
     prefix,
 
     async enqueuePublish(postId, runAt, meta) {
