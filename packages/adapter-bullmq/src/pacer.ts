@@ -4,6 +4,7 @@ import {
   type PaceState,
   paceMarginMs,
   stateOf,
+  translateOutage,
 } from '@social-publisher/domain';
 
 /** The part of an ioredis client (or Cluster) the pacer uses. */
@@ -91,12 +92,20 @@ export function createRedisPacer(
     `${prefix}{${key}}:slots`,
     `${prefix}{${key}}:block`,
   ];
-  const run = async (key: string, ...args: Array<string | number>): Promise<unknown> => {
+  const script = async (key: string, args: Array<string | number>): Promise<unknown> => {
     try {
       return await client.evalsha(SHA, 2, ...keys(key), ...args);
     } catch (error) {
       if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
       return client.eval(PACE_SCRIPT, 2, ...keys(key), ...args);
+    }
+  };
+  // Every call to Redis passes here: Redis unreachable leaves as DependencyUnavailableError.
+  const run = async (key: string, ...args: Array<string | number>): Promise<unknown> => {
+    try {
+      return await script(key, args);
+    } catch (error) {
+      throw translateOutage('pacer', error);
     }
   };
   const pair = (reply: unknown): [unknown, unknown] => {

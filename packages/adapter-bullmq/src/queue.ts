@@ -10,13 +10,16 @@
  */
 import {
   consoleLogger,
+  DependencyUnavailableError,
   errorMessage,
   type JobMeta,
   type Logger,
   type PublishQueue,
+  translateOutage,
 } from '@social-publisher/domain';
 import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { bullBoardDashboard, type QueueDashboard } from './dashboard.ts';
 import {
   clusterSafePrefix,
   DEFAULT_PREFIX,
@@ -43,8 +46,8 @@ export interface BullmqQueueOptions {
 
 export interface BullmqQueue extends PublishQueue {
   readonly prefix: string;
-  /** The publish and webhook-delivery queues themselves, for a dashboard (bull-board). */
-  readonly queues: readonly Queue[];
+  /** The publish and webhook-delivery queues' dashboard (bull-board), for /admin/queues. */
+  readonly dashboard: QueueDashboard;
 }
 
 /** States in which a job has not started yet (and may be removed by cancelPublish). */
@@ -83,6 +86,10 @@ export function createProducerConnection(
   };
   return url ? new Redis(url, options) : new Redis(options);
 }
+
+/** Redis not ready in time, or gone for good: an outage of the queue, said as one. */
+const unreachable = (message: string) =>
+  new DependencyUnavailableError('queue', new Error(message));
 
 const requestIdOf = (meta: JobMeta | undefined) =>
   typeof meta?.requestId === 'string' ? { requestId: meta.requestId } : {};
@@ -136,11 +143,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
     if (closed) return Promise.reject(new Error('bullmq queue is closed'));
     if (client.status === 'ready') return Promise.resolve();
     if (client.status === 'end') {
-      return Promise.reject(new Error('bullmq queue: Redis connection ended'));
+      return Promise.reject(unreachable('bullmq queue: Redis connection ended'));
     }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new Error(`bullmq queue: Redis unreachable (not ready after ${connectWaitMs} ms)`));
+        reject(
+          unreachable(`bullmq queue: Redis unreachable (not ready after ${connectWaitMs} ms)`),
+        );
       }, connectWaitMs);
       void readyEvent().then(() => {
         clearTimeout(timer);
@@ -149,21 +158,28 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
     });
   }
 
-  /** Runs one producer operation with the fail-fast rules above. */
+  /**
+   * Runs one producer operation with the fail-fast rules above. Every producer call passes
+   * here: Redis unreachable leaves as the domain's DependencyUnavailableError('queue').
+   */
   async function run<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    await whenReady();
-    // Belt and braces: each command already times out after commandTimeoutMs; this bounds
-    // the whole operation (a few commands at most) in case something else stalls.
-    return withTimeout(
-      operation(),
-      commandTimeoutMs * 3,
-      `bullmq queue: ${what} timed out after ${commandTimeoutMs * 3} ms`,
-    );
+    try {
+      await whenReady();
+      // Belt and braces: each command already times out after commandTimeoutMs; this bounds
+      // the whole operation (a few commands at most) in case something else stalls.
+      return await withTimeout(
+        operation(),
+        commandTimeoutMs * 3,
+        `bullmq queue: ${what} timed out after ${commandTimeoutMs * 3} ms`,
+      );
+    } catch (error) {
+      throw translateOutage('queue', error);
+    }
   }
 
   return {
     kind: 'redis',
-    queues: [publishQueue, deliveryQueue],
+    dashboard: bullBoardDashboard([publishQueue, deliveryQueue]),
     prefix,
 
     async enqueuePublish(postId, runAt, meta) {

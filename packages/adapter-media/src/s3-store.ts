@@ -13,7 +13,12 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { ByteRange, MediaStore, StoredMedia } from '@social-publisher/domain';
+import {
+  type ByteRange,
+  type MediaStore,
+  type StoredMedia,
+  translateOutage,
+} from '@social-publisher/domain';
 
 export interface S3MediaStoreOptions {
   bucket: string;
@@ -52,6 +57,18 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  // Every command (the multipart upload's too) passes this outermost step, after the SDK's
+  // retries: a store that cannot be reached leaves as the domain's DependencyUnavailableError.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw translateOutage('media store', error);
+      }
+    },
+    { step: 'initialize', name: 'reportOutages' },
+  );
   const Bucket = options.bucket;
 
   return {

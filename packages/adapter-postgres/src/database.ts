@@ -9,6 +9,7 @@ import { createHealthCheck } from './health.ts';
 import { INT8_OID, parseInt8 } from './int8.ts';
 import { type LookupListener, startLookupListener } from './lookup-listener.ts';
 import { migrateToLatest } from './migrate.ts';
+import { reportingOutages } from './outages.ts';
 import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
 import { preparingClientClass } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -122,14 +123,17 @@ export function createKysely(options: OpenDatabaseOptions): {
   kind: DatabaseKind;
 } {
   const kind: DatabaseKind = options.databaseUrl ? 'postgres' : 'pglite';
-  const dialect = options.databaseUrl
-    ? postgresDialect(
-        options.databaseUrl,
-        options.poolSize ?? 10,
-        options.preparedStatements ?? true,
-        options.logger,
-      )
-    : pgliteDialect(options.dataDir);
+  // Both backends report an unreachable database as the domain's DependencyUnavailableError.
+  const dialect = reportingOutages(
+    options.databaseUrl
+      ? postgresDialect(
+          options.databaseUrl,
+          options.poolSize ?? 10,
+          options.preparedStatements ?? true,
+          options.logger,
+        )
+      : pgliteDialect(options.dataDir),
+  );
   const log = queryLog(options.logger, options.slowQueryMs ?? 1_000);
   const db = new Kysely<Database>(log ? { dialect, log } : { dialect });
   return { db, kind };

@@ -130,9 +130,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     queueKind: options.queueKind,
     ...(options.healthTimeoutMs ? { timeoutMs: options.healthTimeoutMs } : {}),
   });
-  if (options.adminQueues && options.adminQueues.queues.length > 0) {
+  const dashboard = options.adminQueues?.dashboard;
+  if (options.adminQueues && dashboard) {
     await app.register(adminQueuesRoutes, {
       ...options.adminQueues,
+      dashboard,
       attempts: attempts.of('admin_token'),
     });
   }

@@ -2,10 +2,10 @@
  * THE error mapper: every failure the API answers with goes through `toHttpError`, and every
  * error body is `{ error: { code, message, details? } }` (docs/api.md#errors). Anything it
  * does not recognise is a 500 `internal_error`, logged with its stack; no input may get there.
- * An unreachable database or queue is a 503 `service_unavailable` with Retry-After.
+ * An unreachable database or queue is a 503 `service_unavailable` with Retry-After: the
+ * adapters report it as the domain's `DependencyUnavailableError` (no driver is known here).
  */
-import type { DomainError, Problem, Result } from '@social-publisher/domain';
-import { isDependencyUnavailable } from '@social-publisher/runtime';
+import { type DomainError, outageOf, type Problem, type Result } from '@social-publisher/domain';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemsFromSchemaIssues, type SchemaIssue } from './validation.ts';
 
@@ -210,7 +210,7 @@ export function toHttpError(error: unknown, route?: RouteFacts): HttpError {
         : `${details.length} fields are invalid`;
     return new HttpError(400, 'validation_failed', message, { details });
   }
-  if (isDependencyUnavailable(error)) {
+  if (outageOf(error)) {
     return new HttpError(
       503,
       'service_unavailable',
@@ -240,7 +240,10 @@ export function sendHttpError(reply: FastifyReply, error: HttpError): FastifyRep
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const httpError = toHttpError(error, routeFactsOf(request));
   if (httpError.code === 'service_unavailable') {
-    request.log.warn({ err: String(error) }, 'a dependency is unreachable: answered 503');
+    request.log.warn(
+      { err: String(error), dependency: outageOf(error)?.dependency },
+      'a dependency is unreachable: answered 503',
+    );
   } else if (httpError.statusCode >= 500) {
     request.log.error({ err: error }, 'unexpected error');
   } else {

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     metricsToken: config.metrics.token,
     adminQueues: config.admin.token
       ? {
-          queues: runtime.dashboardQueues,
+          dashboard: runtime.queueDashboard,
           token: config.admin.token,
           writable: config.admin.queuesWritable,
         }

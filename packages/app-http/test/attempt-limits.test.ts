@@ -4,8 +4,8 @@
  * attempts. Spending one never spends another. Embedded mode counts in memory; production mode
  * in Redis, shared by every API process (the dashboard exists in production mode only).
  */
+import { createBullmqQueue } from '@social-publisher/adapter-bullmq';
 import { connectRateLimitRedis } from '@social-publisher/runtime';
-import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../src/app.ts';
 import { REDIS_URL, redisUnavailable } from './e2e/system.ts';
@@ -42,10 +42,10 @@ describe.each(modes)('attempt budgets, $label mode', ({ mode, skip }) => {
   async function start(): Promise<Harness> {
     const options: Partial<AppOptions> = { metrics, metricsToken: METRICS_TOKEN };
     if (mode === 'production') {
-      const queue = new Queue('publish', { connection: { url: REDIS_URL }, prefix });
+      const queue = createBullmqQueue({ connection: REDIS_URL, prefix });
       cleanups.push(() => queue.close());
       options.rateLimitRedis = await connectRateLimitRedis(REDIS_URL);
-      options.adminQueues = { queues: [queue], token: ADMIN_TOKEN, writable: false };
+      options.adminQueues = { dashboard: queue.dashboard, token: ADMIN_TOKEN, writable: false };
     }
     const h = await createHarness({
       ...options,

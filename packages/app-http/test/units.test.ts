@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { DependencyUnavailableError } from '@social-publisher/domain';
 import { createTestDeps, FakeClock } from '@social-publisher/domain/testing';
 import { describe, expect, it } from 'vitest';
 import { bootstrap, firstUserBanner } from '../src/bootstrap.ts';
@@ -75,6 +76,19 @@ describe('error mapping', () => {
     );
     const own = new HttpError(409, 'conflict', 'x');
     expect(toHttpError(own)).toBe(own);
+  });
+
+  it("an adapter's DependencyUnavailableError, itself or as a cause, is 503 with Retry-After", () => {
+    const outage = new DependencyUnavailableError(
+      'database',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    );
+    for (const error of [outage, new Error('the post could not be stored', { cause: outage })]) {
+      const mapped = toHttpError(error);
+      expect(mapped.statusCode).toBe(503);
+      expect(mapped.code).toBe('service_unavailable');
+      expect(mapped.headers['Retry-After']).toBe('5');
+    }
   });
 });
 

@@ -5,6 +5,7 @@ export * from './errors.ts';
 export * from './media-model.ts';
 export * from './metrics-model.ts';
 export * from './model.ts';
+export * from './outages.ts';
 export * from './outcome.ts';
 export * from './pacing/memory-pacer.ts';
 export * from './policies/index.ts';

@@ -24,5 +24,4 @@ export {
 } from './runtime.ts';
 export { reencryptStoredSecrets } from './secrets-rotation.ts';
 export { defaultPoolSize } from './storage.ts';
-export { isDependencyUnavailable } from './unavailable.ts';
 export { startWorker, type Worker } from './worker.ts';

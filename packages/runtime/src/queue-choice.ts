@@ -6,20 +6,20 @@
 import {
   createBullmqConsumer,
   createBullmqQueue,
+  type QueueDashboard,
   type RedisConnectionInput,
 } from '@social-publisher/adapter-bullmq';
 import { createInProcessQueue } from '@social-publisher/adapter-inprocess-queue';
 import type { Config } from '@social-publisher/config';
 import type { Logger, PublishQueue, QueueConsumer } from '@social-publisher/domain';
-import type { Queue } from 'bullmq';
 import type { Closers } from './closers.ts';
 import { redisConnectionOf } from './rate-limit-redis.ts';
 
 export interface QueueChoice {
   queue: PublishQueue;
   consumer: QueueConsumer | null;
-  /** BullMQ's queues, for the /admin/queues dashboard (none with the in-process queue). */
-  dashboardQueues: readonly Queue[];
+  /** The queue's own dashboard, for /admin/queues (BullMQ's; none for the in-process queue). */
+  dashboard: QueueDashboard | null;
 }
 
 type QueueConfig = Pick<Config, 'redis' | 'queuePrefix' | 'worker' | 'queueTuning'>;
@@ -37,7 +37,7 @@ export function chooseQueue(
       {},
       'no REDIS_URL: this API process only stores jobs in the database; a worker sharing the database picks them up',
     );
-    return { queue: databaseOnlyQueue(), consumer: null, dashboardQueues: [] };
+    return { queue: databaseOnlyQueue(), consumer: null, dashboard: null };
   }
   const inProcess = createInProcessQueue({
     concurrency: config.worker.concurrency,
@@ -45,7 +45,7 @@ export function chooseQueue(
     logger,
   });
   closers.add('in-process queue', () => inProcess.close());
-  return { queue: inProcess, consumer: inProcess, dashboardQueues: [] };
+  return { queue: inProcess, consumer: inProcess, dashboard: null };
 }
 
 function bullmqQueue(
@@ -57,7 +57,7 @@ function bullmqQueue(
 ): QueueChoice {
   const queue = createBullmqQueue({ connection, prefix: config.queuePrefix, logger });
   closers.add('queue producer', () => queue.close());
-  if (!consumes) return { queue, consumer: null, dashboardQueues: queue.queues };
+  if (!consumes) return { queue, consumer: null, dashboard: queue.dashboard };
   const consumer = createBullmqConsumer({
     connection,
     prefix: config.queuePrefix,
@@ -67,7 +67,7 @@ function bullmqQueue(
     logger,
   });
   closers.add('queue consumer', () => consumer.close());
-  return { queue, consumer, dashboardQueues: queue.queues };
+  return { queue, consumer, dashboard: queue.dashboard };
 }
 
 /**

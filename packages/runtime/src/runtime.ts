@@ -11,7 +11,7 @@
  *   UUIDv7 ids, system clock, settings from config.
  */
 
-import { createRedisPacer } from '@social-publisher/adapter-bullmq';
+import { createRedisPacer, type QueueDashboard } from '@social-publisher/adapter-bullmq';
 import {
   createMediaProbe,
   createPlatformRegistry,
@@ -40,7 +40,6 @@ import {
   type QueueKind,
 } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
-import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type pino from 'pino';
 import { type Closers, createClosers } from './closers.ts';
@@ -81,8 +80,8 @@ export interface Runtime {
   rateLimitRedis: Redis | Cluster | null;
   /** This process's Prometheus registry (also `deps.metrics`). */
   metrics: ProcessMetrics;
-  /** BullMQ's publish and delivery queues for the dashboard; empty with the in-process queue. */
-  dashboardQueues: readonly Queue[];
+  /** The queue's own dashboard for /admin/queues (BullMQ's); null with the in-process queue. */
+  queueDashboard: QueueDashboard | null;
   /** Closes the consumer, the producer, the HTTP clients and the database, in that order. Idempotent. */
   close(): Promise<void>;
 }
@@ -234,7 +233,7 @@ export async function createRuntime(
       PLATFORM_DESCRIPTORS,
     );
     const queueLogger = rootLogger.child({ component: 'queue' });
-    const { queue, consumer, dashboardQueues } = chooseQueue(
+    const { queue, consumer, dashboard } = chooseQueue(
       config,
       role !== 'api',
       queueLogger,
@@ -272,7 +271,7 @@ export async function createRuntime(
       consumer,
       rateLimitRedis,
       metrics,
-      dashboardQueues,
+      queueDashboard: dashboard,
       close: () => {
         closing ??= closers.closeAll().then(() => logger.info({ role }, 'runtime closed'));
         return closing;

@@ -49,7 +49,7 @@ function harness(): Harness {
     consumer,
     rateLimitRedis: null,
     metrics: createProcessMetrics(() => null),
-    dashboardQueues: [],
+    queueDashboard: null,
     close: async () => {
       events.push('runtime.close');
     },

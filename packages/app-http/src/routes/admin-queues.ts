@@ -1,13 +1,12 @@
 /**
- * /admin/queues: BullMQ's queues in bull-board (production mode only), behind ADMIN_TOKEN, sent
- * as `Authorization: Bearer <token>` or as the password of HTTP Basic auth (so a browser asks
- * for it). Read-only unless ADMIN_QUEUES_WRITE: retrying or removing a publish job by hand
- * bypasses the database's view of the post, which the reconciler then has to repair.
+ * /admin/queues: the queue's own dashboard (BullMQ's, in bull-board: production mode only),
+ * behind ADMIN_TOKEN, sent as `Authorization: Bearer <token>` or as the password of HTTP Basic
+ * auth (so a browser asks for it). Read-only unless ADMIN_QUEUES_WRITE: retrying or removing
+ * a publish job by hand bypasses the database's view of the post, which the reconciler then has
+ * to repair. The queue adapter owns the board; this route gives it a Fastify server adapter and
+ * mounts that behind the credential, knowing no queue library.
  */
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { HttpError, handleError } from '../errors.ts';
 import { sameSecret } from '../plugins/same-secret.ts';
@@ -15,8 +14,14 @@ import type { AttemptBudget } from '../rate-limit/attempts.ts';
 
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
+/** What this route needs of a queue's dashboard (adapter-bullmq's `QueueDashboard` is one). */
+export interface MountableDashboard {
+  attach(server: FastifyAdapter, options: { writable: boolean }): void;
+}
+
 export interface AdminQueuesOptions {
-  queues: readonly Queue[];
+  /** The queue's dashboard; none (the in-process queue) mounts no route. */
+  dashboard: MountableDashboard | null;
   token: string;
   writable: boolean;
 }
@@ -32,9 +37,10 @@ function presentedSecret(request: FastifyRequest): string | null {
   return null;
 }
 
-/** Who checks the token: wrong ones are limited per client address. */
+/** Who checks the token (wrong ones are limited per client address), and the board it guards. */
 export interface AdminQueuesGuard {
   attempts: AttemptBudget;
+  dashboard: MountableDashboard;
 }
 
 async function refusalOf(
@@ -68,12 +74,6 @@ export const adminQueuesRoutes: FastifyPluginAsync<AdminQueuesOptions & AdminQue
   });
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(ADMIN_QUEUES_PATH);
-  createBullBoard({
-    queues: options.queues.map(
-      (queue) => new BullMQAdapter(queue, { readOnlyMode: !options.writable }),
-    ),
-    serverAdapter,
-    options: { uiConfig: { boardTitle: 'Social Publisher queues' } },
-  });
+  options.dashboard.attach(serverAdapter, { writable: options.writable });
   await app.register(serverAdapter.registerPlugin(), { prefix: ADMIN_QUEUES_PATH });
 };

@@ -439,7 +439,7 @@ export async function startSystem(options: StartOptions): Promise<System> {
       // As main.ts wires it: the dashboard when ADMIN_TOKEN is set.
       adminQueues: config.admin.token
         ? {
-            queues: apiRuntime.dashboardQueues,
+            dashboard: apiRuntime.queueDashboard,
             token: config.admin.token,
             writable: config.admin.queuesWritable,
           }
