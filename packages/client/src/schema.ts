@@ -507,7 +507,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Get a webhook
+     * @description The subscription (no secret), with `disabled_reason` when the service turned it off.
+     */
+    get: operations['getWebhook'];
     put?: never;
     post?: never;
     /**
@@ -10318,6 +10322,207 @@ export interface operations {
       };
       /** @description unsupported_media_type: the body must be JSON */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: (
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
+                | 'post.published'
+                | 'post.partial'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
+                | 'post.metrics_updated'
+                | 'social_account.connected'
+                | 'social_account.expired'
+                | 'social_account.disconnected'
+                | 'comment.received'
+              )[];
+              social_account_ids: string[] | null;
+              active: boolean;
+              /** @description Why the service turned the webhook off (every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS, or 410 Gone); null otherwise */
+              disabled_reason: string | null;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   createWebhook,
   deleteWebhook,
+  getWebhook,
   listWebhooks,
   MAX_URL_LENGTH,
   MAX_WEBHOOK_CONNECTIONS,
@@ -114,6 +115,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         .header('Cache-Control', SECRET_CACHE_CONTROL);
       return reply.code(201).send({ data: presentCreatedWebhook(webhook) });
     },
+  );
+
+  app.get(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook',
+        description:
+          'The subscription (no secret), with `disabled_reason` when the service turned it off.',
+        security: SECURED,
+        params: WebhookIdParams,
+        response: {
+          200: Data(WebhookSchema, 'The subscription'),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
+        },
+      },
+    },
+    async (request) => ({
+      data: presentWebhook(unwrap(await getWebhook(deps, actorOf(request), request.params.id))),
+    }),
   );
 
   app.patch(

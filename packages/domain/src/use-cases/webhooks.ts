@@ -105,6 +105,15 @@ async function reachableWebhook(
   return webhook && role ? ok(webhook) : err(notFound('webhook'));
 }
 
+/** One webhook the caller may reach (GET /webhooks/:id). */
+export function getWebhook(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<Webhook, DomainError>> {
+  return reachableWebhook(deps, actor, id);
+}
+
 export async function setWebhookActive(
   deps: CoreDeps,
   actor: Actor,
