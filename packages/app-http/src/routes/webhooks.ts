@@ -117,27 +117,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
   );
 
-  app.get(
-    '/webhooks/:id',
-    {
-      schema: {
-        tags: ['Webhooks'],
-        operationId: 'getWebhook',
-        summary: 'Get a webhook',
-        description:
-          'The subscription (no secret), with `disabled_reason` when the service turned it off.',
-        security: SECURED,
-        params: WebhookIdParams,
-        response: {
-          200: Data(WebhookSchema, 'The subscription'),
-          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
-        },
-      },
-    },
-    async (request) => ({
-      data: presentWebhook(unwrap(await getWebhook(deps, actorOf(request), request.params.id))),
-    }),
-  );
+  addGetWebhookRoute(app, deps);
 
   app.patch(
     '/webhooks/:id',
@@ -185,3 +165,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
   );
 };
+
+/** GET /webhooks/:id: one subscription, with why it is off when the service turned it off. */
+function addGetWebhookRoute(app: Parameters<typeof webhookRoutes>[0], deps: RouteOptions['deps']) {
+  app.get(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook',
+        description:
+          'The subscription (no secret), with `disabled_reason` when the service turned it off.',
+        security: SECURED,
+        params: WebhookIdParams,
+        response: {
+          200: Data(WebhookSchema, 'The subscription'),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
+        },
+      },
+    },
+    async (request) => ({
+      data: presentWebhook(unwrap(await getWebhook(deps, actorOf(request), request.params.id))),
+    }),
+  );
+}
