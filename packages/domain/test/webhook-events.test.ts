@@ -304,3 +304,24 @@ describe('webhook connection filters', () => {
     expect(unwrap(await create(undefined)).socialAccountIds).toBeNull();
   });
 });
+
+describe('events of a committed change', () => {
+  it('a storage error while storing them is logged; the change still answers', async () => {
+    const s = await setup();
+    await hook(s);
+    const list = s.deps.repos.webhooks.listActiveForEvent;
+    s.deps.repos.webhooks.listActiveForEvent = async () => {
+      throw new Error('database went away');
+    };
+    const created = await post(s);
+    s.deps.repos.webhooks.listActiveForEvent = list;
+    expect(await s.deps.repos.posts.findById(created.id)).not.toBeNull();
+    expect(deliveries(s.deps)).toEqual([]);
+    const errors = s.deps.logger.entries.filter((entry) => entry.level === 'error');
+    expect(errors).toEqual([
+      expect.objectContaining({
+        obj: { events: ['post.created'], err: 'database went away' },
+      }),
+    ]);
+  });
+});

@@ -6,6 +6,7 @@
  * only after (the reconciler enqueues any that a refused or lost enqueue leaves behind).
  */
 import type { CoreDeps } from '../deps.ts';
+import { errorMessage } from '../errors.ts';
 import type { JobMeta, Repositories } from '../ports/index.ts';
 import { type DeliveryEvent, enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
@@ -39,7 +40,9 @@ export async function storeEvents(
 /**
  * For a change that is already committed and had no unit of work to share: stores the
  * deliveries right after it, then enqueues them. A crash between the change and this call
- * loses the events (the change stands); callers name it where they use it.
+ * loses the events (the change stands); callers name it where they use it. A storage error
+ * here is logged, not thrown: the change is done, and failing its request (or retrying its
+ * job) would not bring the events back.
  */
 export async function emitEvents(
   deps: CoreDeps,
@@ -47,5 +50,15 @@ export async function emitEvents(
   meta?: JobMeta,
 ): Promise<void> {
   if (events.length === 0) return;
-  await enqueueDeliveries(deps, await storeEvents(deps, deps.repos, events), meta);
+  let stored: string[];
+  try {
+    stored = await storeEvents(deps, deps.repos, events);
+  } catch (error) {
+    deps.logger.error(
+      { events: events.map((event) => event.event), err: errorMessage(error) },
+      'webhook deliveries of a committed change could not be stored; the events are lost',
+    );
+    return;
+  }
+  await enqueueDeliveries(deps, stored, meta);
 }
