@@ -153,7 +153,13 @@ export interface WebhooksTable {
   created_by: string;
   url: string;
   events: WebhookEvent[];
+  /** NULL: every event of the account; else only events about these connections. */
+  social_account_ids: string[] | null;
   active: boolean;
+  /** Why the service turned it off (auto-disable, 410 Gone); NULL when it did not. */
+  disabled_reason: string | null;
+  /** The first failed attempt after a delivered one; NULL when the last one was delivered. */
+  failing_since: ColumnType<Date | null, Date | null, Date | null>;
   secret: string;
   created_at: Timestamp;
 }
@@ -162,7 +168,7 @@ export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
   account_id: string;
-  /** null for events about something else than a post (social_account.expired). */
+  /** NULL exactly for events about a connection (`social_account.*`). */
   post_id: string | null;
   event: WebhookEvent;
   /** The exact bytes that are signed and sent (TEXT, never re-serialised). */

@@ -10,15 +10,25 @@
  *    published through the publish job (which builds the payload when the post finishes) with
  *    scripted platform outcomes, and its delivery's payload is compared. The same for
  *    post.metrics_updated, sent by the worker's read pass for a sandbox post.
+ * 3. The catalogue: one example per event; the examples of every event sent today have the keys
+ *    (level by level, in order) of a real delivery, produced by the use cases that cause them;
+ *    every example has the top-level and `data` keys, in order, of its payload in the OpenAPI
+ *    document's `webhooks` section (the events not sent yet are checked this way).
  */
 import { readFileSync } from 'node:fs';
 import {
+  cancelPost,
+  connectSocialAccount,
   createPost,
   createWebhook,
+  deleteSocialAccount,
+  editPost,
+  expireConnection,
   METRIC_NAMES,
   type MetricName,
   processPublishJob,
   readDueMetrics,
+  WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
 import { failedOutcome, seedConnection } from '@social-publisher/domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -271,4 +281,112 @@ describe('docs/api.md post.metrics_updated example against what the read pass se
     expect(keyPaths(example)).toEqual(keyPaths(sent));
     expect(shapeOf(example)).toEqual(shapeOf(sent));
   });
+});
+
+describe('docs/api.md event catalogue against the deliveries and the OpenAPI webhooks section', () => {
+  type Example = { event: string; data: Record<string, unknown> };
+  const examples = jsonBlocks(section(API_MD, 'webhook-payload')) as Example[];
+  const exampleOf = (event: string) => {
+    const example = examples.find((candidate) => candidate.event === event);
+    if (!example) throw new Error(`docs/api.md has no ${event} example`);
+    return example;
+  };
+  /** Events sent today whose example is compared here (the SPEC three and metrics above). */
+  const SENT = [
+    'post.created',
+    'post.updated',
+    'post.cancelled',
+    'post.target.published',
+    'post.target.failed',
+    'social_account.connected',
+    'social_account.expired',
+    'social_account.disconnected',
+  ] as const;
+  let h: Harness;
+  const sent = new Map<string, unknown>();
+
+  beforeAll(async () => {
+    h = await createHarness();
+    const { deps, alice } = h;
+    const hook = await createWebhook(deps, alice.ctx, {
+      url: 'https://hooks.example.com/catalogue',
+      events: [...SENT],
+    });
+    expect(hook.ok).toBe(true);
+    // Every cause, through the use cases the routes call.
+    const connected = await connectSocialAccount(deps, alice.ctx, {
+      platform: 'twitter',
+      externalId: 'drift-1',
+      accessToken: 'token',
+      displayName: 'Drift',
+    });
+    if (!connected.ok) throw new Error(JSON.stringify(connected.error));
+    const failing = await seedConnection(deps, alice.user.id, 'linkedin');
+    deps.platforms.publisher('linkedin').script(failedOutcome('refused', 'no', false));
+    const content = { content: 'drift', social_account_ids: [connected.value.id, failing.id] };
+    const scheduled = await createPost(
+      deps,
+      alice.ctx,
+      { ...content, scheduled_at: '2030-01-31T09:30:00.000Z' },
+      'scheduled',
+    );
+    if (!scheduled.ok) throw new Error(JSON.stringify(scheduled.error));
+    await editPost(deps, alice.actor, scheduled.value.id, { content: 'edited' });
+    await cancelPost(deps, alice.actor, scheduled.value.id);
+    const now = await createPost(deps, alice.ctx, content, 'now');
+    if (!now.ok) throw new Error(JSON.stringify(now.error));
+    const signal = new AbortController().signal;
+    await processPublishJob(deps, now.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
+    await expireConnection(deps, failing, 'the platform refused the token');
+    await deleteSocialAccount(deps, alice.actor, connected.value.id);
+    for (const delivery of deps.store.tables.deliveries.values()) {
+      if (!sent.has(delivery.event)) sent.set(delivery.event, JSON.parse(delivery.payload));
+    }
+  });
+  afterAll(() => h.close());
+
+  it('has one example per event of the catalogue, in its order', () => {
+    const named = examples.map((example) => example.event).filter((event) => event !== undefined);
+    expect([...new Set(named)].sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    expect(named).toHaveLength(WEBHOOK_EVENTS.length);
+  });
+
+  /** Lists cut to their first item: an example shows one target where a post may have more. */
+  const firstItems = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.slice(0, 1).map(firstItems)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, firstItems(inner)]))
+        : value;
+
+  it.each(SENT)('the %s example has exactly the keys of the delivery sent', (event) => {
+    const delivery = sent.get(event);
+    if (!delivery) throw new Error(`the scenario sent no ${event}`);
+    expect(keyPaths(exampleOf(event))).toEqual(keyPaths(firstItems(delivery)));
+  });
+
+  it.each([...WEBHOOK_EVENTS])(
+    'the %s example has the keys of its OpenAPI payload',
+    async (event) => {
+      const response = await h.call({ method: 'GET', url: '/openapi.json' });
+      const document = response.json() as {
+        webhooks: Record<
+          string,
+          { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
+        >;
+        components: {
+          schemas: Record<string, { properties: Record<string, { properties?: object }> }>;
+        };
+      };
+      const ref =
+        document.webhooks[event]?.post.requestBody.content['application/json']?.schema.$ref;
+      const schema = document.components.schemas[String(ref?.split('/').pop())];
+      if (!schema) throw new Error(`the OpenAPI document describes no ${event} payload`);
+      const example = exampleOf(event);
+      expect(Object.keys(example)).toEqual(Object.keys(schema.properties));
+      expect(Object.keys(example.data)).toEqual(
+        Object.keys(schema.properties.data?.properties ?? {}),
+      );
+    },
+  );
 });

@@ -1,4 +1,5 @@
-import type { WebhookDelivery } from '@social-publisher/domain';
+import { WEBHOOK_EVENTS, type WebhookDelivery } from '@social-publisher/domain';
+import { seedConnection } from '@social-publisher/domain/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createHarness,
@@ -46,15 +47,19 @@ describe('POST /webhooks', () => {
     expect(Object.keys(data).sort()).toEqual([
       'active',
       'created_at',
+      'disabled_reason',
       'events',
       'id',
       'secret',
+      'social_account_ids',
       'url',
     ]);
     expect(data).toMatchObject({
       url: 'https://hooks.example.com/sp',
       events: EVENTS,
+      social_account_ids: null,
       active: true,
+      disabled_reason: null,
     });
     expect(data.secret).toMatch(/^whsec_/);
     expect(response.headers.location).toBe(`/webhooks/${data.id}`);
@@ -95,6 +100,41 @@ describe('POST /webhooks', () => {
     expect(created.json().data.events).toEqual(all);
   });
 
+  it('social_account_ids: only connections of the webhook account, each once', async () => {
+    const mine = await seedConnection(h.deps, h.alice.user.id, 'twitter');
+    const bobs = await seedConnection(h.deps, h.bob.user.id, 'twitter');
+    const url = 'https://h.example.com/filtered';
+    const created = await createWebhook({ url, events: EVENTS, social_account_ids: [mine.id] });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.social_account_ids).toEqual([mine.id]);
+    const foreign = await createWebhook({
+      url,
+      events: EVENTS,
+      social_account_ids: [mine.id, bobs.id],
+    });
+    expectInvalid(foreign, 'social_account_ids');
+    expect(foreign.body).toContain(bobs.id);
+    expectInvalid(
+      await createWebhook({ url, events: EVENTS, social_account_ids: [] }),
+      /^social_account_ids/,
+    );
+    expectInvalid(
+      await createWebhook({ url, events: EVENTS, social_account_ids: [mine.id, mine.id] }),
+      'social_account_ids[1]',
+    );
+    expectInvalid(
+      await createWebhook({ url, events: EVENTS, social_account_ids: ['nope'] }),
+      /^social_account_ids/,
+    );
+  });
+
+  it('events: every event of the catalogue at once', async () => {
+    const all = [...WEBHOOK_EVENTS];
+    const created = await createWebhook({ url: 'https://h.example.com/every', events: all });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.events).toEqual(all);
+  });
+
   it('workspace_id of a team the caller is not in: 403', async () => {
     const team = await seedWorkspace(h.deps, h.bob);
     expectError(
@@ -124,8 +164,10 @@ describe('GET /webhooks', () => {
     expect(Object.keys(personal.json().data[0]).sort()).toEqual([
       'active',
       'created_at',
+      'disabled_reason',
       'events',
       'id',
+      'social_account_ids',
       'url',
     ]);
     expect(personal.body).not.toContain('whsec_');
@@ -145,6 +187,61 @@ describe('GET /webhooks', () => {
       }),
       403,
     );
+  });
+});
+
+describe('GET /webhooks/:id', () => {
+  it('shows disabled_reason once the service turned it off; PATCH active clears it', async () => {
+    const created = (await createWebhook({ url: 'https://h.example.com', events: EVENTS })).json()
+      .data;
+    const url = `/webhooks/${created.id}`;
+    const get = () => h.call({ method: 'GET', url, headers: h.as(h.alice) });
+    expect((await get()).json().data).toMatchObject({ active: true, disabled_reason: null });
+    await h.deps.repos.webhooks.disable(created.id, 'every delivery failed for 5 days');
+    const disabled = await get();
+    expect(disabled.statusCode).toBe(200);
+    expect(disabled.json().data).toMatchObject({
+      id: created.id,
+      active: false,
+      disabled_reason: 'every delivery failed for 5 days',
+    });
+    expect(disabled.body).not.toContain('whsec_');
+    const listed = await h.call({ method: 'GET', url: '/webhooks', headers: h.as(h.alice) });
+    expect(listed.json().data[0].disabled_reason).toBe('every delivery failed for 5 days');
+    await h.call({ method: 'PATCH', url, headers: h.as(h.alice), payload: { active: true } });
+    expect((await get()).json().data).toMatchObject({ active: true, disabled_reason: null });
+    expectError(await h.call({ method: 'GET', url, headers: h.as(h.bob) }), 404);
+  });
+});
+
+describe('the OpenAPI webhooks section', () => {
+  it('describes every event of the catalogue with its payload', async () => {
+    const document = (await h.call({ method: 'GET', url: '/openapi.json' })).json();
+    expect(document.openapi).toMatch(/^3\.1/);
+    expect(Object.keys(document.webhooks)).toEqual([...WEBHOOK_EVENTS]);
+    const ref =
+      document.webhooks['post.failed'].post.requestBody.content['application/json'].schema.$ref;
+    expect(ref).toBe('#/components/schemas/PostFailedPayload');
+    const payload = document.components.schemas.PostFailedPayload;
+    expect(Object.keys(payload.properties)).toEqual([
+      'event',
+      'account_id',
+      'post_id',
+      'timestamp',
+      'data',
+      'event_id',
+    ]);
+    expect(Object.keys(payload.properties.data.properties)).toEqual(['failed', 'total']);
+    const expired = document.components.schemas.SocialAccountExpiredPayload;
+    expect(Object.keys(expired.properties)).toEqual([
+      'event',
+      'account_id',
+      'social_account_id',
+      'platform',
+      'timestamp',
+      'data',
+      'event_id',
+    ]);
   });
 });
 

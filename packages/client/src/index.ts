@@ -3,9 +3,25 @@
  * API's own OpenAPI document (src/schema.ts), so every path, body and response is checked.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema.ts';
+import type { paths, webhooks } from './schema.ts';
 
-export type { components, operations, paths } from './schema.ts';
+export type { components, operations, paths, webhooks } from './schema.ts';
+
+/** An event of the webhook catalogue, e.g. `post.published`. */
+export type WebhookEvent = keyof webhooks;
+
+/**
+ * The body of each event's delivery, by event: `WebhookPayloads['post.published']`. Parse the
+ * raw body after checking its signature (docs/api.md#webhook-signatures).
+ */
+export type WebhookPayloads = {
+  [E in WebhookEvent]: NonNullable<
+    webhooks[E]['post']['requestBody']
+  >['content']['application/json'];
+};
+
+/** Any delivery's body; narrow it by `event`. */
+export type WebhookPayload = WebhookPayloads[WebhookEvent];
 
 export type SocialPublisherClient = Client<paths>;
 

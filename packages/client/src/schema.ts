@@ -491,7 +491,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data }`. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.
+     * @description Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data, event_id }` (a connection event has `social_account_id` and `platform` in place of `post_id`); `event_id` is the same in every webhook's delivery of one event. Every event's payload is described in this document's `webhooks` section. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id} or received as post.target.failed. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -507,7 +507,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Get a webhook
+     * @description The subscription (no secret), with `disabled_reason` when the service turned it off.
+     */
+    get: operations['getWebhook'];
     put?: never;
     post?: never;
     /**
@@ -697,9 +701,1022 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'post.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.created
+     * @description A post was created (POST /posts, bulk, import, queue, or a series occurrence). Headers: X-Social-Publisher-Event (post.created), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postCreatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.updated
+     * @description A post was edited (PATCH /posts/{id}). Headers: X-Social-Publisher-Event (post.updated), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.cancelled
+     * @description A post was cancelled before it started publishing. Headers: X-Social-Publisher-Event (post.cancelled), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postCancelledEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.published': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.published
+     * @description A post reached its outcome and every target published. Headers: X-Social-Publisher-Event (post.published), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postPublishedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.partial': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.partial
+     * @description A post reached its outcome with some targets published and some not. Headers: X-Social-Publisher-Event (post.partial), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postPartialEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.failed
+     * @description A post reached its outcome and no target published. Headers: X-Social-Publisher-Event (post.failed), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.target.published': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.target.published
+     * @description One target's publication was recorded. Headers: X-Social-Publisher-Event (post.target.published), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postTargetPublishedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.target.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.target.failed
+     * @description One target's failure was recorded (it will not be retried). Headers: X-Social-Publisher-Event (post.target.failed), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postTargetFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.unpublished': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.unpublished
+     * @description A published target was removed from its platform (not sent yet). Headers: X-Social-Publisher-Event (post.unpublished), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postUnpublishedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.approval_requested': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.approval_requested
+     * @description A post waits for approval (not sent yet). Headers: X-Social-Publisher-Event (post.approval_requested), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postApprovalRequestedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.approved
+     * @description A post was approved (not sent yet). Headers: X-Social-Publisher-Event (post.approved), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postApprovedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.rejected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.rejected
+     * @description A post was rejected (not sent yet). Headers: X-Social-Publisher-Event (post.rejected), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postRejectedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'post.metrics_updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * post.metrics_updated
+     * @description A read of a published post's numbers found them changed. Headers: X-Social-Publisher-Event (post.metrics_updated), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['postMetricsUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'social_account.connected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * social_account.connected
+     * @description A connection was made, or made again (every connect path). Headers: X-Social-Publisher-Event (social_account.connected), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['socialAccountConnectedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'social_account.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * social_account.expired
+     * @description A connection became expired (the platform refused its token). Headers: X-Social-Publisher-Event (social_account.expired), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['socialAccountExpiredEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'social_account.disconnected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * social_account.disconnected
+     * @description A connection was deleted (DELETE /social-accounts/{id}). Headers: X-Social-Publisher-Event (social_account.disconnected), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['socialAccountDisconnectedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'comment.received': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * comment.received
+     * @description A comment arrived on a published target (not sent yet). Headers: X-Social-Publisher-Event (comment.received), the signatures and webhook-id (the delivery id).
+     */
+    post: operations['commentReceivedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
-  schemas: never;
+  schemas: {
+    /** @description The body of a post.created delivery */
+    PostCreatedPayload: {
+      /** @constant */
+      event: 'post.created';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * @description The post status after the change
+         * @enum {unknown}
+         */
+        status:
+          | 'scheduled'
+          | 'queued'
+          | 'publishing'
+          | 'published'
+          | 'partial'
+          | 'failed'
+          | 'cancelled';
+        /**
+         * Format: date-time
+         * @description null for an immediate post
+         */
+        scheduled_at: string | null;
+        targets: {
+          /**
+           * Format: uuid
+           * @description The post target (post_targets[].id of GET /posts/{id})
+           */
+          target_id: string;
+          /** @description The platform name, as in POST /posts platforms */
+          platform: string;
+          /**
+           * Format: uuid
+           * @description The connection the target goes to
+           */
+          social_account_id: string;
+        }[];
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.updated delivery */
+    PostUpdatedPayload: {
+      /** @constant */
+      event: 'post.updated';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * @description The post status after the change
+         * @enum {unknown}
+         */
+        status:
+          | 'scheduled'
+          | 'queued'
+          | 'publishing'
+          | 'published'
+          | 'partial'
+          | 'failed'
+          | 'cancelled';
+        /**
+         * Format: date-time
+         * @description null for an immediate post
+         */
+        scheduled_at: string | null;
+        targets: {
+          /**
+           * Format: uuid
+           * @description The post target (post_targets[].id of GET /posts/{id})
+           */
+          target_id: string;
+          /** @description The platform name, as in POST /posts platforms */
+          platform: string;
+          /**
+           * Format: uuid
+           * @description The connection the target goes to
+           */
+          social_account_id: string;
+        }[];
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.cancelled delivery */
+    PostCancelledPayload: {
+      /** @constant */
+      event: 'post.cancelled';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * @description The post status after the change
+         * @enum {unknown}
+         */
+        status:
+          | 'scheduled'
+          | 'queued'
+          | 'publishing'
+          | 'published'
+          | 'partial'
+          | 'failed'
+          | 'cancelled';
+        /**
+         * Format: date-time
+         * @description null for an immediate post
+         */
+        scheduled_at: string | null;
+        targets: {
+          /**
+           * Format: uuid
+           * @description The post target (post_targets[].id of GET /posts/{id})
+           */
+          target_id: string;
+          /** @description The platform name, as in POST /posts platforms */
+          platform: string;
+          /**
+           * Format: uuid
+           * @description The connection the target goes to
+           */
+          social_account_id: string;
+        }[];
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.published delivery */
+    PostPublishedPayload: {
+      /** @constant */
+      event: 'post.published';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        published: number;
+        failed: number;
+        total: number;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.partial delivery */
+    PostPartialPayload: {
+      /** @constant */
+      event: 'post.partial';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        published: number;
+        failed: number;
+        total: number;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.failed delivery */
+    PostFailedPayload: {
+      /** @constant */
+      event: 'post.failed';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        failed: number;
+        total: number;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.target.published delivery */
+    PostTargetPublishedPayload: {
+      /** @constant */
+      event: 'post.target.published';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description The post target (post_targets[].id of GET /posts/{id})
+         */
+        target_id: string;
+        /** @description The platform name, as in POST /posts platforms */
+        platform: string;
+        /**
+         * Format: uuid
+         * @description The connection the target goes to
+         */
+        social_account_id: string;
+        /** @description The id on the platform */
+        platform_post_id: string | null;
+        /** @description Where the post is seen */
+        platform_url: string | null;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.target.failed delivery */
+    PostTargetFailedPayload: {
+      /** @constant */
+      event: 'post.target.failed';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description The post target (post_targets[].id of GET /posts/{id})
+         */
+        target_id: string;
+        /** @description The platform name, as in POST /posts platforms */
+        platform: string;
+        /**
+         * Format: uuid
+         * @description The connection the target goes to
+         */
+        social_account_id: string;
+        error_code: string | null;
+        error_message: string | null;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.unpublished delivery */
+    PostUnpublishedPayload: {
+      /** @constant */
+      event: 'post.unpublished';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description The post target (post_targets[].id of GET /posts/{id})
+         */
+        target_id: string;
+        /** @description The platform name, as in POST /posts platforms */
+        platform: string;
+        /**
+         * Format: uuid
+         * @description The connection the target goes to
+         */
+        social_account_id: string;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.approval_requested delivery */
+    PostApprovalRequestedPayload: {
+      /** @constant */
+      event: 'post.approval_requested';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description Who asked for the approval
+         */
+        user_id: string;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.approved delivery */
+    PostApprovedPayload: {
+      /** @constant */
+      event: 'post.approved';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description Who approved
+         */
+        user_id: string;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.rejected delivery */
+    PostRejectedPayload: {
+      /** @constant */
+      event: 'post.rejected';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description Who rejected
+         */
+        user_id: string;
+        reason: string | null;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a post.metrics_updated delivery */
+    PostMetricsUpdatedPayload: {
+      /** @constant */
+      event: 'post.metrics_updated';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /** @description The targets whose numbers changed in this read */
+        targets: {
+          /**
+           * Format: uuid
+           * @description The post target (post_targets[].id of GET /posts/{id})
+           */
+          target_id: string;
+          /** @description The platform name, as in POST /posts platforms */
+          platform: string;
+          /** @description views, impressions, reach, likes, comments, shares, quotes, saves, clicks: each a non-negative integer, or null when the platform does not report it */
+          metrics: {
+            views: number | null;
+            impressions: number | null;
+            reach: number | null;
+            likes: number | null;
+            comments: number | null;
+            shares: number | null;
+            quotes: number | null;
+            saves: number | null;
+            clicks: number | null;
+          };
+        }[];
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a social_account.connected delivery */
+    SocialAccountConnectedPayload: {
+      /** @constant */
+      event: 'social_account.connected';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The connection
+       */
+      social_account_id: string;
+      /** @description The platform name, as in POST /posts platforms */
+      platform: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        display_name: string | null;
+        sandbox: boolean;
+        /** @description true: a connection the account already had */
+        reconnected: boolean;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a social_account.expired delivery */
+    SocialAccountExpiredPayload: {
+      /** @constant */
+      event: 'social_account.expired';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The connection
+       */
+      social_account_id: string;
+      /** @description The platform name, as in POST /posts platforms */
+      platform: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /** @description Why: the platform's refusal, as a sentence */
+        reason: string;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a social_account.disconnected delivery */
+    SocialAccountDisconnectedPayload: {
+      /** @constant */
+      event: 'social_account.disconnected';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The connection
+       */
+      social_account_id: string;
+      /** @description The platform name, as in POST /posts platforms */
+      platform: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        display_name: string | null;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+    /** @description The body of a comment.received delivery */
+    CommentReceivedPayload: {
+      /** @constant */
+      event: 'comment.received';
+      /**
+       * Format: uuid
+       * @description The account (personal or workspace) the webhook belongs to
+       */
+      account_id: string;
+      /**
+       * Format: uuid
+       * @description The post
+       */
+      post_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened; every attempt sends the same bytes
+       */
+      timestamp: string;
+      data: {
+        /**
+         * Format: uuid
+         * @description The post target (post_targets[].id of GET /posts/{id})
+         */
+        target_id: string;
+        /** @description The platform name, as in POST /posts platforms */
+        platform: string;
+        /**
+         * Format: uuid
+         * @description The connection the target goes to
+         */
+        social_account_id: string;
+        /** @description The comment id on the platform */
+        comment_id: string;
+        author: string | null;
+        text: string;
+        /** Format: date-time */
+        created_at: string;
+      };
+      /**
+       * Format: uuid
+       * @description One id per event: the same in the delivery to every webhook (webhook-id is the delivery)
+       */
+      event_id: string;
+    };
+  };
   responses: never;
   parameters: never;
   requestBodies: never;
@@ -8934,13 +9951,28 @@ export interface operations {
               id: string;
               url: string;
               events: (
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
                 | 'post.published'
-                | 'post.failed'
                 | 'post.partial'
-                | 'social_account.expired'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
                 | 'post.metrics_updated'
+                | 'social_account.connected'
+                | 'social_account.expired'
+                | 'social_account.disconnected'
+                | 'comment.received'
               )[];
+              social_account_ids: string[] | null;
               active: boolean;
+              /** @description Why the service turned the webhook off (every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS, or 410 Gone); null otherwise */
+              disabled_reason: string | null;
               /** Format: date-time */
               created_at: string;
             }[];
@@ -9111,14 +10143,28 @@ export interface operations {
            * @description An absolute https URL (http only on a server started with WEBHOOK_ALLOW_HTTP); private and internal addresses are rejected
            */
           url: string;
-          /** @description Any of post.published, post.failed, post.partial, social_account.expired, post.metrics_updated, each once */
+          /** @description Any of post.created, post.updated, post.cancelled, post.published, post.partial, post.failed, post.target.published, post.target.failed, post.unpublished, post.approval_requested, post.approved, post.rejected, post.metrics_updated, social_account.connected, social_account.expired, social_account.disconnected, comment.received, each once */
           events: (
+            | 'post.created'
+            | 'post.updated'
+            | 'post.cancelled'
             | 'post.published'
-            | 'post.failed'
             | 'post.partial'
-            | 'social_account.expired'
+            | 'post.failed'
+            | 'post.target.published'
+            | 'post.target.failed'
+            | 'post.unpublished'
+            | 'post.approval_requested'
+            | 'post.approved'
+            | 'post.rejected'
             | 'post.metrics_updated'
+            | 'social_account.connected'
+            | 'social_account.expired'
+            | 'social_account.disconnected'
+            | 'comment.received'
           )[];
+          /** @description Only events about these connections (of the webhook's account) are sent: 1 to 100 social account ids, each once. Omitted: every event of the account. */
+          social_account_ids?: string[];
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -9139,13 +10185,28 @@ export interface operations {
               id: string;
               url: string;
               events: (
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
                 | 'post.published'
-                | 'post.failed'
                 | 'post.partial'
-                | 'social_account.expired'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
                 | 'post.metrics_updated'
+                | 'social_account.connected'
+                | 'social_account.expired'
+                | 'social_account.disconnected'
+                | 'comment.received'
               )[];
+              social_account_ids: string[] | null;
               active: boolean;
+              /** @description Why the service turned the webhook off (every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS, or 410 Gone); null otherwise */
+              disabled_reason: string | null;
               /** Format: date-time */
               created_at: string;
               /** @description Signs every delivery (HMAC-SHA256). Shown only in this response. */
@@ -9261,6 +10322,207 @@ export interface operations {
       };
       /** @description unsupported_media_type: the body must be JSON */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              url: string;
+              events: (
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
+                | 'post.published'
+                | 'post.partial'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
+                | 'post.metrics_updated'
+                | 'social_account.connected'
+                | 'social_account.expired'
+                | 'social_account.disconnected'
+                | 'comment.received'
+              )[];
+              social_account_ids: string[] | null;
+              active: boolean;
+              /** @description Why the service turned the webhook off (every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS, or 410 Gone); null otherwise */
+              disabled_reason: string | null;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -9791,16 +11053,28 @@ export interface operations {
               webhook_id: string;
               /**
                * Format: uuid
-               * @description null for social_account.expired
+               * @description null exactly for the social_account.* events
                */
               post_id: string | null;
               /** @enum {unknown} */
               event:
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
                 | 'post.published'
-                | 'post.failed'
                 | 'post.partial'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
+                | 'post.metrics_updated'
+                | 'social_account.connected'
                 | 'social_account.expired'
-                | 'post.metrics_updated';
+                | 'social_account.disconnected'
+                | 'comment.received';
               /** @enum {unknown} */
               status: 'pending' | 'delivered' | 'failed';
               attempts: number;
@@ -10006,16 +11280,28 @@ export interface operations {
               webhook_id: string;
               /**
                * Format: uuid
-               * @description null for social_account.expired
+               * @description null exactly for the social_account.* events
                */
               post_id: string | null;
               /** @enum {unknown} */
               event:
+                | 'post.created'
+                | 'post.updated'
+                | 'post.cancelled'
                 | 'post.published'
-                | 'post.failed'
                 | 'post.partial'
+                | 'post.failed'
+                | 'post.target.published'
+                | 'post.target.failed'
+                | 'post.unpublished'
+                | 'post.approval_requested'
+                | 'post.approved'
+                | 'post.rejected'
+                | 'post.metrics_updated'
+                | 'social_account.connected'
                 | 'social_account.expired'
-                | 'post.metrics_updated';
+                | 'social_account.disconnected'
+                | 'comment.received';
               /** @enum {unknown} */
               status: 'pending' | 'delivered' | 'failed';
               attempts: number;
@@ -11969,6 +13255,380 @@ export interface operations {
             };
           };
         };
+      };
+    };
+  };
+  postCreatedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostCreatedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostUpdatedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postCancelledEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostCancelledPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postPublishedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostPublishedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postPartialEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostPartialPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postFailedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostFailedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postTargetPublishedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostTargetPublishedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postTargetFailedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostTargetFailedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postUnpublishedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostUnpublishedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApprovalRequestedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostApprovalRequestedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApprovedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostApprovedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postRejectedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostRejectedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postMetricsUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PostMetricsUpdatedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  socialAccountConnectedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SocialAccountConnectedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  socialAccountExpiredEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SocialAccountExpiredPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  socialAccountDisconnectedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SocialAccountDisconnectedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  commentReceivedEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CommentReceivedPayload'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else is retried (docs/api.md#webhook-delivery). 410 Gone disables the webhook. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

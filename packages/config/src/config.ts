@@ -15,6 +15,7 @@ import { type RedisConfig, readRedisSection } from './sections/redis.ts';
 import { readSecrets, type SecretsConfig } from './sections/secrets.ts';
 import { readServer, type ServerConfig } from './sections/server.ts';
 import { readStorage, type StorageConfig } from './sections/storage.ts';
+import { readWebhooks, type WebhooksConfig } from './sections/webhooks.ts';
 import { readWorker, type WorkerConfig } from './sections/worker.ts';
 
 export type { MediaConfig } from './sections/media.ts';
@@ -27,6 +28,7 @@ export type Config = ServerConfig &
   SecretsConfig &
   WorkerConfig &
   MetricsConfig &
+  WebhooksConfig &
   PlatformsConfig &
   OperatorConfig & {
     /** Hosted media (POST /media): where the bytes live, how large and how long. */
@@ -59,6 +61,7 @@ export function loadConfig(
     ...readOperator(e),
     ...readWorker(e),
     ...readMetrics(e),
+    ...readWebhooks(e),
     ...readPlatforms(e, options.platforms ?? [], server.port),
     media: readMedia(e, storage.dataDir),
   };

@@ -50,6 +50,11 @@ export interface CoreSettings {
   webhookAllowHttp?: boolean;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: accept private/internal webhook hosts (development and tests only). */
   webhookAllowPrivateNetworks?: boolean;
+  /**
+   * WEBHOOK_DISABLE_AFTER_DAYS: a webhook whose every attempt failed for this long is turned
+   * off (`disabled_reason` says why). Absent: DEFAULT_WEBHOOK_DISABLE_AFTER_DAYS.
+   */
+  webhookDisableAfterDays?: number;
   /** PUBLIC_BASE_URL: how browsers reach the API (OAuth callbacks). */
   publicBaseUrl: string;
   /** CONNECT_RETURN_ORIGINS: the only origins a connect flow may send the browser back to. */
@@ -72,6 +77,9 @@ export interface CoreSettings {
   metricsReadLeaseMs: number;
 }
 
+/** Days of nothing but failed attempts after which a webhook is turned off. */
+export const DEFAULT_WEBHOOK_DISABLE_AFTER_DAYS = 5;
+
 export const DEFAULT_SETTINGS: CoreSettings = {
   targetLeaseMs: 60_000,
   maxApiKeysPerAccount: 10,
@@ -91,6 +99,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   tokenRefreshLeaseMs: 2 * 60_000,
   webhookAllowHttp: false,
   webhookAllowPrivateNetworks: false,
+  webhookDisableAfterDays: DEFAULT_WEBHOOK_DISABLE_AFTER_DAYS,
   metricsRefreshScheduleMs: [...METRICS_REFRESH_SCHEDULE_MS],
   metricsMinRefreshMs: 60_000,
   metricsRetentionMs: 400 * 86_400_000,

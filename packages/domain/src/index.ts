@@ -2,6 +2,7 @@ export * from './adapter-defaults.ts';
 export * from './crypto.ts';
 export * from './deps.ts';
 export * from './errors.ts';
+export * from './event-payload.ts';
 export * from './media-model.ts';
 export * from './metrics-model.ts';
 export * from './model.ts';

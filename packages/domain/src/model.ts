@@ -247,12 +247,29 @@ export interface PostWithTargets extends Post {
 
 // ---------------------------------------------------------------- webhooks
 
+/**
+ * The event catalogue (docs/api.md#webhook-events), in its documented order. Some are in the
+ * catalogue before anything sends them (subscribable, their payload documented): a webhook may
+ * subscribe to them now and receives them once their cause exists.
+ */
 export const WEBHOOK_EVENTS = [
+  'post.created',
+  'post.updated',
+  'post.cancelled',
   'post.published',
-  'post.failed',
   'post.partial',
-  'social_account.expired',
+  'post.failed',
+  'post.target.published',
+  'post.target.failed',
+  'post.unpublished',
+  'post.approval_requested',
+  'post.approved',
+  'post.rejected',
   'post.metrics_updated',
+  'social_account.connected',
+  'social_account.expired',
+  'social_account.disconnected',
+  'comment.received',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -262,7 +279,19 @@ export interface Webhook {
   createdBy: string;
   url: string;
   events: WebhookEvent[];
+  /**
+   * Only events about these connections reach the webhook (`social_account_ids`); null: every
+   * event of the account it subscribed to.
+   */
+  socialAccountIds: string[] | null;
   active: boolean;
+  /** Why the service turned the webhook off (auto-disable, 410 Gone); null when it did not. */
+  disabledReason: string | null;
+  /**
+   * Since when every attempt failed: the first failed attempt after a delivered one (or after
+   * creation); cleared by a delivered attempt and by re-enabling. Auto-disable counts from it.
+   */
+  failingSince: Date | null;
   /**
    * The signing secret (`whsec_` + random, shown once at creation) as stored: sealed with the
    * TokenCipher, bound to this webhook (`openWebhookSecret` reads it).
@@ -278,7 +307,7 @@ export interface WebhookDelivery {
   id: string;
   webhookId: string;
   accountId: string;
-  /** null for events about something else than a post (social_account.expired). */
+  /** null exactly for events about a connection (`social_account.*`). */
   postId: string | null;
   event: WebhookEvent;
   /** The exact JSON bytes (as a UTF-8 string) that are signed and sent on every attempt. */

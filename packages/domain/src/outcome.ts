@@ -1,3 +1,4 @@
+import { buildEventPayload } from './event-payload.ts';
 import type { PostTarget, WebhookEvent } from './model.ts';
 
 export type PostOutcomeStatus = 'published' | 'partial' | 'failed';
@@ -27,6 +28,15 @@ export function postOutcome(targets: ReadonlyArray<Pick<PostTarget, 'status'>>):
   return { status: 'partial', event: 'post.partial', published, failed, total };
 }
 
+/** The `data` of the post's outcome event: the counts only (post.failed: no `published`). */
+export function outcomeData(
+  outcome: Pick<PostOutcome, 'event' | 'published' | 'failed' | 'total'>,
+): Record<string, number> {
+  return outcome.event === 'post.failed'
+    ? { failed: outcome.failed, total: outcome.total }
+    : { published: outcome.published, failed: outcome.failed, total: outcome.total };
+}
+
 export interface WebhookPayloadInput {
   event: WebhookEvent;
   accountId: string;
@@ -36,25 +46,22 @@ export interface WebhookPayloadInput {
   published: number;
   failed: number;
   total: number;
+  eventId: string;
 }
 
 /**
- * The exact JSON body of a delivery, keys in the documented order (docs/api.md#webhook-payload). These are the bytes that are signed
- * and stored, so they are built once and never re-serialised. `data` holds the counts and
- * nothing else (post.failed: only `failed` and `total`, as the interface contract says): the
- * per-target reasons are read with GET /posts/:id.
+ * The body of a post's outcome event (docs/api.md#webhook-payload), through the one payload
+ * writer. `data` holds the counts and nothing else (post.failed: only `failed` and `total`, as
+ * the interface contract says): the per-target reasons are read with GET /posts/:id, or
+ * received one by one as post.target.failed.
  */
 export function buildWebhookPayload(input: WebhookPayloadInput): string {
-  const data =
-    input.event === 'post.failed'
-      ? { failed: input.failed, total: input.total }
-      : { published: input.published, failed: input.failed, total: input.total };
-  return JSON.stringify({
+  return buildEventPayload({
     event: input.event,
-    account_id: input.accountId,
-    post_id: input.postId,
-    timestamp:
-      typeof input.timestamp === 'string' ? input.timestamp : input.timestamp.toISOString(),
-    data,
+    accountId: input.accountId,
+    postId: input.postId,
+    timestamp: input.timestamp,
+    data: outcomeData(input),
+    eventId: input.eventId,
   });
 }

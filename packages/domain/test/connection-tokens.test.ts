@@ -16,6 +16,8 @@ import {
 } from '../src/testing/index.ts';
 import { jobCtx, unwrap } from './support.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 async function setup() {
   const tiktok = new ScriptedOAuth('tiktok');
   const platforms = new ScriptedPlatformRegistry().withOAuth(tiktok);
@@ -126,7 +128,17 @@ describe('refreshExpiringTokens', () => {
       platform: 'tiktok',
       timestamp: deps.clock.now().toISOString(),
       data: { reason: 'invalid_grant: refresh token revoked' },
+      event_id: expect.stringMatching(UUID),
     });
+    expect(Object.keys(JSON.parse(deliveries[0]?.payload ?? ''))).toEqual([
+      'event',
+      'account_id',
+      'social_account_id',
+      'platform',
+      'timestamp',
+      'data',
+      'event_id',
+    ]);
     expect(deps.queue.enqueued).toContainEqual({
       kind: 'deliver',
       id: deliveries[0]?.id,

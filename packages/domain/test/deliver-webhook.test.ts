@@ -35,6 +35,7 @@ async function setup() {
       published: 1,
       failed: 0,
       total: 1,
+      eventId: deps.ids.newId(),
     }),
     status: 'pending',
     attempts: 0,

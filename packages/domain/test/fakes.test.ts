@@ -135,7 +135,10 @@ describe('memory repositories', () => {
       createdBy: 'u',
       url: 'https://x.example',
       events: ['post.failed' as const],
+      socialAccountIds: null,
       active: true,
+      disabledReason: null,
+      failingSince: null,
       secretCiphertext: 's',
       createdAt: now,
     };

@@ -30,6 +30,8 @@ import {
 } from '../src/testing/index.ts';
 import { jobCtx, unwrap } from './support.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const HOUR = 3_600_000;
 
 /** A reader answering from a script; records what it was asked. */
@@ -363,6 +365,7 @@ describe('the metrics read pass', () => {
       data: {
         targets: [{ target_id: track?.targetId, platform: 'youtube', metrics: numbers(7, 3) }],
       },
+      event_id: expect.stringMatching(UUID),
     });
     deps.clock.advance(6 * HOUR);
     await readDueMetrics(deps, new AbortController().signal);

@@ -57,18 +57,19 @@ describe('buildWebhookPayload', () => {
     published: 1,
     failed: 1,
     total: 2,
+    eventId: 'evt-1',
   };
 
   it('writes the exact bytes, keys in the documented order', () => {
     expect(buildWebhookPayload({ ...base, event: 'post.partial' })).toBe(
-      '{"event":"post.partial","account_id":"acc-1","post_id":"post-1","timestamp":"2026-01-01T12:00:00.000Z","data":{"published":1,"failed":1,"total":2}}',
+      '{"event":"post.partial","account_id":"acc-1","post_id":"post-1","timestamp":"2026-01-01T12:00:00.000Z","data":{"published":1,"failed":1,"total":2},"event_id":"evt-1"}',
     );
   });
 
   it('leaves data.published out of post.failed', () => {
     const body = buildWebhookPayload({ ...base, event: 'post.failed', published: 0, failed: 2 });
     expect(body).toBe(
-      '{"event":"post.failed","account_id":"acc-1","post_id":"post-1","timestamp":"2026-01-01T12:00:00.000Z","data":{"failed":2,"total":2}}',
+      '{"event":"post.failed","account_id":"acc-1","post_id":"post-1","timestamp":"2026-01-01T12:00:00.000Z","data":{"failed":2,"total":2},"event_id":"evt-1"}',
     );
     expect(JSON.parse(body).data).not.toHaveProperty('published');
   });

@@ -20,6 +20,8 @@ import {
 } from '../src/testing/index.ts';
 import { jobCtx, unwrap } from './support.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const VIDEO = 'https://cdn.example.com/clip.mp4';
 
 async function setup(platforms: Platform[] = ['tiktok', 'youtube'], settings = {}) {
@@ -92,6 +94,8 @@ describe('processPublishJob: outcomes and webhooks', () => {
       status: 'pending',
       attempts: 0,
     });
+    const eventId = JSON.parse(deliveries[0]?.payload ?? '{}').event_id;
+    expect(eventId).toMatch(UUID);
     expect(deliveries[0]?.payload).toBe(
       JSON.stringify({
         event: 'post.published',
@@ -99,6 +103,7 @@ describe('processPublishJob: outcomes and webhooks', () => {
         post_id: post.id,
         timestamp: deps.clock.now().toISOString(),
         data: { published: 2, failed: 0, total: 2 },
+        event_id: eventId,
       }),
     );
     expect(deps.queue.enqueued.filter((e) => e.kind === 'deliver')).toEqual([
@@ -159,7 +164,14 @@ describe('processPublishJob: outcomes and webhooks', () => {
     expect(body.event).toBe('post.failed');
     // Only failed and total, as the contract says: no data.published, no per-target reasons.
     expect(body.data).toEqual({ failed: 2, total: 2 });
-    expect(Object.keys(body)).toEqual(['event', 'account_id', 'post_id', 'timestamp', 'data']);
+    expect(Object.keys(body)).toEqual([
+      'event',
+      'account_id',
+      'post_id',
+      'timestamp',
+      'data',
+      'event_id',
+    ]);
   });
 
   it('all published: post.published carries only the counts', async () => {

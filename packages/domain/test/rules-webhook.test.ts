@@ -186,7 +186,7 @@ describe('webhook events', () => {
       {
         field: 'events[1]',
         message:
-          'must be one of post.published, post.failed, post.partial, social_account.expired, post.metrics_updated',
+          'must be one of post.created, post.updated, post.cancelled, post.published, post.partial, post.failed, post.target.published, post.target.failed, post.unpublished, post.approval_requested, post.approved, post.rejected, post.metrics_updated, social_account.connected, social_account.expired, social_account.disconnected, comment.received',
       },
       { field: 'events[2]', message: 'is listed more than once' },
     ]);

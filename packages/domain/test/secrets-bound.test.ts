@@ -41,6 +41,7 @@ async function deliveryFor(deps: TestDeps, webhook: Webhook): Promise<WebhookDel
       published: 1,
       failed: 0,
       total: 1,
+      eventId: deps.ids.newId(),
     }),
     status: 'pending',
     attempts: 0,
@@ -86,7 +87,10 @@ describe('secrets bound to their rows', () => {
       createdBy: alice.user.id,
       url: 'https://hooks.example.com/legacy',
       events: ['post.published'],
+      socialAccountIds: null,
       active: true,
+      disabledReason: null,
+      failingSince: null,
       secretCiphertext: 'whsec_bGVnYWN5LXNlY3JldC1ieXRlcy0xMjM0',
       createdAt: deps.clock.now(),
     };

@@ -100,6 +100,7 @@ function settingsFrom(config: Config): CoreSettings {
     maxWorkspacesPerUser: config.quotas.workspacesPerUser,
     webhookAllowHttp: config.webhookAllowHttp,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    webhookDisableAfterDays: config.webhookDisableAfterDays,
     metricsRefreshScheduleMs: config.postMetrics.refreshScheduleMs,
     metricsMinRefreshMs: config.postMetrics.minRefreshMs,
     metricsRetentionMs: config.postMetrics.retentionMs,

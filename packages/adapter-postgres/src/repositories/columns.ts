@@ -97,7 +97,10 @@ export const webhookColumns = [
   'webhooks.created_by as createdBy',
   'webhooks.url as url',
   'webhooks.events as events',
+  'webhooks.social_account_ids as socialAccountIds',
   'webhooks.active as active',
+  'webhooks.disabled_reason as disabledReason',
+  'webhooks.failing_since as failingSince',
   'webhooks.secret as secretCiphertext',
   'webhooks.created_at as createdAt',
 ] as const;

@@ -1,4 +1,9 @@
-import type { Webhook, WebhookEvent, WebhookRepository } from '@social-publisher/domain';
+import {
+  reachesConnections,
+  type Webhook,
+  type WebhookEvent,
+  type WebhookRepository,
+} from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
@@ -8,7 +13,14 @@ import { webhookColumns } from './columns.ts';
 interface ActiveQuery {
   accountId: string;
   event: WebhookEvent;
+  socialAccountIds: readonly string[] | undefined;
 }
+
+/** Subscribed to the event and, when the caller names the event's connections, reached by it. */
+const receives = (row: Webhook, { accountId, event, socialAccountIds }: ActiveQuery) =>
+  row.accountId === accountId &&
+  row.events.includes(event) &&
+  (socialAccountIds === undefined || reachesConnections(row, socialAccountIds));
 
 export function createWebhookRepository(
   db: Kysely<Database>,
@@ -27,10 +39,14 @@ export function createWebhookRepository(
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return queries.map(({ accountId, event }) =>
+      return queries.map((query) =>
         rows
-          .filter((row) => row.accountId === accountId && row.events.includes(event))
-          .map((row) => ({ ...row, events: [...row.events] })),
+          .filter((row) => receives(row, query))
+          .map((row) => ({
+            ...row,
+            events: [...row.events],
+            socialAccountIds: row.socialAccountIds && [...row.socialAccountIds],
+          })),
       );
     },
   });
@@ -45,7 +61,10 @@ export function createWebhookRepository(
           created_by: webhook.createdBy,
           url: webhook.url,
           events: webhook.events,
+          social_account_ids: webhook.socialAccountIds,
           active: webhook.active,
+          disabled_reason: webhook.disabledReason,
+          failing_since: webhook.failingSince,
           secret: webhook.secretCiphertext,
           created_at: webhook.createdAt,
         })
@@ -76,15 +95,38 @@ export function createWebhookRepository(
     countByAccount: (accountId: string): Promise<number> =>
       countOfAccount(db, 'webhooks', accountId),
 
-    listActiveForEvent: (accountId, event) => activeFor({ accountId, event }),
+    listActiveForEvent: (accountId, event, socialAccountIds) =>
+      activeFor({ accountId, event, socialAccountIds }),
 
     async setActive(id: string, active: boolean): Promise<boolean> {
       const result = await db
         .updateTable('webhooks')
-        .set({ active })
+        .set({ active, disabled_reason: null, failing_since: null })
         .where('id', '=', id)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    async disable(id: string, reason: string): Promise<boolean> {
+      const result = await db
+        .updateTable('webhooks')
+        .set({ active: false, disabled_reason: reason })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** One statement: the streak starts at the first failure and survives the next ones. */
+    async noteAttempt(id: string, delivered: boolean, at: Date): Promise<Date | null> {
+      const row = await db
+        .updateTable('webhooks')
+        .set({
+          failing_since: delivered ? null : sql<Date>`coalesce(failing_since, ${at}::timestamptz)`,
+        })
+        .where('id', '=', id)
+        .returning('failing_since')
+        .executeTakeFirst();
+      return row?.failing_since ?? null;
     },
 
     /** Deletes the webhook with its deliveries and their attempts (ON DELETE CASCADE). */

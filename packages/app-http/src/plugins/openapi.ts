@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ERROR_DESCRIPTIONS, errors } from '../schemas/common.ts';
+import { withWebhooks } from './openapi-webhooks.ts';
 
 /**
  * What the HTTP layer answers before any route runs, whatever the operation: a request line
@@ -39,7 +40,7 @@ export const openApi = fp(
     await app.register(swagger, {
       transformObject: (documentObject) =>
         'openapiObject' in documentObject
-          ? withAnswersOfAnyRequest(documentObject.openapiObject)
+          ? withWebhooks(withAnswersOfAnyRequest(documentObject.openapiObject))
           : documentObject.swaggerObject,
       openapi: {
         openapi: '3.1.0',

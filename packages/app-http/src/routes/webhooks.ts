@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   createWebhook,
   deleteWebhook,
+  getWebhook,
   listWebhooks,
   MAX_URL_LENGTH,
+  MAX_WEBHOOK_CONNECTIONS,
   setWebhookActive,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
@@ -20,6 +22,7 @@ import {
   NO_STORE_HEADERS,
   NoContent,
   PATH_ERRORS,
+  Uuid,
   WorkspaceField,
   withHeaders,
 } from '../schemas/common.ts';
@@ -50,6 +53,13 @@ const CreateWebhookBody = Type.Object(
       maxItems: WEBHOOK_EVENTS.length,
       description: `Any of ${WEBHOOK_EVENTS.join(', ')}, each once`,
     }),
+    social_account_ids: Type.Optional(
+      Type.Array(Uuid(), {
+        minItems: 1,
+        maxItems: MAX_WEBHOOK_CONNECTIONS,
+        description: `Only events about these connections (of the webhook's account) are sent: 1 to ${MAX_WEBHOOK_CONNECTIONS} social account ids, each once. Omitted: every event of the account.`,
+      }),
+    ),
     workspace_id: WorkspaceField,
   },
   { additionalProperties: false },
@@ -83,7 +93,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         operationId: 'createWebhook',
         summary: 'Create a webhook',
         description:
-          'Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data }`. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id}. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.',
+          "Subscribes an HTTPS URL to events. The secret that signs deliveries is in this response only. Each post event delivery is `{ event, account_id, post_id, timestamp, data, event_id }` (a connection event has `social_account_id` and `platform` in place of `post_id`); `event_id` is the same in every webhook's delivery of one event. Every event's payload is described in this document's `webhooks` section. On post.published, post.partial and post.failed, `data` holds the counts `published` (absent on post.failed), `failed` and `total`, nothing else: the status and error of each target are read with GET /posts/{id} or received as post.target.failed. On post.metrics_updated (numbers read that differ from the ones before), `data` is `{ targets: [{ target_id, platform, metrics }] }`, the changed targets only.",
         security: SECURED,
         body: CreateWebhookBody,
         response: {
@@ -106,6 +116,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
       return reply.code(201).send({ data: presentCreatedWebhook(webhook) });
     },
   );
+
+  addGetWebhookRoute(app, deps);
 
   app.patch(
     '/webhooks/:id',
@@ -153,3 +165,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
     },
   );
 };
+
+/** GET /webhooks/:id: one subscription, with why it is off when the service turned it off. */
+function addGetWebhookRoute(app: Parameters<typeof webhookRoutes>[0], deps: RouteOptions['deps']) {
+  app.get(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook',
+        description:
+          'The subscription (no secret), with `disabled_reason` when the service turned it off.',
+        security: SECURED,
+        params: WebhookIdParams,
+        response: {
+          200: Data(WebhookSchema, 'The subscription'),
+          ...errors(...AUTH_ERRORS, ...PATH_ERRORS),
+        },
+      },
+    },
+    async (request) => ({
+      data: presentWebhook(unwrap(await getWebhook(deps, actorOf(request), request.params.id))),
+    }),
+  );
+}

@@ -13,20 +13,29 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
 
 export const WebhookEventSchema = Type.Enum([...WEBHOOK_EVENTS]);
 
-export const WebhookSchema = Type.Object({
+const WebhookFields = {
   id: Uuid(),
   url: Type.String(),
   events: Type.Array(WebhookEventSchema),
+  social_account_ids: Nullable(
+    Type.Array(Uuid(), {
+      description: 'Only events about these connections are sent; null: every event',
+    }),
+  ),
   active: Type.Boolean(),
+  disabled_reason: Nullable(
+    Type.String({
+      description:
+        'Why the service turned the webhook off (every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS, or 410 Gone); null otherwise',
+    }),
+  ),
   created_at: Timestamp(),
-});
+};
+
+export const WebhookSchema = Type.Object(WebhookFields);
 
 export const CreatedWebhookSchema = Type.Object({
-  id: Uuid(),
-  url: Type.String(),
-  events: Type.Array(WebhookEventSchema),
-  active: Type.Boolean(),
-  created_at: Timestamp(),
+  ...WebhookFields,
   secret: Type.String({
     description: 'Signs every delivery (HMAC-SHA256). Shown only in this response.',
   }),
@@ -37,7 +46,7 @@ export const WebhookStateSchema = Type.Object({ id: Uuid(), active: Type.Boolean
 const DeliveryFields = {
   id: Uuid('Also sent as the webhook-id header'),
   webhook_id: Uuid(),
-  post_id: Nullable(Uuid('null for social_account.expired')),
+  post_id: Nullable(Uuid('null exactly for the social_account.* events')),
   event: WebhookEventSchema,
   status: Type.Enum([...DELIVERY_STATUSES]),
   attempts: Type.Integer({ minimum: 0 }),
@@ -69,7 +78,9 @@ export function presentWebhook(webhook: Webhook): Static<typeof WebhookSchema> {
     id: webhook.id,
     url: webhook.url,
     events: webhook.events,
+    social_account_ids: webhook.socialAccountIds,
     active: webhook.active,
+    disabled_reason: webhook.disabledReason,
     created_at: webhook.createdAt.toISOString(),
   };
 }

@@ -147,6 +147,7 @@ function expectPayload(
     'post_id',
     'timestamp',
     'data',
+    'event_id',
   ]);
   expect(arrival.payload).toEqual({
     event,
@@ -154,6 +155,9 @@ function expectPayload(
     post_id: post.id,
     timestamp: expect.any(String),
     data,
+    event_id: expect.stringMatching(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    ),
   });
   expect(Object.keys(arrival.payload.data as object)).toEqual(Object.keys(data));
   const timestamp = Date.parse(String(arrival.payload.timestamp));

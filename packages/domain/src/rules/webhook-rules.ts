@@ -1,13 +1,18 @@
 import type { Problem } from '../errors.ts';
-import { WEBHOOK_EVENTS } from '../model.ts';
+import { WEBHOOK_EVENTS, type Webhook } from '../model.ts';
 import { MAX_URL_LENGTH } from './media.ts';
 import { isPrivateAddressLiteral } from './network.ts';
-import { typeName } from './shape.ts';
+import { isUuid, typeName } from './shape.ts';
 
 export interface WebhookInput {
   url?: unknown;
   events?: unknown;
+  /** Absent or null: every event of the account; else 1-100 connection ids. */
+  social_account_ids?: unknown;
 }
+
+/** Connections one webhook may be filtered to. */
+export const MAX_WEBHOOK_CONNECTIONS = 100;
 
 /**
  * Development and test relaxations (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS), so a
@@ -79,9 +84,55 @@ export function validateWebhookEvents(value: unknown): Problem[] {
   return problems;
 }
 
+/**
+ * The shape of a connection filter: absent or null (no filter), else 1-100 distinct uuids.
+ * Whether each is a connection of the account is the use case's question.
+ */
+export function validateWebhookConnections(value: unknown): Problem[] {
+  const field = 'social_account_ids';
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    return [{ field, message: `must be an array of social account ids, got ${typeName(value)}` }];
+  }
+  if (value.length === 0 || value.length > MAX_WEBHOOK_CONNECTIONS) {
+    return [
+      {
+        field,
+        message: `must name 1 to ${MAX_WEBHOOK_CONNECTIONS} social accounts (omit it for all of them)`,
+      },
+    ];
+  }
+  const problems: Problem[] = [];
+  const seen = new Set<unknown>();
+  value.forEach((id, index) => {
+    if (!isUuid(id)) {
+      problems.push({ field: `${field}[${index}]`, message: 'must be a social account id (uuid)' });
+    } else if (seen.has(id)) {
+      problems.push({ field: `${field}[${index}]`, message: 'is listed more than once' });
+    }
+    seen.add(id);
+  });
+  return problems;
+}
+
 export function validateWebhookInput(
   input: WebhookInput,
   policy: WebhookUrlPolicy = {},
 ): Problem[] {
-  return [...validateWebhookUrl(input.url, policy), ...validateWebhookEvents(input.events)];
+  return [
+    ...validateWebhookUrl(input.url, policy),
+    ...validateWebhookEvents(input.events),
+    ...validateWebhookConnections(input.social_account_ids),
+  ];
+}
+
+/** Whether a webhook filtered by connection (or not at all) receives an event about these. */
+export function reachesConnections(
+  webhook: Pick<Webhook, 'socialAccountIds'>,
+  socialAccountIds: readonly string[],
+): boolean {
+  return (
+    webhook.socialAccountIds === null ||
+    webhook.socialAccountIds.some((id) => socialAccountIds.includes(id))
+  );
 }

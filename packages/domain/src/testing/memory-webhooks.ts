@@ -1,5 +1,6 @@
 import type { WebhookDelivery } from '../model.ts';
 import type { DeliveryRepository, PostTransition, WebhookRepository } from '../ports/index.ts';
+import { reachesConnections } from '../rules/webhook-rules.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
 
 const newestFirst = <T extends { createdAt: Date; id: string }>(a: T, b: T) =>
@@ -22,18 +23,34 @@ export function memoryWebhookRepository(store: MemoryStore): WebhookRepository {
     async countByAccount(accountId) {
       return [...rows().values()].filter((w) => w.accountId === accountId).length;
     },
-    async listActiveForEvent(accountId, event) {
+    async listActiveForEvent(accountId, event, socialAccountIds) {
       return copy(
         oldestFirst().filter(
-          (w) => w.accountId === accountId && w.active && w.events.includes(event),
+          (w) =>
+            w.accountId === accountId &&
+            w.active &&
+            w.events.includes(event) &&
+            (socialAccountIds === undefined || reachesConnections(w, socialAccountIds)),
         ),
       );
     },
     async setActive(id, active) {
       const webhook = rows().get(id);
       if (!webhook) return false;
-      webhook.active = active;
+      Object.assign(webhook, { active, disabledReason: null, failingSince: null });
       return true;
+    },
+    async disable(id, reason) {
+      const webhook = rows().get(id);
+      if (!webhook) return false;
+      Object.assign(webhook, { active: false, disabledReason: reason });
+      return true;
+    },
+    async noteAttempt(id, delivered, at) {
+      const webhook = rows().get(id);
+      if (!webhook) return null;
+      webhook.failingSince = delivered ? null : (webhook.failingSince ?? new Date(at));
+      return copy(webhook.failingSince);
     },
     async delete(id) {
       // Like ON DELETE CASCADE: the webhook's deliveries and their attempts go with it.

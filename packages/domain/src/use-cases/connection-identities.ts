@@ -9,6 +9,9 @@ import type { OAuthState, SocialAccount } from '../model.ts';
 import type { ConnectedIdentity } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { secretBinding } from '../secret-cipher.ts';
+import { connectedEvent } from './event-bodies.ts';
+import { storeEvents } from './event-deliveries.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 
 /**
  * The refusal when `adding` new connections would take the account past
@@ -62,12 +65,12 @@ export async function newIdentityCount(
  * unit of work, the account locked first (SocialAccountRepository.countByAccount): two connects
  * at the same moment cannot pass the quota together.
  */
-export function saveIdentitiesWithinQuota(
+export async function saveIdentitiesWithinQuota(
   deps: CoreDeps,
   state: Pick<OAuthState, 'accountId' | 'platform'>,
   identities: readonly ConnectedIdentity[],
 ): Promise<Result<SocialAccount[], DomainError>> {
-  return deps.uow.run(async (repos) => {
+  const stored = await deps.uow.run(async (repos) => {
     const inTransaction: CoreDeps = { ...deps, repos };
     const full = await connectionQuotaRefusal(
       inTransaction,
@@ -78,8 +81,13 @@ export function saveIdentitiesWithinQuota(
     const saved: SocialAccount[] = [];
     for (const identity of identities)
       saved.push(await saveIdentity(inTransaction, state, identity));
-    return ok(saved);
+    // Connected and announced together: the deliveries commit with the connections.
+    const deliveries = await storeEvents(deps, repos, saved.map(connectedEvent));
+    return ok({ saved, deliveries });
   });
+  if (!stored.ok) return stored;
+  await enqueueDeliveries(deps, stored.value.deliveries);
+  return ok(stored.value.saved);
 }
 
 /**

@@ -6,19 +6,8 @@
 import type { CoreDeps } from '../deps.ts';
 import type { SocialAccount } from '../model.ts';
 import { SecretUnreadableError, secretBinding } from '../secret-cipher.ts';
-import { enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
-
-/** The `social_account.expired` payload (docs/connect.md#tokens), serialized once. */
-export function buildExpiredPayload(connection: SocialAccount, reason: string, at: Date): string {
-  return JSON.stringify({
-    event: 'social_account.expired',
-    account_id: connection.accountId,
-    social_account_id: connection.id,
-    platform: connection.platform,
-    timestamp: at.toISOString(),
-    data: { reason },
-  });
-}
+import { connectionEvent } from './event-bodies.ts';
+import { emitEvents } from './event-deliveries.ts';
 
 /**
  * Marks the connection expired and, when it was not already, creates one delivery per webhook
@@ -37,23 +26,8 @@ export async function expireConnection(
     { socialAccountId: connection.id, platform: connection.platform, reason },
     'connection expired',
   );
-  const webhooks = await deps.repos.webhooks.listActiveForEvent(
-    connection.accountId,
-    'social_account.expired',
-  );
-  if (webhooks.length === 0) return;
-  const payload = buildExpiredPayload(connection, reason, now);
-  const deliveries = pendingDeliveries(
-    deps,
-    webhooks,
-    { accountId: connection.accountId, postId: null, event: 'social_account.expired', payload },
-    now,
-  );
-  await deps.repos.deliveries.insertMany(deliveries);
-  await enqueueDeliveries(
-    deps,
-    deliveries.map((delivery) => delivery.id),
-  );
+  // Stored right after the status change (no unit of work): a crash between loses the event.
+  await emitEvents(deps, [connectionEvent('social_account.expired', connection, { reason })]);
 }
 
 function storedTokens(deps: CoreDeps, connection: SocialAccount) {

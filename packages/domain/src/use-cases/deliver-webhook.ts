@@ -7,6 +7,7 @@ import { EARLY_RUN_TOLERANCE_MS } from '../policies/job-retry.ts';
 import type { JobContext, JobResult, WebhookSendResult } from '../ports/index.ts';
 import { openWebhookSecret, SecretUnreadableError } from '../secret-cipher.ts';
 import { DONE, retryAfter } from './job-results.ts';
+import { GONE_REASON, noteDelivered, noteFailed } from './webhook-health.ts';
 
 export const WEBHOOK_USER_AGENT = 'social-publisher-webhooks/1';
 /** A receiver's Retry-After is honoured, but never parks a delivery for more than a day. */
@@ -152,6 +153,7 @@ async function settleAttempt(
       nextAttemptAt: null,
       deliveredAt: now,
     });
+    await noteDelivered(deps, webhook, now);
     deps.metrics?.webhookAttempt('delivered', attemptsMade);
     deps.logger.debug(
       { deliveryId, postId: delivery.postId, status: result.statusCode, attempt: attemptsMade },
@@ -161,13 +163,16 @@ async function settleAttempt(
   }
   if (result.statusCode === 410) {
     // 410 Gone: the receiver asks us to stop for good.
-    await deps.repos.webhooks.setActive(webhook.id, false);
+    await deps.repos.webhooks.disable(webhook.id, GONE_REASON);
     await record(deps, delivery, result, startedAt, FAILED);
     deps.metrics?.webhookAttempt('failed', attemptsMade);
     deps.logger.info({ webhookId: webhook.id }, 'webhook disabled: receiver answered 410 Gone');
     return DONE;
   }
-  const delay = nextDelay(deps, attemptsMade, result);
+  const lastError = result.error ?? `HTTP ${result.statusCode}`;
+  // Turned off now: this delivery ends here rather than waiting for a retry that is closed unsent.
+  const disabled = await noteFailed(deps, webhook, lastError, now);
+  const delay = disabled ? null : nextDelay(deps, attemptsMade, result);
   if (delay === null) {
     await record(deps, delivery, result, startedAt, FAILED);
     deps.metrics?.webhookAttempt('failed', attemptsMade);

@@ -17,6 +17,8 @@ import type { JobMeta } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, validateCreatePost } from '../rules/post-rules.ts';
+import { postEvent } from './event-bodies.ts';
+import { emitEvents } from './event-deliveries.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
 import { resolveTargets } from './post-targets.ts';
 import {
@@ -175,6 +177,13 @@ export async function editPost(
   // A worker (or a cancel) got there first: nothing was changed.
   if (!applied) return err(refused(current));
   await linkHostedMedia(deps, deps.repos, current);
+  // Stored right after the edit (one statement, no unit of work to share): a crash in between
+  // leaves an edit whose post.updated is never sent. A webhook filtered to a connection the
+  // edit removed hears of it too.
+  const event = postEvent('post.updated', current);
+  const before = post.targets.map((target) => target.socialAccountId);
+  event.socialAccountIds = [...new Set([...event.socialAccountIds, ...before])];
+  await emitEvents(deps, [event], meta);
 
   const moved = scheduledAt?.getTime() !== post.scheduledAt?.getTime();
   if (moved) await moveJob(deps, current, meta);

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../deps.ts';
 import type { PostWithTargets } from '../model.ts';
-import { buildWebhookPayload, postOutcome } from '../outcome.ts';
+import { outcomeData, postOutcome } from '../outcome.ts';
 import type { JobMeta } from '../ports/index.ts';
 import { enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
@@ -20,20 +20,21 @@ export async function finalizePost(
   const outcome = postOutcome(post.targets);
   const now = deps.clock.now();
   const { repos } = deps;
-  const webhooks = await repos.webhooks.listActiveForEvent(post.accountId, outcome.event);
-  const payload = buildWebhookPayload({
-    event: outcome.event,
-    accountId: post.accountId,
-    postId: post.id,
-    timestamp: now,
-    published: outcome.published,
-    failed: outcome.failed,
-    total: outcome.total,
-  });
+  const connections = [...new Set(post.targets.map((target) => target.socialAccountId))];
+  const webhooks = await repos.webhooks.listActiveForEvent(
+    post.accountId,
+    outcome.event,
+    connections,
+  );
   const created = pendingDeliveries(
     deps,
     webhooks,
-    { accountId: post.accountId, postId: post.id, event: outcome.event, payload },
+    {
+      accountId: post.accountId,
+      postId: post.id,
+      event: outcome.event,
+      data: outcomeData(outcome),
+    },
     now,
   );
   const transition = {

@@ -6,6 +6,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { METRIC_NAMES, type MetricTrack, type MetricValues } from '../metrics-model.ts';
 import type { TrackUpdate } from '../ports/index.ts';
+import { reachesConnections } from '../rules/webhook-rules.ts';
 import { enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
 const EVENT = 'post.metrics_updated';
@@ -61,24 +62,22 @@ export async function notifyMetricsUpdated(
       webhooks = await deps.repos.webhooks.listActiveForEvent(accountId, EVENT);
       subscribers.set(accountId, webhooks);
     }
-    if (webhooks.length === 0) continue;
-    const payload = JSON.stringify({
-      event: EVENT,
-      account_id: accountId,
-      post_id: postId,
-      timestamp: now.toISOString(),
-      data: {
-        targets: targets.map(({ track, metrics }) => ({
-          target_id: track.targetId,
-          platform: track.platform,
-          metrics: wireMetrics(metrics),
-        })),
-      },
-    });
+    // A webhook filtered by connection receives the post's numbers when one of the changed
+    // targets goes through one of its connections.
+    const connections = targets.map(({ track }) => track.socialAccountId);
+    const receivers = webhooks.filter((webhook) => reachesConnections(webhook, connections));
+    if (receivers.length === 0) continue;
+    const data = {
+      targets: targets.map(({ track, metrics }) => ({
+        target_id: track.targetId,
+        platform: track.platform,
+        metrics: wireMetrics(metrics),
+      })),
+    };
     const created = pendingDeliveries(
       deps,
-      webhooks,
-      { accountId, postId, event: EVENT, payload },
+      receivers,
+      { accountId, postId, event: EVENT, data },
       now,
     );
     await deps.repos.deliveries.insertMany(created);

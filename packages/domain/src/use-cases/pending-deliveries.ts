@@ -4,28 +4,33 @@
  * refuses it loses nothing: the reconciler enqueues every pending, due delivery it finds.
  */
 import type { CoreDeps } from '../deps.ts';
-import type { Webhook, WebhookDelivery, WebhookEvent } from '../model.ts';
+import { buildEventPayload, type EventPayloadInput } from '../event-payload.ts';
+import type { Webhook, WebhookDelivery } from '../model.ts';
 import type { JobMeta } from '../ports/index.ts';
 
 /** What one event delivers: the same payload to every webhook subscribed to it. */
-export interface DeliveryEvent {
-  accountId: string;
-  postId: string | null;
-  event: WebhookEvent;
-  payload: string;
-}
+export type DeliveryEvent = Omit<EventPayloadInput, 'timestamp' | 'eventId'>;
 
-/** A pending delivery of `event` to each of `webhooks`, due at `now`. */
+/**
+ * A pending delivery of `event` to each of `webhooks`, due at `now`. The event gets its id here,
+ * once: every webhook's delivery carries the same `event_id` (each delivery keeps its own id,
+ * sent as `webhook-id`).
+ */
 export function pendingDeliveries(
   deps: Pick<CoreDeps, 'ids'>,
   webhooks: readonly Pick<Webhook, 'id'>[],
   event: DeliveryEvent,
   now: Date,
 ): WebhookDelivery[] {
+  if (webhooks.length === 0) return [];
+  const payload = buildEventPayload({ ...event, timestamp: now, eventId: deps.ids.newId() });
   return webhooks.map((webhook) => ({
     id: deps.ids.newId(),
     webhookId: webhook.id,
-    ...event,
+    accountId: event.accountId,
+    postId: event.postId,
+    event: event.event,
+    payload,
     status: 'pending',
     attempts: 0,
     lastStatusCode: null,

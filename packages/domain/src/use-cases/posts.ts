@@ -16,8 +16,11 @@ import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
 import { isRecord, isUuid } from '../rules/shape.ts';
 import { canAccessAccount, isTeamKey } from './access.ts';
+import { postEvent } from './event-bodies.ts';
+import { emitEvents, storeEvents } from './event-deliveries.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
 import { pageOf, pageRequest } from './paging.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 import { resolveTargets } from './post-targets.ts';
 
 /** The draft publishers validate, or null when the shared rules already found it ill-typed. */
@@ -214,6 +217,9 @@ export async function storePost(
   // writes), and it is the only write here. Saves BEGIN and COMMIT on every create.
   await deps.repos.posts.insert(post);
   await linkHostedMedia(deps, deps.repos, post);
+  // Stored right after the post (there is no unit of work to share): a crash in between
+  // leaves a post whose post.created is never sent.
+  await emitEvents(deps, [postEvent('post.created', post)], meta);
   await enqueueStoredPost(deps, post, meta);
   return post;
 }
@@ -319,12 +325,14 @@ export async function cancelPost(
   if (post.status === 'cancelled') return ok(post);
   const now = deps.clock.now();
   // Conditional: a worker moving the post to `publishing` at the same moment wins or loses cleanly.
+  // post.cancelled is stored in the same unit of work: cancelled and announced, or neither.
   const cancelled = await deps.uow.run(async (repos) => {
     if (!(await repos.posts.transitionStatus(post.id, ['scheduled', 'queued'], 'cancelled', now))) {
-      return false;
+      return null;
     }
     await repos.posts.cancelPendingTargets(post.id, now);
-    return true;
+    const event = postEvent('post.cancelled', { ...post, status: 'cancelled' });
+    return storeEvents(deps, repos, [event]);
   });
   const current = (await deps.repos.posts.findById(post.id)) ?? post;
   if (!cancelled) {
@@ -332,6 +340,7 @@ export async function cancelPost(
       ? ok(current)
       : err(conflict(`the post cannot be cancelled: it is already ${current.status}`));
   }
+  await enqueueDeliveries(deps, cancelled);
   try {
     await deps.queue.cancelPublish(post.id);
   } catch (error) {

@@ -5,6 +5,8 @@ import { nextScheduledRead } from '../policies/metrics-schedule.ts';
 import type { JobContext, PlatformPublisher, PublishOutcome } from '../ports/index.ts';
 import { SecretUnreadableError } from '../secret-cipher.ts';
 import { expireConnection } from './connection-tokens.ts';
+import { targetEvent } from './event-bodies.ts';
+import { emitEvents } from './event-deliveries.ts';
 import {
   afterPlatformRefusal,
   describeRateLimit,
@@ -282,5 +284,13 @@ export async function publishClaimedTarget(
     );
     return { kind: 'wait', until };
   }
-  return recordOutcome(deps, target, connection, run, job);
+  const settled = await recordOutcome(deps, target, connection, run, job);
+  // Only the run that recorded the terminal result announces it. Stored right after the
+  // result (one statement, no unit of work to share): a crash in between loses this event,
+  // while the post's outcome event is still sent.
+  if (settled.kind === 'settled' && settled.recorded) {
+    const meta = job.requestId === undefined ? {} : { requestId: job.requestId };
+    await emitEvents(deps, [targetEvent(post, settled.recorded)], meta);
+  }
+  return settled;
 }

@@ -14,7 +14,10 @@ import { occurrencesAfter, validateRecurrence, whyRuleNeverRepeats } from '../ru
 import { isUuid } from '../rules/shape.ts';
 import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
+import { postEvent } from './event-bodies.ts';
+import { storeEvents } from './event-deliveries.ts';
 import { linkHostedMedia } from './hosted-media.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 import { cancelPost, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
 
 /** Future occurrences kept created: the one due next and the one after it. */
@@ -77,12 +80,14 @@ export async function createRepeatingPost(
     updatedAt: now,
   };
   post.seriesId = series.id;
-  await deps.uow.run(async (repos) => {
+  const deliveries = await deps.uow.run(async (repos) => {
     await repos.series.insert(series);
     await repos.series.claimOccurrence(series.id, series.firstAt, post.id);
     await repos.posts.insert(post);
     await linkHostedMedia(deps, repos, post);
+    return storeEvents(deps, repos, [postEvent('post.created', post)]);
   });
+  await enqueueDeliveries(deps, deliveries, meta);
   await enqueueStoredPost(deps, post, meta);
   await extendOne(deps, series, series.firstAt);
   return ok(post);
@@ -144,13 +149,14 @@ async function extendOne(
     if (lastOccurrenceAt !== null && at.getTime() <= lastOccurrenceAt.getTime()) continue;
     const post = occurrencePost(deps, series, at);
     const claimed = await deps.uow.run(async (repos) => {
-      if (!(await repos.series.claimOccurrence(series.id, at, post.id))) return false;
+      if (!(await repos.series.claimOccurrence(series.id, at, post.id))) return null;
       await repos.posts.insert(post);
       await linkHostedMedia(deps, repos, post);
-      return true;
+      return storeEvents(deps, repos, [postEvent('post.created', post)]);
     });
     if (!claimed) continue;
     created++;
+    await enqueueDeliveries(deps, claimed);
     await enqueueStoredPost(deps, post);
   }
   return created;

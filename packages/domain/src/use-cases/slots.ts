@@ -14,7 +14,10 @@ import { isUuid } from '../rules/shape.ts';
 import { SLOT_HORIZON_DAYS, slotTimes, validateSlotSet } from '../rules/slots.ts';
 import type { SlotSet } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
+import { postEvent } from './event-bodies.ts';
+import { storeEvents } from './event-deliveries.ts';
 import { linkHostedMedia } from './hosted-media.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 import { enqueueStoredPost, preparePost } from './posts.ts';
 
 async function findConnection(
@@ -137,11 +140,13 @@ export async function queuePost(
     const scheduled: PostWithTargets = { ...post, scheduledAt: free, status: 'scheduled' };
     await repos.posts.insert(scheduled);
     await linkHostedMedia(deps, repos, scheduled);
-    return scheduled;
+    const deliveries = await storeEvents(deps, repos, [postEvent('post.created', scheduled)]);
+    return { post: scheduled, deliveries };
   });
   if (!stored) {
     return err(conflict(`every slot of the next ${SLOT_HORIZON_DAYS} days is taken`));
   }
-  await enqueueStoredPost(deps, stored, meta);
-  return ok(stored);
+  await enqueueDeliveries(deps, stored.deliveries, meta);
+  await enqueueStoredPost(deps, stored.post, meta);
+  return ok(stored.post);
 }

@@ -10,6 +10,9 @@ import { secretBinding } from '../secret-cipher.ts';
 import { canAccessAccount } from './access.ts';
 import { connectWithCredentials, unwantedCredentials } from './connect-credentials.ts';
 import { connectionQuotaRefusal } from './connection-identities.ts';
+import { connectedEvent, connectionEvent } from './event-bodies.ts';
+import { emitEvents, storeEvents } from './event-deliveries.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
 
 /**
  * Registers a connection; its tokens are stored only as ciphertext. A platform connected by
@@ -68,16 +71,20 @@ export async function connectSocialAccount(
  * Inserts a new connection unless the account holds SOCIAL_ACCOUNTS_MAX_PER_ACCOUNT already:
  * counted and inserted in one unit of work, the account locked first.
  */
-function insertWithinQuota(
+async function insertWithinQuota(
   deps: CoreDeps,
   connection: SocialAccount,
 ): Promise<Result<SocialAccount, DomainError>> {
-  return deps.uow.run(async (repos) => {
+  const stored = await deps.uow.run(async (repos) => {
     const full = await connectionQuotaRefusal({ ...deps, repos }, connection.accountId, 1);
     if (full) return err(full);
     await repos.socialAccounts.insert(connection);
-    return ok(connection);
+    // Connected and announced together: the deliveries commit with the connection.
+    return ok(await storeEvents(deps, repos, [connectedEvent(connection)]));
   });
+  if (!stored.ok) return stored;
+  await enqueueDeliveries(deps, stored.value);
+  return ok(connection);
 }
 
 /**
@@ -126,5 +133,9 @@ export async function deleteSocialAccount(
   if (!connection || !role) return err(notFound('social account'));
   if (!(await deps.repos.socialAccounts.delete(connection.id)))
     return err(notFound('social account'));
+  // Stored right after the delete (one statement, no unit of work to share): a crash in
+  // between loses the event.
+  const data = { display_name: connection.displayName };
+  await emitEvents(deps, [connectionEvent('social_account.disconnected', connection, data)]);
   return ok(undefined);
 }

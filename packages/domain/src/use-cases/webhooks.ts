@@ -37,6 +37,18 @@ export async function createWebhook(
     allowPrivateNetworks: deps.settings.webhookAllowPrivateNetworks === true,
   });
   if (problems.length > 0) return err(validationFailed(problems));
+  const filter = (input.social_account_ids ?? null) as string[] | null;
+  const unknown = filter === null ? [] : await foreignConnections(deps, ctx.accountId, filter);
+  if (unknown.length > 0) {
+    return err(
+      validationFailed([
+        {
+          field: 'social_account_ids',
+          message: `not social accounts of this account: ${unknown.join(', ')}`,
+        },
+      ]),
+    );
+  }
   const id = deps.ids.newId();
   const secret = generateWebhookSecret();
   const webhook: Webhook = {
@@ -45,7 +57,10 @@ export async function createWebhook(
     createdBy: ctx.userId,
     url: String(input.url),
     events: [...(input.events as WebhookEvent[])],
+    socialAccountIds: filter === null ? null : [...filter],
     active: true,
+    disabledReason: null,
+    failingSince: null,
     secretCiphertext: deps.cipher.encrypt(secret, secretBinding.webhookSecret(id)),
     createdAt: deps.clock.now(),
   };
@@ -64,6 +79,17 @@ export async function createWebhook(
   });
 }
 
+/** The ids among `ids` that are not connections of the account (one read). */
+async function foreignConnections(
+  deps: CoreDeps,
+  accountId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const found = await deps.repos.socialAccounts.findByIds(ids);
+  const own = new Set(found.filter((c) => c.accountId === accountId).map((c) => c.id));
+  return ids.filter((id) => !own.has(id));
+}
+
 export function listWebhooks(deps: CoreDeps, ctx: AccountContext): Promise<Webhook[]> {
   return deps.repos.webhooks.listByAccount(ctx.accountId);
 }
@@ -79,6 +105,15 @@ async function reachableWebhook(
   return webhook && role ? ok(webhook) : err(notFound('webhook'));
 }
 
+/** One webhook the caller may reach (GET /webhooks/:id). */
+export function getWebhook(
+  deps: CoreDeps,
+  actor: Actor,
+  id: string,
+): Promise<Result<Webhook, DomainError>> {
+  return reachableWebhook(deps, actor, id);
+}
+
 export async function setWebhookActive(
   deps: CoreDeps,
   actor: Actor,
@@ -87,8 +122,9 @@ export async function setWebhookActive(
 ): Promise<Result<Webhook, DomainError>> {
   const found = await reachableWebhook(deps, actor, id);
   if (!found.ok) return found;
+  // By hand, on or off: an earlier reason and failing streak no longer apply.
   if (!(await deps.repos.webhooks.setActive(id, active))) return err(notFound('webhook'));
-  return ok({ ...found.value, active });
+  return ok({ ...found.value, active, disabledReason: null, failingSince: null });
 }
 
 export async function deleteWebhook(

@@ -91,6 +91,60 @@ export function describeWebhookRepositoryContract(name: string, setup: StorageSe
       expect(await webhooks().setActive(newId(), true)).toBe(false);
     });
 
+    it('stores a connection filter and lists by the connections an event is about', async () => {
+      const user = await seedUser(storage().repos);
+      const [a, b, c] = [newId(), newId(), newId()];
+      const all = makeWebhook(user.id, user.id);
+      const onlyA = makeWebhook(user.id, user.id, { socialAccountIds: [a] });
+      const aOrB = makeWebhook(user.id, user.id, { socialAccountIds: [a, b] });
+      for (const webhook of [all, onlyA, aOrB]) await webhooks().insert(webhook);
+      expect(await webhooks().findById(aOrB.id)).toEqual(aOrB);
+      const list = (ids?: string[]) =>
+        webhooks()
+          .listActiveForEvent(user.id, 'post.published', ids)
+          .then((found) => byId(found));
+      expect(await list([a])).toEqual(byId([all, onlyA, aOrB]));
+      expect(await list([b, c])).toEqual(byId([all, aOrB]));
+      expect(await list([c])).toEqual(byId([all]));
+      expect(await list([])).toEqual(byId([all]));
+      // Without the event's connections the filters are the caller's to apply.
+      expect(await list()).toEqual(byId([all, onlyA, aOrB]));
+    });
+
+    it('disables a webhook with a reason; enabling it by hand clears the reason and the streak', async () => {
+      const user = await seedUser(storage().repos);
+      const webhook = makeWebhook(user.id, user.id);
+      await webhooks().insert(webhook);
+      const failedAt = new Date('2030-01-01T00:00:00.000Z');
+      expect(await webhooks().noteAttempt(webhook.id, false, failedAt)).toEqual(failedAt);
+      expect(await webhooks().disable(webhook.id, 'every delivery failed')).toBe(true);
+      expect(await webhooks().findById(webhook.id)).toEqual({
+        ...webhook,
+        active: false,
+        disabledReason: 'every delivery failed',
+        failingSince: failedAt,
+      });
+      expect(await webhooks().listActiveForEvent(user.id, 'post.published')).toEqual([]);
+      expect(await webhooks().setActive(webhook.id, true)).toBe(true);
+      expect(await webhooks().findById(webhook.id)).toEqual(webhook);
+      expect(await webhooks().disable(newId(), 'gone')).toBe(false);
+    });
+
+    it('keeps the start of a failing streak until an attempt is delivered', async () => {
+      const user = await seedUser(storage().repos);
+      const webhook = makeWebhook(user.id, user.id);
+      await webhooks().insert(webhook);
+      const first = new Date('2030-01-01T00:00:00.000Z');
+      const later = new Date('2030-01-03T00:00:00.000Z');
+      expect(await webhooks().noteAttempt(webhook.id, false, first)).toEqual(first);
+      expect(await webhooks().noteAttempt(webhook.id, false, later)).toEqual(first);
+      expect((await webhooks().findById(webhook.id))?.failingSince).toEqual(first);
+      expect(await webhooks().noteAttempt(webhook.id, true, later)).toBeNull();
+      expect((await webhooks().findById(webhook.id))?.failingSince).toBeNull();
+      expect(await webhooks().noteAttempt(webhook.id, false, later)).toEqual(later);
+      expect(await webhooks().noteAttempt(newId(), false, later)).toBeNull();
+    });
+
     it('deletes a webhook once, with its deliveries', async () => {
       const user = await seedUser(storage().repos);
       const post = await seedPost(storage().repos, { userId: user.id });
