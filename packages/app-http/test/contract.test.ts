@@ -21,7 +21,7 @@ import {
   requestFor,
 } from './contract/requests.ts';
 import { setUpWorld } from './e2e/scenarios.ts';
-import { type Mode, type System, startSystem, unavailable } from './e2e/system.ts';
+import { type Mode, type System, startSystem, unavailable, waitFor } from './e2e/system.ts';
 
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 600);
 const SEED =
@@ -49,6 +49,15 @@ async function seed(system: System): Promise<Seeded> {
     social_account_ids: [world.connections.twitter],
     scheduled_at: '2099-01-01T00:00:00Z',
   });
+  // A published post too, so the routes about what was published (its numbers) can succeed.
+  const published = await created('POST', '/posts', {
+    content: 'seeded and published',
+    social_account_ids: [world.connections.twitter],
+  });
+  await waitFor('the seeded post to publish', async () => {
+    const got = await api.call<{ data: { status: string } }>('GET', `/posts/${published}`);
+    return got.body.data.status === 'published';
+  });
   const workspace = await created('POST', '/workspaces', { name: 'contract' });
   // A key the generated requests may revoke (never the one they authenticate with).
   const spareKey = await created('POST', '/api-keys', { name: 'spare' });
@@ -59,6 +68,7 @@ async function seed(system: System): Promise<Seeded> {
     document: (await served.json()) as OpenApiDocument,
     ids: [
       post,
+      published,
       workspace,
       spareKey,
       system.userId,

@@ -873,7 +873,7 @@ export interface webhooks {
     put?: never;
     /**
      * post.unpublished
-     * @description A published target was removed from its platform (not sent yet). Headers: X-Social-Publisher-Event (post.unpublished), the signatures and webhook-id (the delivery id).
+     * @description Every target asked to be taken down has ended (not sent yet). Headers: X-Social-Publisher-Event (post.unpublished), the signatures and webhook-id (the delivery id).
      */
     post: operations['postUnpublishedEvent'];
     delete?: never;
@@ -1412,18 +1412,14 @@ export interface components {
        */
       timestamp: string;
       data: {
-        /**
-         * Format: uuid
-         * @description The post target (post_targets[].id of GET /posts/{id})
-         */
-        target_id: string;
-        /** @description The platform name, as in POST /posts platforms */
-        platform: string;
-        /**
-         * Format: uuid
-         * @description The connection the target goes to
-         */
-        social_account_id: string;
+        /** @description Targets taken down (or already gone) */
+        removed: number;
+        /** @description Targets whose delete failed for good */
+        failed: number;
+        /** @description Targets whose platform offers no delete (they stay published) */
+        unsupported: number;
+        /** @description Targets asked to be taken down */
+        total: number;
       };
       /**
        * Format: uuid

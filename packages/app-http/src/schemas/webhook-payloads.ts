@@ -52,7 +52,15 @@ const DATA: Record<WebhookEvent, TObject> = {
     error_code: Nullable(Type.String()),
     error_message: Nullable(Type.String()),
   }),
-  'post.unpublished': Type.Object(TargetFields),
+  'post.unpublished': Type.Object({
+    removed: Type.Integer({ minimum: 0, description: 'Targets taken down (or already gone)' }),
+    failed: Type.Integer({ minimum: 0, description: 'Targets whose delete failed for good' }),
+    unsupported: Type.Integer({
+      minimum: 0,
+      description: 'Targets whose platform offers no delete (they stay published)',
+    }),
+    total: Type.Integer({ minimum: 0, description: 'Targets asked to be taken down' }),
+  }),
   'post.approval_requested': Type.Object({ user_id: Uuid('Who asked for the approval') }),
   'post.approved': Type.Object({ user_id: Uuid('Who approved') }),
   'post.rejected': Type.Object({
@@ -129,7 +137,7 @@ export const WEBHOOK_EVENT_WHEN: Record<WebhookEvent, string> = {
   'post.failed': 'A post reached its outcome and no target published.',
   'post.target.published': "One target's publication was recorded.",
   'post.target.failed': "One target's failure was recorded (it will not be retried).",
-  'post.unpublished': 'A published target was removed from its platform (not sent yet).',
+  'post.unpublished': 'Every target asked to be taken down has ended (not sent yet).',
   'post.approval_requested': 'A post waits for approval (not sent yet).',
   'post.approved': 'A post was approved (not sent yet).',
   'post.rejected': 'A post was rejected (not sent yet).',
