@@ -14,7 +14,8 @@ import { graphClient } from '../meta/graph-api.ts';
 import { graphMetricsFailure } from '../meta/insights.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { isRecord } from '../shared/http.ts';
-import { countOf, readEach } from '../shared/single-read.ts';
+import { countOf } from '../shared/metrics-read.ts';
+import { readEach } from '../shared/single-read.ts';
 import { facebookFailure } from './api.ts';
 import type { FacebookSettings } from './settings.ts';
 

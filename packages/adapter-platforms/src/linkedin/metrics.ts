@@ -14,7 +14,8 @@ import {
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { type BearerFailure, bearerClient } from '../shared/bearer-call.ts';
 import { isRecord } from '../shared/http.ts';
-import { countOf, ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
+import { countOf } from '../shared/metrics-read.ts';
+import { ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
 import { linkedinFailure } from './api.ts';
 import { LINKEDIN_ORGANIZATION_READ_SCOPE } from './oauth.ts';
 import { authorOf } from './run.ts';

@@ -11,8 +11,9 @@ import {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { isRecord } from '../shared/http.ts';
+import { countOf } from '../shared/metrics-read.ts';
 import { throttled } from '../shared/rate-limit.ts';
-import { countOf, ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
+import { ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
 import { type GraphFailure, graphErrorOf, metaUsageRetryAt } from './failure.ts';
 import { graphClient } from './graph-api.ts';
 

@@ -11,7 +11,8 @@ import {
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { type BearerFailure, bearerClient } from '../shared/bearer-call.ts';
 import { isRecord } from '../shared/http.ts';
-import { countOf, ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
+import { countOf } from '../shared/metrics-read.ts';
+import { ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
 import { pinterestFailure } from './api.ts';
 import type { PinterestSettings } from './settings.ts';
 

@@ -1,14 +1,12 @@
 // What every platform read one post at a time shares: the loop over a batch (one call per
-// post), the platform's refusals read as the port's answers, and counts read as the port wants
-// them (a non-negative integer, or null when the platform gives none).
-import {
-  errorMessage,
-  type MetricsBatchOutcome,
-  type MetricsItemResult,
-  type MetricsReadItem,
-  type MetricsReadRequest,
+// post), and the platform's refusals read as the port's answers (counts: metrics-read.ts).
+import type {
+  MetricsBatchOutcome,
+  MetricsItemResult,
+  MetricsReadItem,
+  MetricsReadRequest,
 } from '@social-publisher/domain';
-import { PublishFailure, TokenRejected } from './outcome.ts';
+import { batchFailure } from './metrics-read.ts';
 
 /**
  * Thrown by a platform's reading of a refusal that concerns the post alone (it is gone, its
@@ -29,23 +27,11 @@ type Answer =
   | Extract<MetricsBatchOutcome, { kind: 'connection_expired' | 'throttled' }>;
 
 /**
- * What an error thrown while reading one post means. The API clients throw what publishing
- * throws (TokenRejected, PublishFailure with its outcome), read here as the port's answers; an
- * unexpected error is a failed read, never an exception out of `read`.
+ * What an error thrown while reading one post means: its own refusal (gone, unavailable), or
+ * what a whole call's failure means (metrics-read.ts); never an exception out of `read`.
  */
 export function answerOfError(error: unknown): Answer {
-  if (error instanceof ItemRefusal) return error.result;
-  if (error instanceof TokenRejected) {
-    return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
-  }
-  if (error instanceof PublishFailure) {
-    const { outcome } = error;
-    if (outcome.kind === 'throttled' || outcome.kind === 'connection_expired') return outcome;
-    if (outcome.kind === 'failed') {
-      return { kind: 'failed', code: outcome.code, message: outcome.message };
-    }
-  }
-  return { kind: 'failed', code: 'internal_error', message: errorMessage(error) };
+  return error instanceof ItemRefusal ? error.result : batchFailure(error);
 }
 
 /**
@@ -69,13 +55,6 @@ export async function readEach(
     results.set(item.targetId, answer);
   }
   return { kind: 'read', results };
-}
-
-/** A count as the port wants it: a non-negative integer, or null when absent or unreadable. */
-export function countOf(value: unknown): number | null {
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) return null;
-  return Math.floor(number);
 }
 
 /** "reconnect the account to grant <scope>": what a missing permission tells the user. */

@@ -278,7 +278,8 @@ function groupByConnection(tracks: readonly MetricTrack[]): MetricTrack[][] {
   return [...groups.values()];
 }
 
-function report(
+/** What a pass did; `passReport([], [], 0)` is a pass that found nothing. */
+export function passReport(
   claimed: readonly MetricTrack[],
   updates: readonly TrackUpdate[],
   postponed: number,
@@ -322,7 +323,7 @@ export async function readDueMetrics(
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + settings.metricsReadLeaseMs);
   const tracks = await repos.metrics.claimDue(now, settings.metricsPassSize, leaseUntil);
-  if (tracks.length === 0) return report(tracks, [], 0);
+  if (tracks.length === 0) return passReport(tracks, [], 0);
   for (const track of tracks) {
     if (track.dueAt) deps.metrics?.metricsReadLate(now.getTime() - track.dueAt.getTime());
   }
@@ -342,7 +343,7 @@ export async function readDueMetrics(
     all.postponed.push(...read.postponed);
   });
   await storeReads(deps, tracks, all);
-  return report(tracks, all.updates, all.postponed.length);
+  return passReport(tracks, all.updates, all.postponed.length);
 }
 
 function countOutcomes(

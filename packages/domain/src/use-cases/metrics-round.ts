@@ -4,7 +4,7 @@
  * old snapshots.
  */
 import type { CoreDeps } from '../deps.ts';
-import { type MetricsPassReport, readDueMetrics } from './metrics-reads.ts';
+import { type MetricsPassReport, passReport, readDueMetrics } from './metrics-reads.ts';
 
 /** Passes that run side by side in one round: one claims while the other waits on platforms. */
 const ROUND_LANES = 2;
@@ -34,14 +34,7 @@ export async function readMetricsRound(
   signal: AbortSignal,
   maxPasses: number,
 ): Promise<MetricsPassReport> {
-  const total: MetricsPassReport = {
-    claimed: 0,
-    fresh: 0,
-    stale: 0,
-    gone: 0,
-    unavailable: 0,
-    postponed: 0,
-  };
+  const total = passReport([], [], 0);
   let passes = 0;
   let drained = false;
   const lane = async () => {
