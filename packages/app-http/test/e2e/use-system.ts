@@ -49,7 +49,10 @@ export interface SystemInUse {
   get(): System;
   /** Why the mode cannot run here, or undefined (known once beforeAll ran). */
   skipReason(): string | undefined;
-  /** For a test: the running system, or the test skipped with the reason there is none. */
+  /**
+   * For a test: the running system, or the test skipped with the reason its dependencies are
+   * missing; a set-up that failed for another reason fails the test instead.
+   */
   orSkip(context: Pick<TestContext, 'skip'>): System;
 }
 
@@ -92,15 +95,17 @@ export function useSystem(mode: Mode, options: UseSystemOptions = {}): SystemInU
   }, HOOK_TIMEOUT_MS);
 
   const get = (): System => {
-    if (!system) throw new Error('no system');
+    if (!system)
+      throw new Error('the system did not start: see the failure of the set-up (beforeAll)');
     return system;
   };
   return {
     get,
     skipReason: () => skipReason,
     orSkip: (context) => {
-      if (skipReason || !system) return context.skip(skipReason);
-      return system;
+      if (skipReason) return context.skip(skipReason);
+      // No reason to skip: a missing system is a failed set-up, and fails the test.
+      return get();
     },
   };
 }
