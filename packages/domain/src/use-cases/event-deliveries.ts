@@ -7,6 +7,7 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import { errorMessage } from '../errors.ts';
+import { isTransportFailure, outageOf } from '../outages.ts';
 import type { JobMeta, Repositories } from '../ports/index.ts';
 import { type DeliveryEvent, enqueueDeliveries, pendingDeliveries } from './pending-deliveries.ts';
 
@@ -54,10 +55,15 @@ export async function emitEvents(
   try {
     stored = await storeEvents(deps, deps.repos, events);
   } catch (error) {
-    deps.logger.error(
-      { events: events.map((event) => event.event), err: errorMessage(error) },
-      'webhook deliveries of a committed change could not be stored; the events are lost',
-    );
+    // An unreachable database is an outage the service rides out (warn); anything else a bug.
+    const fields = { events: events.map((event) => event.event), err: errorMessage(error) };
+    const message =
+      'webhook deliveries of a committed change could not be stored; the events are lost';
+    if (outageOf(error) !== undefined || isTransportFailure(error)) {
+      deps.logger.warn(fields, message);
+    } else {
+      deps.logger.error(fields, message);
+    }
     return;
   }
   await enqueueDeliveries(deps, stored, meta);
