@@ -88,6 +88,7 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     rules: (platform) => platforms.rules(platform),
     oauth: (platform) => platforms.oauth(platform),
     credentials: (platform) => platforms.credentials(platform),
+    remover: (platform) => platforms.remover(platform),
     metricsReader(platform) {
       const reader = platforms.metricsReader(platform);
       if (!reader) return reader;

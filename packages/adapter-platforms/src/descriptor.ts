@@ -4,6 +4,7 @@ import type {
   PlatformMetricsReader,
   PlatformOAuth,
   PlatformPublisher,
+  PlatformRemover,
   PlatformRules,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from './publisher-runtime.ts';
@@ -78,6 +79,8 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   createCredentials?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformCredentials;
   /** How the numbers of its published posts are read (absent: they are not). */
   createMetricsReader?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformMetricsReader;
+  /** How its published posts are deleted (absent: unpublish answers `unsupported`). */
+  createRemover?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformRemover;
 }
 
 /**
@@ -106,6 +109,10 @@ export interface PlatformDescriptor {
     settings: Readonly<Record<string, string | undefined>>,
     runtime: PublisherRuntime,
   ): PlatformMetricsReader;
+  createRemover?(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformRemover;
 }
 
 /** Options of a platform that documents none: any object. */
@@ -162,6 +169,14 @@ export function definePlatform<S extends PlatformSettingsSpec>(
               values as SettingsOf<S>,
               runtime,
             ) as PlatformMetricsReader,
+        }
+      : {}),
+    ...(definition.createRemover
+      ? {
+          createRemover: (
+            values: Readonly<Record<string, string | undefined>>,
+            runtime: PublisherRuntime,
+          ) => definition.createRemover?.(values as SettingsOf<S>, runtime) as PlatformRemover,
         }
       : {}),
   };

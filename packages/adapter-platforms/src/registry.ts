@@ -5,6 +5,7 @@ import type {
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
+  PlatformRemover,
   PlatformRules,
 } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
@@ -65,6 +66,7 @@ export function createPlatformRegistry(
   const oauth = new Map<Platform, PlatformOAuth>();
   const credentials = new Map<Platform, PlatformCredentials>();
   const readers = new Map<Platform, PlatformMetricsReader>();
+  const removers = new Map<Platform, PlatformRemover>();
   for (const descriptor of descriptors) {
     rules.set(descriptor.name, descriptor.rules);
     const settings = completeSettings(descriptor, config.settings[descriptor.name] ?? {});
@@ -75,6 +77,8 @@ export function createPlatformRegistry(
     if (byCredentials) credentials.set(descriptor.name, byCredentials);
     const reader = descriptor.createMetricsReader?.(settings, runtime);
     if (reader) readers.set(descriptor.name, reader);
+    const remover = descriptor.createRemover?.(settings, runtime);
+    if (remover) removers.set(descriptor.name, remover);
   }
   const names = descriptors.map((descriptor) => descriptor.name);
   return {
@@ -84,5 +88,6 @@ export function createPlatformRegistry(
     oauth: (platform) => oauth.get(platform),
     credentials: (platform) => credentials.get(platform),
     metricsReader: (platform) => readers.get(platform),
+    remover: (platform) => removers.get(platform),
   };
 }

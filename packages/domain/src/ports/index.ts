@@ -8,6 +8,7 @@ export type * from './oauth.ts';
 export type * from './pacer.ts';
 export type * from './platform.ts';
 export type * from './queue.ts';
+export type * from './remover.ts';
 export type * from './storage.ts';
 export type * from './system.ts';
 export type * from './webhook-sender.ts';

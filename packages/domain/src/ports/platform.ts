@@ -13,6 +13,7 @@ import type { PublishConnection } from './connection.ts';
 import type { PlatformCredentials } from './credentials.ts';
 import type { PlatformMetricsReader } from './metrics-reader.ts';
 import type { PlatformOAuth } from './oauth.ts';
+import type { PlatformRemover } from './remover.ts';
 
 export interface RefreshedTokens {
   accessToken: string;
@@ -178,4 +179,6 @@ export interface PlatformRegistry extends PlatformCatalog {
   credentials(platform: Platform): PlatformCredentials | undefined;
   /** How the numbers of the platform's posts are read (absent: they are not). */
   metricsReader(platform: Platform): PlatformMetricsReader | undefined;
+  /** How the platform's published posts are deleted (absent: they cannot be, `unsupported`). */
+  remover(platform: Platform): PlatformRemover | undefined;
 }

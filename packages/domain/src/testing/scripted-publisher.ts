@@ -6,6 +6,7 @@ import type {
   PlatformOAuth,
   PlatformPublisher,
   PlatformRegistry,
+  PlatformRemover,
   PlatformRules,
   PostDraft,
   PublishOutcome,
@@ -185,6 +186,17 @@ export class ScriptedPlatformRegistry implements PlatformRegistry {
   /** Makes the numbers of a platform's posts readable through `reader`. */
   setMetricsReader(platform: Platform, reader: PlatformMetricsReader): void {
     this.#metricsReaders.set(platform, reader);
+  }
+
+  readonly #removers = new Map<Platform, PlatformRemover>();
+
+  remover(platform: Platform): PlatformRemover | undefined {
+    return this.#removers.get(platform);
+  }
+
+  /** Makes a platform's published posts deletable through `remover`. */
+  setRemover(platform: Platform, remover: PlatformRemover): void {
+    this.#removers.set(platform, remover);
   }
 
   /** Makes a platform connectable by credentials through `connector`. */
