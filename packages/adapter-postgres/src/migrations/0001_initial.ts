@@ -5,7 +5,8 @@
  * single statement). CHECK constraints mirror the domain's limits (packages/domain/src/model.ts
  * and docs/api.md#limits); the domain validates first, these are the last line of defence.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`
@@ -204,11 +205,4 @@ const down = [
   sql`DROP TABLE IF EXISTS users`,
 ];
 
-export const migration0001 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0001 = fromStatements(up, down);

@@ -5,7 +5,8 @@
  * adapter-platforms); a CHECK listing them made every new platform a schema change. The
  * columns keep a shape check (a short lowercase name) as the last line of defence.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const NAME_SHAPE = sql.raw(`platform ~ '^[a-z][a-z0-9_]{0,31}$'`);
 
@@ -22,11 +23,4 @@ const down = [
   sql`ALTER TABLE social_accounts DROP CONSTRAINT IF EXISTS social_accounts_platform_name`,
 ];
 
-export const migration0002 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0002 = fromStatements(up, down);

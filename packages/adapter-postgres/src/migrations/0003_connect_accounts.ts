@@ -7,7 +7,8 @@
  * - post_targets.sandbox: what a target was promised when it was created.
  * - webhooks/deliveries: the `social_account.expired` event, whose deliveries have no post.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const EVENTS = sql.raw(
   `ARRAY['post.published', 'post.failed', 'post.partial', 'social_account.expired']::text[]`,
@@ -57,11 +58,4 @@ const down = [
   sql`DROP TABLE IF EXISTS oauth_states`,
 ];
 
-export const migration0003 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0003 = fromStatements(up, down);

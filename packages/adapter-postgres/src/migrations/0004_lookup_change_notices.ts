@@ -14,7 +14,8 @@
  * times a second once there are hundreds of keys; a cached `last_used_at` that is a little old
  * only means that process writes it again a minute later (authenticateApiKey).
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 export const LOOKUP_CHANNEL = 'social_publisher_lookups';
 
@@ -65,11 +66,4 @@ const down = [
   sql`DROP FUNCTION IF EXISTS social_publisher_lookups_changed()`,
 ];
 
-export const migration0004 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0004 = fromStatements(up, down);

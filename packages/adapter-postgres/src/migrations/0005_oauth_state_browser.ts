@@ -5,7 +5,8 @@
  * browser's cookie; the callback accepts the state only with the matching cookie. Flows started
  * before this migration have none and are refused at the callback (they are started again).
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`ALTER TABLE oauth_states ADD COLUMN browser_hash text
@@ -14,11 +15,4 @@ const up = [
 
 const down = [sql`ALTER TABLE oauth_states DROP COLUMN IF EXISTS browser_hash`];
 
-export const migration0005 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0005 = fromStatements(up, down);

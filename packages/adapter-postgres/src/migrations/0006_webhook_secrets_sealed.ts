@@ -6,7 +6,8 @@
  * before this change, still in the clear until `pnpm cli secrets reencrypt` seals it. No row
  * is rewritten here: sealing needs the encryption key, which migrations do not have.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_secret_check`,
@@ -16,11 +17,4 @@ const up = [
 // Going back restores only the looser shape: sealed rows cannot satisfy the old check.
 const down = [sql`ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_secret_shape`];
 
-export const migration0006 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0006 = fromStatements(up, down);

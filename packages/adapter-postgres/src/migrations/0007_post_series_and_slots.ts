@@ -6,7 +6,8 @@
  * what lets several workers extend a series at once without creating an occurrence twice.
  * social_account_slots holds a connection's weekly slots (a JSON array of { day, time }).
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`
@@ -57,11 +58,4 @@ const down = [
   sql`DROP TABLE IF EXISTS post_series`,
 ];
 
-export const migration0007 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0007 = fromStatements(up, down);

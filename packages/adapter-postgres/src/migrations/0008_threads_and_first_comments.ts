@@ -3,7 +3,8 @@
  * after the main post) and a `first_comment`; each target keeps the ids they got on the
  * platform, also when a later part failed (what was published is shown, never sent again).
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`ALTER TABLE posts ADD COLUMN thread jsonb NOT NULL DEFAULT '[]'::jsonb`,
@@ -19,11 +20,4 @@ const down = [
   sql`ALTER TABLE posts DROP COLUMN IF EXISTS thread`,
 ];
 
-export const migration0008 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0008 = fromStatements(up, down);

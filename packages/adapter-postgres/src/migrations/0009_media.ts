@@ -3,7 +3,8 @@
  * sweeper deletes it: `expires_at` is null while an unfinished post uses it (post_media), and
  * is set again once they are all finished.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`
@@ -34,11 +35,4 @@ const up = [
 
 const down = [sql`DROP TABLE IF EXISTS post_media`, sql`DROP TABLE IF EXISTS media`];
 
-export const migration0009 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0009 = fromStatements(up, down);

@@ -10,7 +10,8 @@
  * - oauth_states.connect_params: what a connector prepared when the flow started (the instance,
  *   the app's client id), handed to the consent URL and the code exchange.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`CREATE TABLE platform_apps (
@@ -34,11 +35,4 @@ const down = [
   sql`DROP TABLE IF EXISTS platform_apps`,
 ];
 
-export const migration0010 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0010 = fromStatements(up, down);

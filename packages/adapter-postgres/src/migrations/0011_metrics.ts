@@ -17,7 +17,8 @@
  * platforms' rate limits. They are read when someone asks (requestRefresh sets a due time);
  * step 0 is safe then, since the schedule skips the offsets already behind a post.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 /** The nine metric columns (MetricValues): each a count, or NULL for "not reported". */
 const metricColumns = sql.raw(
@@ -80,11 +81,4 @@ const up = [
 
 const down = [sql`DROP TABLE IF EXISTS metric_snapshots`, sql`DROP TABLE IF EXISTS metric_tracks`];
 
-export const migration0011 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0011 = fromStatements(up, down);

@@ -7,7 +7,8 @@
  * (`<topic>.<what>`, lowercase) as the last line of defence, and a delivery has no post exactly
  * when its event is about a connection (`social_account.*`).
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const EVENT_SHAPE = `'^[a-z][a-z_]{0,31}(\\.[a-z][a-z_]{0,31}){1,2}$'`;
 
@@ -32,11 +33,4 @@ const down = [
         CHECK ((post_id IS NULL) = (event = 'social_account.expired'))`,
 ];
 
-export const migration0012 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0012 = fromStatements(up, down);

@@ -10,7 +10,8 @@
  *
  * Existing webhooks keep receiving what they did: no filter, no reason, no failing streak.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const up = [
   sql`ALTER TABLE webhooks
@@ -32,11 +33,4 @@ const down = [
         DROP COLUMN IF EXISTS failing_since`,
 ];
 
-export const migration0013 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0013 = fromStatements(up, down);

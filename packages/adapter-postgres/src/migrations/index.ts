@@ -1,6 +1,6 @@
 /**
  * Every migration, by name. Kysely runs them in name order; a name is never changed or reused
- * once released. To add one: create `NNNN_what.ts` next to this file exporting `{ up, down }`
+ * once released. To add one: create `NNNN_what.ts` next to this file exporting `fromStatements(up, down)`
  * and list it below (see the package README).
  */
 import type { Migration } from 'kysely/migration';
