@@ -1,17 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publisher/domain';
-import { type Dialect, Kysely, type LogEvent, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import { type Dialect, Kysely, type LogEvent } from 'kysely';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { secureDataDirectory, tightenTree } from './data-dir-modes.ts';
 import { createHealthCheck } from './health.ts';
-import { INT8_OID, parseInt8 } from './int8.ts';
 import { type LookupListener, startLookupListener } from './lookup-listener.ts';
 import { migrateToLatest } from './migrate.ts';
 import { reportingOutages } from './outages.ts';
 import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
-import { preparingClientClass } from './prepared.ts';
+import { postgresDialect } from './postgres-dialect.ts';
+import { type OpenedReplica, openReplica, type ReplicaStatus } from './replica.ts';
 import type { Database } from './schema.ts';
 import { createStorage } from './unit-of-work.ts';
 
@@ -38,6 +37,11 @@ export interface OpenDatabaseOptions {
    * here; the runtime turns it on, see lookup-listener.ts). PGlite always keeps them.
    */
   lookupCache?: boolean;
+  /**
+   * A streaming replica of `databaseUrl` for list and metrics reads (replica-reads.ts), used
+   * while it answers and is at most `maxLagMs` behind. PostgreSQL only.
+   */
+  replica?: { url: string; maxLagMs?: number; probeIntervalMs?: number };
 }
 
 export interface DatabaseHandle {
@@ -47,51 +51,10 @@ export interface DatabaseHandle {
   repos: Repositories;
   uow: UnitOfWork;
   health: HealthCheck;
+  /** Set when a read replica was configured. */
+  replica?: ReplicaStatus;
   /** Closes the pool (or the PGlite instance). Idempotent. */
   close(): Promise<void>;
-}
-
-/**
- * Type parsing shared by both backends: timestamptz -> Date (both drivers' default),
- * json/jsonb -> parsed value (default), int8 (counts) -> number (overridden here; pg would
- * give a string and PGlite a bigint). Scoped to our pool/instance, not pg's global registry.
- */
-const pgTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-    if (oid === INT8_OID && format !== 'binary') return parseInt8;
-    return pg.types.getTypeParser(oid, format ?? 'text');
-  }) as pg.CustomTypesConfig['getTypeParser'],
-};
-
-function postgresDialect(
-  databaseUrl: string,
-  poolSize: number,
-  preparedStatements: boolean,
-  logger?: Logger,
-): Dialect {
-  const pool = new pg.Pool({
-    Client: preparingClientClass({ enabled: preparedStatements, ...(logger ? { logger } : {}) }),
-    connectionString: databaseUrl,
-    max: poolSize,
-    types: pgTypes,
-    application_name: 'social-publisher',
-    connectionTimeoutMillis: 10_000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle client losing its connection emits 'error' on the pool; unhandled, it would crash.
-  pool.on('error', (error) => {
-    logger?.warn({ err: error.message }, 'postgres pool client error');
-  });
-  // pg-pool removes its listener while a client is checked out, so a connection that drops
-  // between two statements of a transaction would emit 'error' with no listener and crash the
-  // process. The statement in flight (or the next one) fails and reaches the caller anyway; the
-  // pool discards the client on release because it is no longer queryable.
-  pool.on('connect', (client) => {
-    client.on('error', (error) => {
-      logger?.debug({ err: error.message }, 'postgres connection lost while checked out');
-    });
-  });
-  return new PostgresDialect({ pool });
 }
 
 function pgliteDirectory(dataDir: string): string {
@@ -140,29 +103,33 @@ export function createKysely(options: OpenDatabaseOptions): {
 }
 
 /**
+ * Claims the embedded data directory (none to claim for PostgreSQL) and returns what gives it
+ * back at close. It is the owner's only (data-dir-modes.ts): tightened now, the umask set for
+ * what PGlite writes while it runs, and tightened again once it is closed.
+ */
+function claimDataDirectory(options: OpenDatabaseOptions): () => void {
+  if (options.databaseUrl) return () => {};
+  secureDataDirectory(options.dataDir);
+  const unlock = lockDataDirectory(pgliteDirectory(options.dataDir));
+  return () => {
+    unlock();
+    try {
+      tightenTree(options.dataDir);
+    } catch (error) {
+      options.logger?.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not tighten the modes under DATA_DIR at close',
+      );
+    }
+  };
+}
+
+/**
  * Opens the database: PostgreSQL when `databaseUrl` is given, else PGlite persisted under
  * `${dataDir}/pglite`. Same schema, same SQL, same repositories on both.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  // The embedded data directory is the owner's only (data-dir-modes.ts): tightened now, the
-  // umask set for what PGlite writes while it runs, and tightened again once it is closed.
-  if (!options.databaseUrl) secureDataDirectory(options.dataDir);
-  const unlock = options.databaseUrl
-    ? () => {}
-    : lockDataDirectory(pgliteDirectory(options.dataDir));
-  const release = options.databaseUrl
-    ? unlock
-    : () => {
-        unlock();
-        try {
-          tightenTree(options.dataDir);
-        } catch (error) {
-          options.logger?.warn(
-            { err: error instanceof Error ? error.message : String(error) },
-            'could not tighten the modes under DATA_DIR at close',
-          );
-        }
-      };
+  const release = claimDataDirectory(options);
   let kysely: ReturnType<typeof createKysely>;
   try {
     kysely = createKysely(options);
@@ -180,6 +147,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       ? createStorage(db, { maxInFlight: 1 }, { cacheLookups: true })
       : createStorage(db, {}, { cacheLookups: options.lookupCache === true });
   let listener: LookupListener | undefined;
+  let replica: OpenedReplica | undefined;
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,
@@ -189,6 +157,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     health: createHealthCheck(db),
     close: () => {
       closing ??= (listener?.close() ?? Promise.resolve())
+        .then(() => replica?.close())
         .then(() => db.destroy())
         .finally(release);
       return closing;
@@ -211,9 +180,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       ...(options.logger ? { logger: options.logger } : {}),
     });
   }
+  if (kind === 'postgres' && options.replica) {
+    const poolSize = options.poolSize ?? 10;
+    replica = openReplica(
+      { ...options.replica, poolSize, preparedStatements: options.preparedStatements ?? true },
+      db,
+      repos,
+      options.logger,
+    );
+    handle.repos = replica.repos;
+    handle.replica = replica.status;
+  }
   options.logger?.info(
     kind === 'postgres'
-      ? { database: 'postgres', poolSize: options.poolSize ?? 10 }
+      ? { database: 'postgres', poolSize: options.poolSize ?? 10, replica: !!options.replica }
       : { database: 'pglite', dataDir: join(options.dataDir, 'pglite') },
     'database opened',
   );

@@ -63,6 +63,14 @@ export async function openStorage(
         migrate: true,
         preparedStatements: config.databasePreparedStatements,
         lookupCache: config.databaseLookupCache,
+        ...(config.databaseReplicaUrl
+          ? {
+              replica: {
+                url: config.databaseReplicaUrl,
+                maxLagMs: config.databaseReplicaMaxLagMs,
+              },
+            }
+          : {}),
       });
     } catch (error) {
       const delayMs = doublingDelay(attempt, 500, 5_000);

@@ -4,4 +4,5 @@ export * from './pgbouncer.ts';
 export * from './postgres.ts';
 export * from './redis-cluster.ts';
 export * from './redis-sentinel.ts';
+export * from './replica-pair.ts';
 export * from './tcp-proxy.ts';

@@ -22,6 +22,12 @@ export interface StorageConfig {
    * (retrying) before it gives up; 0 = give up at once.
    */
   databaseStartupWaitMs: number;
+  /**
+   * DATABASE_REPLICA_URL: a streaming replica of DATABASE_URL that answers list and metrics
+   * reads while it is at most `databaseReplicaMaxLagMs` behind (null: every read on the primary).
+   */
+  databaseReplicaUrl: string | null;
+  databaseReplicaMaxLagMs: number;
   dataDir: string;
 }
 
@@ -33,6 +39,8 @@ export function readStorage(e: Env): StorageConfig {
     databasePreparedStatements: e.bool('DATABASE_PREPARED_STATEMENTS', true),
     databaseLookupCache: e.bool('DATABASE_LOOKUP_CACHE', true),
     databaseStartupWaitMs: e.int('DATABASE_STARTUP_WAIT_MS', 30_000, 0, 600_000),
+    databaseReplicaUrl: e.url('DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']),
+    databaseReplicaMaxLagMs: e.int('DATABASE_REPLICA_MAX_LAG_MS', 2_000, 100, 600_000),
     dataDir: e.string('DATA_DIR') ?? './.data',
   };
 }
