@@ -75,6 +75,11 @@ export interface CoreSettings {
   metricsReadConcurrency: number;
   /** How long claimed reads are held before another worker may take them (a crash). */
   metricsReadLeaseMs: number;
+  /**
+   * POSTS_RETENTION_DAYS in ms: finished posts last changed longer ago than this are deleted
+   * with their targets, deliveries and numbers. null: kept for ever (the default).
+   */
+  postsRetentionMs: number | null;
 }
 
 /** Days of nothing but failed attempts after which a webhook is turned off. */
@@ -106,6 +111,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   metricsPassSize: METRICS_PASS_SIZE,
   metricsReadConcurrency: 4,
   metricsReadLeaseMs: 5 * 60_000,
+  postsRetentionMs: null,
 };
 
 /**

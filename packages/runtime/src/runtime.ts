@@ -104,6 +104,8 @@ function settingsFrom(config: Config): CoreSettings {
     metricsRefreshScheduleMs: config.postMetrics.refreshScheduleMs,
     metricsMinRefreshMs: config.postMetrics.minRefreshMs,
     metricsRetentionMs: config.postMetrics.retentionMs,
+    postsRetentionMs:
+      config.postsRetentionDays === null ? null : config.postsRetentionDays * 86_400_000,
     metricsPassSize: config.postMetrics.passSize,
     metricsReadConcurrency: config.postMetrics.readConcurrency,
   };

@@ -19,6 +19,7 @@ import {
   reconcile,
   refreshExpiringTokens,
   sweepExpiredMedia,
+  sweepFinishedPosts,
   sweepOldSnapshots,
   waitFor,
   withJitter,
@@ -138,6 +139,9 @@ export async function startWorker(
       await deps.repos.oauthStates.deleteExpired(deps.clock.now());
       // Snapshots past METRICS_RETENTION_DAYS, a bounded number per pass.
       await sweepOldSnapshots(deps);
+      // Finished posts past POSTS_RETENTION_DAYS (when set), a bounded number per pass.
+      const postsDeleted = await sweepFinishedPosts(deps);
+      if (postsDeleted > 0) logger.info({ postsDeleted }, 'finished posts past retention deleted');
       if (report.refreshed + report.expired + report.failed > 0) {
         logger.info({ ...report }, 'token pass');
       }

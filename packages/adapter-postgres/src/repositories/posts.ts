@@ -13,6 +13,7 @@ import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
+import { postRetention } from './post-retention.ts';
 import {
   type CompleteInput,
   completeTargetsMany,
@@ -346,5 +347,7 @@ export function createPostRepository(
         .limit(limit)
         .execute();
     },
+
+    ...postRetention(db),
   };
 }

@@ -28,6 +28,11 @@ export interface StorageConfig {
    */
   databaseReplicaUrl: string | null;
   databaseReplicaMaxLagMs: number;
+  /**
+   * POSTS_RETENTION_DAYS: finished posts last changed longer ago are deleted by the worker,
+   * with their targets, deliveries and numbers. null (unset): kept for ever.
+   */
+  postsRetentionDays: number | null;
   dataDir: string;
 }
 
@@ -41,6 +46,10 @@ export function readStorage(e: Env): StorageConfig {
     databaseStartupWaitMs: e.int('DATABASE_STARTUP_WAIT_MS', 30_000, 0, 600_000),
     databaseReplicaUrl: e.url('DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']),
     databaseReplicaMaxLagMs: e.int('DATABASE_REPLICA_MAX_LAG_MS', 2_000, 100, 600_000),
+    postsRetentionDays:
+      e.string('POSTS_RETENTION_DAYS') === null
+        ? null
+        : e.int('POSTS_RETENTION_DAYS', 365, 1, 100_000),
     dataDir: e.string('DATA_DIR') ?? './.data',
   };
 }

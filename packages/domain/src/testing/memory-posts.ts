@@ -6,6 +6,7 @@ import {
 } from '../model.ts';
 import type { PostRepository } from '../ports/index.ts';
 import { trackMetrics } from './memory-metrics.ts';
+import { memoryPostRetention } from './memory-post-retention.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
 
 const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_INFINITY;
@@ -209,5 +210,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
           .slice(0, limit),
       );
     },
+
+    ...memoryPostRetention(store),
   };
 }

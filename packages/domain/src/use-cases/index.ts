@@ -21,6 +21,7 @@ export * from './paging.ts';
 export * from './platform-apps.ts';
 export * from './post-batch.ts';
 export * from './post-metrics.ts';
+export * from './post-retention.ts';
 export * from './posts.ts';
 export * from './publish-job.ts';
 export * from './reconcile.ts';

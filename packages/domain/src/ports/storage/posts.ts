@@ -159,4 +159,11 @@ export interface PostRepository {
   findDuePosts(until: Date, limit: number): Promise<Post[]>;
   /** Targets in `publishing` whose lease expired before `now`. */
   findExpiredLeases(now: Date, limit: number): Promise<PostTarget[]>;
+  /**
+   * Deletes at most `limit` finished posts, oldest change first: a terminal status
+   * (TERMINAL_POST_STATUSES), last changed before `cutoff`, every target terminal too
+   * (TERMINAL_TARGET_STATUSES). Their targets, deliveries, numbers and media links go with them.
+   * Returns how many posts were deleted.
+   */
+  deleteFinishedBefore(cutoff: Date, limit: number): Promise<number>;
 }

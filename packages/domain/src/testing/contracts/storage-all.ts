@@ -13,6 +13,7 @@ import { describeMediaRepositoryContract } from './storage-media.ts';
 import { describeMetricsRepositoryContract } from './storage-metrics.ts';
 import { describeOAuthStateRepositoryContract } from './storage-oauth-states.ts';
 import { describePlatformAppRepositoryContract } from './storage-platform-apps.ts';
+import { describePostRetentionContract } from './storage-post-retention.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
@@ -25,6 +26,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeApiKeyRepositoryContract(name, setup);
   describeSocialAccountRepositoryContract(name, setup);
   describePostRepositoryContract(name, setup);
+  describePostRetentionContract(name, setup);
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
