@@ -273,10 +273,23 @@ export interface SocialAccountSlotsTable {
 }
 
 /**
- * The latest numbers of one published target, and when to read them next (0011_metrics). The
- * metric columns are bigint, read as numbers (int8.ts), NULL when the platform does not report.
+ * The numbers a read gives, one column each (0011_metrics): bigint, read as numbers (int8.ts),
+ * NULL when the platform does not report it.
  */
-export interface MetricTracksTable {
+export interface MetricColumns {
+  views: number | null;
+  impressions: number | null;
+  reach: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  quotes: number | null;
+  saves: number | null;
+  clicks: number | null;
+}
+
+/** The latest numbers of one published target, and when to read them next. */
+export interface MetricTracksTable extends MetricColumns {
   target_id: string;
   post_id: string;
   account_id: string;
@@ -289,32 +302,14 @@ export interface MetricTracksTable {
   step: number;
   due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   taken_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  views: number | null;
-  impressions: number | null;
-  reach: number | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  quotes: number | null;
-  saves: number | null;
-  clicks: number | null;
   error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One read of one target's numbers, append-only. */
-export interface MetricSnapshotsTable {
+export interface MetricSnapshotsTable extends MetricColumns {
   id: string;
   target_id: string;
   taken_at: Timestamp;
-  views: number | null;
-  impressions: number | null;
-  reach: number | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  quotes: number | null;
-  saves: number | null;
-  clicks: number | null;
   raw: Json<Record<string, unknown>>;
   sandbox: boolean;
 }

@@ -22,6 +22,31 @@ interface DeclaredColumn {
   nullable: boolean;
 }
 
+/** The columns an interface declares, with those of the interfaces it extends (in schema.ts). */
+function columnsOf(
+  table: ts.InterfaceDeclaration,
+  interfaces: ReadonlyMap<string, ts.InterfaceDeclaration>,
+  source: ts.SourceFile,
+): Map<string, DeclaredColumn> {
+  const columns = new Map<string, DeclaredColumn>();
+  for (const clause of table.heritageClauses ?? []) {
+    for (const parent of clause.types) {
+      const declared = interfaces.get(parent.expression.getText(source));
+      if (!declared) throw new Error(`schema.ts: ${parent.getText(source)} is not an interface`);
+      for (const [name, column] of columnsOf(declared, interfaces, source)) {
+        columns.set(name, column);
+      }
+    }
+  }
+  for (const column of table.members) {
+    if (!ts.isPropertySignature(column) || !column.type) continue;
+    // `T | null`, also inside ColumnType<T | null, ...> or Generated<T | null>.
+    const nullable = /(^|[<|,]\s*)null(\s*[|>,]|$)/.test(column.type.getText(source));
+    columns.set(column.name.getText(source), { nullable });
+  }
+  return columns;
+}
+
 /** table -> column -> how schema.ts declares it, read from `interface Database` and its tables. */
 function declaredTables(): Map<string, Map<string, DeclaredColumn>> {
   const source = ts.createSourceFile(
@@ -43,14 +68,7 @@ function declaredTables(): Map<string, Map<string, DeclaredColumn>> {
     const typeName = member.type.getText(source);
     const table = interfaces.get(typeName);
     if (!table) throw new Error(`schema.ts: ${tableName} names ${typeName}, not an interface`);
-    const columns = new Map<string, DeclaredColumn>();
-    for (const column of table.members) {
-      if (!ts.isPropertySignature(column) || !column.type) continue;
-      // `T | null`, also inside ColumnType<T | null, ...> or Generated<T | null>.
-      const nullable = /(^|[<|,]\s*)null(\s*[|>,]|$)/.test(column.type.getText(source));
-      columns.set(column.name.getText(source), { nullable });
-    }
-    tables.set(tableName, columns);
+    tables.set(tableName, columnsOf(table, interfaces, source));
   }
   return tables;
 }
