@@ -47,8 +47,8 @@ const target = (
 });
 
 describe('facebook remover', () => {
-  it('declares no scope beyond publishing (pages_manage_posts deletes Page posts)', () => {
-    expect(remover().scopes).toBeUndefined();
+  it('needs pages_manage_engagement (deleting posts, moderating comments)', () => {
+    expect(remover().scopes).toEqual(['pages_manage_engagement']);
   });
 
   it('deletes the first comment, then the post (DELETE /{id}, token in the query)', async () => {

@@ -1,6 +1,7 @@
 // Which platforms delete their published posts (unpublish): a remover each, and none for the
 // two whose APIs offer no delete (their targets answer `unsupported`).
 import { describe, expect, it } from 'vitest';
+import { FACEBOOK_SCOPES } from '../src/facebook/oauth.ts';
 import { createPlatformRegistry } from '../src/index.ts';
 import { THREADS_SCOPES } from '../src/threads/oauth.ts';
 import { YOUTUBE_SCOPES } from '../src/youtube/oauth.ts';
@@ -24,6 +25,8 @@ describe('removers', () => {
   });
 
   it('a scope a delete needs is one its connector asks for', () => {
+    expect(registry.remover('facebook')?.scopes).toEqual(['pages_manage_engagement']);
+    expect(FACEBOOK_SCOPES).toContain('pages_manage_engagement');
     expect(registry.remover('threads')?.scopes).toEqual(['threads_delete']);
     expect(THREADS_SCOPES).toContain('threads_delete');
     const youtube = registry.remover('youtube')?.scopes ?? [];
