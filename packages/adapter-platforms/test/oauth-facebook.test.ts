@@ -10,7 +10,12 @@ import { pkcePair } from './oauth-pkce-contract.ts';
 
 const REDIRECT = 'https://api.example.com/oauth/callback/facebook';
 const CLIENT = { clientId: 'facebook-client-id', clientSecret: 'facebook-client-secret' };
-const SCOPES = ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'];
+const SCOPES = [
+  'pages_show_list',
+  'pages_manage_posts',
+  'pages_read_engagement',
+  'pages_manage_engagement',
+];
 const PAGES: FacebookPage[] = [
   { id: '102000000000001', name: 'Fake Bakery', category: 'Bakery' },
   { id: '102000000000002', name: 'Fake Bookshop', category: 'Book store' },
@@ -158,7 +163,11 @@ describe('facebook OAuth', () => {
     fake.declined.push('pages_read_engagement');
     const outcome = await connect();
     if (!outcome.ok) throw new Error('not connected');
-    expect(outcome.identities[0]?.tokens.scopes).toEqual(['pages_show_list', 'pages_manage_posts']);
+    expect(outcome.identities[0]?.tokens.scopes).toEqual([
+      'pages_show_list',
+      'pages_manage_posts',
+      'pages_manage_engagement',
+    ]);
   });
 
   it('one Page -> one identity; zero Pages -> no_pages, nothing connected', async () => {

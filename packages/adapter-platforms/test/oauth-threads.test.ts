@@ -23,6 +23,7 @@ const SCOPES = [
   'threads_manage_replies',
   'threads_read_replies',
   'threads_manage_insights',
+  'threads_delete',
 ];
 
 function connectorFor(baseUrl: string, overrides: Record<string, string | undefined> = {}) {

@@ -13,6 +13,7 @@ import {
 
 const UPLOAD = 'https://www.googleapis.com/auth/youtube.upload';
 const READONLY = 'https://www.googleapis.com/auth/youtube.readonly';
+const MANAGE = 'https://www.googleapis.com/auth/youtube.force-ssl';
 
 const flow = describePkceConnector<FakeYoutube>({
   platform: 'youtube',
@@ -24,7 +25,7 @@ const flow = describePkceConnector<FakeYoutube>({
   authorizeParams: {
     client_id: 'youtube-client-id',
     response_type: 'code',
-    scope: `${UPLOAD} ${READONLY}`,
+    scope: `${UPLOAD} ${READONLY} ${MANAGE}`,
     access_type: 'offline',
     prompt: 'consent',
   },

@@ -1,6 +1,7 @@
 import { definePlatform } from '../descriptor.ts';
 import { createBlueskyMetricsReader } from './metrics.ts';
 import { createBlueskyPublisher } from './publisher.ts';
+import { createBlueskyRemover } from './remove.ts';
 import { createBlueskyCredentials } from './session.ts';
 import { BLUESKY_SETTINGS } from './settings.ts';
 import { BLUESKY_MAX_GRAPHEMES, graphemeLength } from './text.ts';
@@ -18,4 +19,5 @@ export const bluesky = definePlatform({
   createPublisher: createBlueskyPublisher,
   createCredentials: createBlueskyCredentials,
   createMetricsReader: createBlueskyMetricsReader,
+  createRemover: createBlueskyRemover,
 });

@@ -3,6 +3,7 @@ import { createFacebookMetricsReader } from './metrics.ts';
 import { createFacebookOAuth } from './oauth.ts';
 import { FACEBOOK_OPTIONS_SCHEMA, validateFacebookOptions } from './options.ts';
 import { createFacebookPublisher } from './publisher.ts';
+import { createFacebookRemover } from './remove.ts';
 import { FACEBOOK_SETTINGS } from './settings.ts';
 
 /** Facebook Pages: one connection per Page, posting with its Page token. */
@@ -17,4 +18,5 @@ export const facebook = definePlatform({
   createPublisher: createFacebookPublisher,
   createOAuth: createFacebookOAuth,
   createMetricsReader: createFacebookMetricsReader,
+  createRemover: createFacebookRemover,
 });

@@ -23,10 +23,18 @@ import {
 } from '../shared/oauth.ts';
 import { FACEBOOK_SETTINGS, type FacebookSettings } from './settings.ts';
 
+/** Meta's Pages API: moderating comments (the Page's own first comment) and deleting posts. */
+export const FACEBOOK_ENGAGEMENT_MANAGE_SCOPE = 'pages_manage_engagement';
+
+/**
+ * Listing the Pages and publishing need the first two, reading the posts' numbers
+ * pages_read_engagement, commenting as the Page and deleting (unpublish) pages_manage_engagement.
+ */
 export const FACEBOOK_SCOPES = [
   'pages_show_list',
   'pages_manage_posts',
   'pages_read_engagement',
+  FACEBOOK_ENGAGEMENT_MANAGE_SCOPE,
 ] as const;
 
 const LABEL = 'Facebook';

@@ -2,6 +2,7 @@ import { definePlatform } from '../descriptor.ts';
 import { createLinkedinMetricsReader } from './metrics.ts';
 import { createLinkedinOAuth } from './oauth.ts';
 import { createLinkedinPublisher } from './publisher.ts';
+import { createLinkedinRemover } from './remove.ts';
 import { LINKEDIN_SETTINGS } from './settings.ts';
 
 export const linkedin = definePlatform({
@@ -14,4 +15,5 @@ export const linkedin = definePlatform({
   createPublisher: createLinkedinPublisher,
   createOAuth: createLinkedinOAuth,
   createMetricsReader: createLinkedinMetricsReader,
+  createRemover: createLinkedinRemover,
 });

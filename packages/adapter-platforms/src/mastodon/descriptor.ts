@@ -3,6 +3,7 @@ import { createMastodonMetricsReader } from './metrics.ts';
 import { createMastodonOAuth, MASTODON_CONNECT_FIELDS } from './oauth.ts';
 import { MASTODON_OPTIONS_SCHEMA, validateMastodonOptions } from './options.ts';
 import { createMastodonPublisher } from './publisher.ts';
+import { createMastodonRemover } from './remove.ts';
 import { MASTODON_SETTINGS } from './settings.ts';
 
 /**
@@ -22,4 +23,5 @@ export const mastodon = definePlatform({
   createPublisher: createMastodonPublisher,
   createOAuth: createMastodonOAuth,
   createMetricsReader: createMastodonMetricsReader,
+  createRemover: createMastodonRemover,
 });

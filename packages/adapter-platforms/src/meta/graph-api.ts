@@ -26,6 +26,9 @@ export function graphUrl(base: string, path: string, query: Record<string, strin
   return url;
 }
 
+/** DELETE: a remover's call (the token in the query, Graph answers `{ success: true }`). */
+export type GraphMethod = 'GET' | 'POST' | 'DELETE';
+
 /**
  * One publishing call: `form` makes it a form POST. A 2xx answer whose body is a JSON object
  * without `error` is returned; anything else is thrown as `failure` says.
@@ -33,7 +36,7 @@ export function graphUrl(base: string, path: string, query: Record<string, strin
 export async function graphCall(
   runtime: PublisherRuntime,
   signal: AbortSignal,
-  call: { method: 'GET' | 'POST'; url: URL; form?: Record<string, string>; what: string },
+  call: { method: GraphMethod; url: URL; form?: Record<string, string>; what: string },
   failure: GraphFailure,
 ): Promise<Record<string, unknown>> {
   const { method, url, form, what } = call;
@@ -70,7 +73,7 @@ export function graphClient(
   options: { baseUrl: string; version: string; label: string; failure: GraphFailure },
 ) {
   const base = versionedGraphBase(options.baseUrl, options.version);
-  return (method: 'GET' | 'POST', path: string, params: GraphParams = {}) =>
+  return (method: GraphMethod, path: string, params: GraphParams = {}) =>
     graphCall(
       runtime,
       signal,

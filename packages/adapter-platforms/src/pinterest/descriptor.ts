@@ -3,6 +3,7 @@ import { createPinterestMetricsReader } from './metrics.ts';
 import { createPinterestOAuth } from './oauth.ts';
 import { PINTEREST_OPTIONS_SCHEMA, validatePinterestOptions } from './options.ts';
 import { createPinterestPublisher } from './publisher.ts';
+import { createPinterestRemover } from './remove.ts';
 import { PINTEREST_SETTINGS } from './settings.ts';
 
 export const pinterest = definePlatform({
@@ -16,4 +17,5 @@ export const pinterest = definePlatform({
   createPublisher: createPinterestPublisher,
   createOAuth: createPinterestOAuth,
   createMetricsReader: (settings, runtime) => createPinterestMetricsReader(settings, runtime),
+  createRemover: createPinterestRemover,
 });

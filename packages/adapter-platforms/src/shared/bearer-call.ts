@@ -5,8 +5,11 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { type HttpResult, httpCall, uploadTimeoutMs } from './http.ts';
 import { type Multipart, multipartHeaders } from './multipart.ts';
 
+/** DELETE: a remover's call (no body). */
+export type BearerMethod = 'GET' | 'POST' | 'DELETE';
+
 export interface BearerCall {
-  method: 'GET' | 'POST';
+  method: BearerMethod;
   url: string;
   token: string;
   /** Names the call in messages ("LinkedIn post"). */
@@ -80,7 +83,7 @@ export function bearerClient(
   },
 ) {
   return (
-    method: 'GET' | 'POST',
+    method: BearerMethod,
     path: string,
     token: string,
     what: string,

@@ -2,6 +2,7 @@ import { definePlatform } from '../descriptor.ts';
 import { createThreadsMetricsReader } from './metrics.ts';
 import { createThreadsOAuth } from './oauth.ts';
 import { createThreadsPublisher } from './publisher.ts';
+import { createThreadsRemover } from './remove.ts';
 import { THREADS_SETTINGS } from './settings.ts';
 import { THREADS_TEXT_MAX } from './validate.ts';
 
@@ -20,4 +21,5 @@ export const threads = definePlatform({
   createPublisher: createThreadsPublisher,
   createOAuth: createThreadsOAuth,
   createMetricsReader: createThreadsMetricsReader,
+  createRemover: createThreadsRemover,
 });

@@ -16,10 +16,13 @@ import { THREADS_SETTINGS, type ThreadsSettings } from './settings.ts';
 /** The permission to read a post's insights (its numbers). */
 export const THREADS_INSIGHTS_SCOPE = 'threads_manage_insights';
 
+/** The permission to delete the profile's own posts and replies (unpublish). */
+export const THREADS_DELETE_SCOPE = 'threads_delete';
+
 /**
  * Publishing needs the first two; replies (a `thread`, a first comment) need
- * threads_manage_replies, looking up a reply whose answer was lost threads_read_replies, and
- * reading a post's numbers threads_manage_insights.
+ * threads_manage_replies, looking up a reply whose answer was lost threads_read_replies,
+ * reading a post's numbers threads_manage_insights, and deleting it threads_delete.
  */
 export const THREADS_SCOPES = [
   'threads_basic',
@@ -27,6 +30,7 @@ export const THREADS_SCOPES = [
   'threads_manage_replies',
   'threads_read_replies',
   THREADS_INSIGHTS_SCOPE,
+  THREADS_DELETE_SCOPE,
 ] as const;
 
 const LABEL = 'Threads';

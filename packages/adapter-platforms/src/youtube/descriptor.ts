@@ -3,6 +3,7 @@ import { createYoutubeMetricsReader } from './metrics.ts';
 import { createYoutubeOAuth } from './oauth.ts';
 import { validateYoutubeOptions, YOUTUBE_OPTIONS_SCHEMA } from './options.ts';
 import { createYoutubePublisher } from './publisher.ts';
+import { createYoutubeRemover } from './remove.ts';
 import { YOUTUBE_SETTINGS } from './settings.ts';
 
 export const youtube = definePlatform({
@@ -18,4 +19,5 @@ export const youtube = definePlatform({
   createPublisher: createYoutubePublisher,
   createOAuth: createYoutubeOAuth,
   createMetricsReader: createYoutubeMetricsReader,
+  createRemover: createYoutubeRemover,
 });

@@ -11,9 +11,17 @@ import { YOUTUBE_SETTINGS, type YoutubeSettings } from './settings.ts';
 
 const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload';
 
+/**
+ * Deleting a video or a comment (videos.delete, comments.delete) and posting a comment
+ * (commentThreads.insert) need youtube.force-ssl (or the broader youtube): upload does not.
+ */
+export const YOUTUBE_MANAGE_SCOPE = 'https://www.googleapis.com/auth/youtube.force-ssl';
+
+/** Upload publishes, readonly reads the channel and the numbers, force-ssl comments and deletes. */
 export const YOUTUBE_SCOPES = [
   UPLOAD_SCOPE,
   'https://www.googleapis.com/auth/youtube.readonly',
+  YOUTUBE_MANAGE_SCOPE,
 ] as const;
 
 const LABEL = 'YouTube';

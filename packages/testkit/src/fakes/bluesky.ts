@@ -1,6 +1,8 @@
 // A local Bluesky (AT Protocol) service: sessions (com.atproto.server.createSession,
 // refreshSession: app passwords traded for JWTs, refresh JWTs rotate) and the repository calls
-// a publish makes (com.atproto.repo.uploadBlob, createRecord, getRecord). XRPC errors are
+// a publish makes (com.atproto.repo.uploadBlob, createRecord, getRecord), and deleteRecord
+// (200 `{ commit }`; 200 `{}` for a record that is not there, a no-op as the PDS answers it,
+// the record gone from `posts` and getPosts). XRPC errors are
 // `{ error, message }`; 429s carry ratelimit-limit/-remaining/-reset.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -239,6 +241,9 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
     if (nsid === 'com.atproto.repo.createRecord' && request.method === 'POST') {
       return createRecord(did, input);
     }
+    if (nsid === 'com.atproto.repo.deleteRecord' && request.method === 'POST') {
+      return deleteRecord(did, input);
+    }
     if (nsid === 'app.bsky.feed.getPosts' && request.method === 'GET') {
       const uris = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.getAll('uris');
       return reading.getPosts(uris) as Answer;
@@ -260,6 +265,31 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
       return { status: 200, json: { uri: found.uri, cid: found.cid, value: found.record } };
     }
     return xrpcError(501, 'MethodNotImplemented', `Method Not Implemented: ${nsid}`);
+  }
+
+  /** `{ repo, collection, rkey }` of the authenticated account; an absent record is a no-op. */
+  function deleteRecord(did: string, input: Record<string, unknown>): Answer {
+    if (input.repo !== did)
+      return xrpcError(400, 'InvalidRequest', 'Invalid repo: not the authenticated account');
+    if (typeof input.collection !== 'string' || typeof input.rkey !== 'string') {
+      return xrpcError(
+        400,
+        'InvalidRequest',
+        'Input must have the properties "repo", "collection" and "rkey"',
+      );
+    }
+    const index = posts.findIndex(
+      (post) =>
+        post.repo === did && post.rkey === input.rkey && input.collection === 'app.bsky.feed.post',
+    );
+    const post = posts[index];
+    if (!post) return { status: 200, json: {} };
+    posts.splice(index, 1);
+    reading.numbers.remove(post.uri);
+    return {
+      status: 200,
+      json: { commit: { cid: fakeCid(`commit:${post.uri}`), rev: `3l${Date.now().toString(36)}` } },
+    };
   }
 
   function createRecord(did: string, input: Record<string, unknown>): Answer {

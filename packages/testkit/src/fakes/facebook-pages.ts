@@ -3,7 +3,8 @@
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
 // duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage;
 // POST /{object-id}/comments (message) on a post or video of the Page; GET lists them; a post's
-// or video's numbers (GET /{id}?fields=reactions.summary(total_count),...,shares).
+// or video's numbers (GET /{id}?fields=reactions.summary(total_count),...,shares); DELETE /{id}
+// of a post, a video or a comment.
 import type { ServerResponse } from 'node:http';
 import { PostNumbers } from './post-numbers.ts';
 
@@ -377,6 +378,44 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   }
 
   /**
+   * DELETE /{id}: a post of the Page (`{page}_{post}`, or a video's id), with its comments, or
+   * one comment; `{ success: true }`. What does not exist (never made, or deleted) is 100/33, as
+   * Graph answers it; another Page's object is 200.
+   */
+  function remove(response: ServerResponse, id: string, pageOf: string | undefined) {
+    const comment = comments.find((made) => made.id === id);
+    const object = comment?.objectId ?? id;
+    const post = posts.find((item) => item.id === object || item.videoId === object);
+    if (!post) {
+      return refuse(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported delete request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      });
+    }
+    if (pageOf !== undefined && pageOf !== post.pageId) {
+      return refuse(response, { code: 200, message: '(#200) Permissions error' });
+    }
+    const gone = comment
+      ? [comment.id]
+      : [post.id, ...(post.videoId === null ? [] : [post.videoId])];
+    for (let index = comments.length - 1; index >= 0; index--) {
+      const made = comments[index];
+      if (made && (gone.includes(made.id) || gone.includes(made.objectId))) {
+        comments.splice(index, 1);
+      }
+    }
+    if (!comment) {
+      posts.splice(posts.indexOf(post), 1);
+      if (post.videoId !== null) videos.delete(post.videoId);
+      for (const photoId of post.photoIds) photos.delete(photoId);
+    }
+    for (const removed of gone) engagement.remove(removed);
+    answer(response, 200, { success: true });
+  }
+
+  /**
    * Serves `segments` (after the version) when they are a Page route; false otherwise.
    * `pageOf(token)` is the Page a token may act for (undefined: any, for tokens tests bring).
    */
@@ -389,6 +428,10 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   ): boolean {
     const [first, edge] = segments;
     if (first === undefined) return false;
+    if (segments.length === 1 && method === 'DELETE') {
+      remove(response, first, pageOf);
+      return true;
+    }
     const fields = (params.fields ?? '').split(',').filter(Boolean);
     const asksNumbers = fields.some((field) => /^(reactions|comments|shares)\b/.test(field));
     if (segments.length === 1 && method === 'GET' && asksNumbers) {

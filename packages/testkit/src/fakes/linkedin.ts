@@ -5,7 +5,8 @@
 // demand a LinkedIn-Version header). Token errors `{ error, error_description }`; API errors
 // `{ status, serviceErrorCode, code, message }`. Publishing: /rest/posts, /rest/images and
 // /rest/videos (initializeUpload, finalizeUpload, status) with upload URLs served here too
-// (bytes counted and checked against the media server's pattern, never kept).
+// (bytes counted and checked against the media server's pattern, never kept); deletes of posts
+// and comments in linkedin-deletes.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   bearerToken,
@@ -19,6 +20,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import { createLinkedinDeletes } from './linkedin-deletes.ts';
 import { createLinkedinStats, type LinkedinPostNumber } from './linkedin-stats.ts';
 import { matchesPattern } from './media-server.ts';
 import { FakeOAuthProvider } from './oauth.ts';
@@ -111,6 +113,10 @@ export type LinkedinCall =
   | 'comment'
   /** GET /rest/socialActions/{urn} (a post's likes and comments) */
   | 'socialActions'
+  /** DELETE /rest/posts/{urn} */
+  | 'postDelete'
+  /** DELETE /rest/socialActions/{urn}/comments/{id} */
+  | 'commentDelete'
   /** GET /rest/organizationalEntityShareStatistics */
   | 'shareStatistics'
   /** PUT to an upload URL (image or video part) */
@@ -242,6 +248,8 @@ const callOf = (path: string, query: Record<string, string> = {}): LinkedinCall 
   if (path === '/rest/organizationAcls') return 'acls';
   if (/^\/rest\/organizations\/[^/]+$/.test(path)) return 'organization';
   if (path === '/rest/posts') return 'post';
+  if (/^\/rest\/posts\/[^/]+$/.test(path)) return 'postDelete';
+  if (/^\/rest\/socialActions\/[^/]+\/comments\/[^/]+$/.test(path)) return 'commentDelete';
   if (path === '/rest/images' && query.action === 'initializeUpload') return 'imageInit';
   if (path === '/rest/videos' && query.action === 'initializeUpload') return 'videoInit';
   if (path === '/rest/videos' && query.action === 'finalizeUpload') return 'videoFinalize';
@@ -256,6 +264,8 @@ const callOf = (path: string, query: Record<string, string> = {}): LinkedinCall 
 const PUBLISHING_CALLS = new Set<LinkedinCall | 'other'>([
   'post',
   'comment',
+  'postDelete',
+  'commentDelete',
   'imageInit',
   'videoInit',
   'videoFinalize',
@@ -649,6 +659,13 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
 
   const invalid = (response: ServerResponse, message: string) =>
     apiError(response, { status: 422, code: 'UNPROCESSABLE_ENTITY', message });
+  const deletes = createLinkedinDeletes({
+    posts,
+    comments,
+    numbers: stats.numbers,
+    authorRefusal,
+    refuse: (response, error) => apiError(response, error),
+  });
 
   async function publishing(
     request: IncomingMessage,
@@ -676,6 +693,12 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     if (call === 'post' && request.method === 'POST')
       return createPost(response, body, scopes, version);
     if (call === 'post' && request.method === 'GET') return listPosts(response, url, scopes);
+    if (call === 'postDelete' && request.method === 'DELETE') {
+      return deletes.removePost(response, url, scopes);
+    }
+    if (call === 'commentDelete' && request.method === 'DELETE') {
+      return deletes.removeComment(response, url, scopes);
+    }
     if (call === 'comment' && request.method === 'POST') {
       return createComment(response, url, body, scopes);
     }

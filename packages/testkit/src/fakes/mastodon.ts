@@ -3,7 +3,8 @@
 // (/api/v1/accounts/verify_credentials), the instance's limits (GET /api/v2/instance), media
 // (POST /api/v2/media, 202 while a video processes, GET /api/v1/media/:id 206 until ready) and
 // statuses (POST /api/v1/statuses) with Idempotency-Key: a repeat with the same key answers the
-// status made the first time, as Mastodon does. Errors are `{ error, error_description? }`.
+// status made the first time, as Mastodon does; DELETE /api/v1/statuses/:id (the status back,
+// then 404). Errors are `{ error, error_description? }`.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -74,6 +75,11 @@ export interface FakeMastodonOptions {
   videoProcessingPolls?: number;
   /** Statuses allowed before 429 with X-RateLimit-* headers (default: no limit). */
   statusLimit?: number;
+  /**
+   * Deletes allowed before 429 with X-RateLimit-* headers, the reset 30 minutes on (Mastodon
+   * allows 30 deletes per 30 minutes; default: no limit).
+   */
+  deleteLimit?: number;
 }
 
 export interface FakeMastodon extends FakeServer {
@@ -203,6 +209,9 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
       });
       if (answered === 'drop') dropConnection(request);
       return;
+    }
+    if (statusMatch && request.method === 'DELETE') {
+      return deleteStatus(response, statusMatch[1] ?? '', scopesOf(accessToken));
     }
     if (statusMatch && request.method === 'GET') {
       return answerStatus(
@@ -422,6 +431,41 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
     if (call.drop) return 'drop';
     sendJson(response, 200, statusJson(status));
     return undefined;
+  }
+
+  let deletes = 0;
+  /**
+   * DELETE /api/v1/statuses/:id: the status as it was, with its source `text` (for a redraft);
+   * it is then gone (404 on a read, a second delete, a reply to it). Needs `write` or
+   * `write:statuses`; an id it does not hold is 404 "Record not found".
+   */
+  function deleteStatus(response: ServerResponse, id: string, scopes: readonly string[]) {
+    if (!scopes.some((scope) => scope === 'write' || scope === 'write:statuses')) {
+      return refuse(response, {
+        status: 403,
+        error: 'This action is outside the authorized scopes',
+      });
+    }
+    const index = statuses.findIndex((status) => status.id === id);
+    const status = statuses[index];
+    if (!status || reading.numbers.isGone(id)) {
+      return refuse(response, { status: 404, error: 'Record not found' });
+    }
+    if (options.deleteLimit !== undefined && deletes >= options.deleteLimit) {
+      return refuse(response, {
+        status: 429,
+        error: 'Too many requests',
+        headers: {
+          'x-ratelimit-limit': String(options.deleteLimit),
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': new Date(Date.now() + 30 * 60_000).toISOString(),
+        },
+      });
+    }
+    deletes += 1;
+    statuses.splice(index, 1);
+    reading.numbers.remove(id);
+    sendJson(response, 200, { ...statusJson(status), text: status.status });
   }
 
   const statusJson = (status: MastodonStatus) => ({

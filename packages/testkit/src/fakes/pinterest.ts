@@ -58,6 +58,8 @@ export type PinterestCall =
   | 'mediaStatus'
   /** GET /v5/pins/{pin_id}/analytics */
   | 'pinAnalytics'
+  /** DELETE /v5/pins/{pin_id} */
+  | 'pinDelete'
   | 'upload';
 
 export type PinterestScript =
@@ -159,6 +161,7 @@ function callOf(method: string, path: string): PinterestCall | undefined {
   if (/^\/v5\/media\/[^/]+$/.test(path) && method === 'GET') return 'mediaStatus';
   if (path === UPLOAD_PATH && method === 'POST') return 'upload';
   if (/^\/v5\/pins\/[^/]+\/analytics$/.test(path) && method === 'GET') return 'pinAnalytics';
+  if (/^\/v5\/pins\/[^/]+$/.test(path) && method === 'DELETE') return 'pinDelete';
   return undefined;
 }
 
@@ -261,6 +264,8 @@ export async function startFakePinterest(
       }
       case 'pinAnalytics':
         return pinAnalytics(response, url, accessToken);
+      case 'pinDelete':
+        return deletePin(response, url, accessToken);
       case 'media':
         return registerMedia(response, body);
       case 'mediaStatus': {
@@ -281,6 +286,24 @@ export async function startFakePinterest(
       default:
         return pinterestError(response, { status: 404, code: 404, message: 'Not found.' });
     }
+  }
+
+  /**
+   * DELETE /v5/pins/{pin_id}: 204, the Pin gone from its board and its analytics; a Pin it does
+   * not hold (never made, or deleted) is 404 code 50; a token this fake issued needs pins:write.
+   */
+  function deletePin(response: ServerResponse, url: URL, accessToken: string) {
+    const scopes = oauth.issued.find((t) => t.accessToken === accessToken)?.scopes;
+    if (scopes && !scopes.includes('pins:write'))
+      return pinterestError(response, PINTEREST_ERRORS.forbidden);
+    const pinId = decodeURIComponent(url.pathname.split('/')[3] ?? '');
+    const index = pins.findIndex((pin) => pin.id === pinId);
+    if (index < 0) {
+      return pinterestError(response, { status: 404, code: 50, message: 'Pin not found.' });
+    }
+    pins.splice(index, 1);
+    analytics.remove(pinId);
+    response.writeHead(204).end();
   }
 
   /**

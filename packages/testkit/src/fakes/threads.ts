@@ -105,6 +105,8 @@ export type ThreadsCall =
   | 'limit'
   /** GET /{threads-media-id}/insights */
   | 'insights'
+  /** DELETE /{threads-media-id} */
+  | 'delete'
   | 'exchange'
   | 'longLived'
   | 'refresh'
@@ -207,6 +209,7 @@ const callOf = (method: string, path: string, fields: string | null): ThreadsCal
   if (all.length === 1 && all[0] === 'access_token') return 'longLived';
   if (all.length === 1 && all[0] === 'refresh_access_token') return 'refresh';
   if (method === 'GET' && segments.length === 1 && segments[0] === 'me') return 'me';
+  if (method === 'DELETE') return 'delete';
   if (method === 'POST' && segments[1] === 'threads') return 'create';
   if (method === 'POST' && segments[1] === 'threads_publish') return 'publish';
   if (segments[1] === 'threads' || segments[1] === 'replies') return 'recent';
@@ -326,6 +329,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     }
     if (request.method === 'GET' && edge === 'insights') return postInsights(response, id, params);
     if (request.method === 'GET' && edge === undefined) return read(response, id, params);
+    if (request.method === 'DELETE' && edge === undefined) return remove(response, id);
     return invalid(response, 'Unsupported request');
   }
 
@@ -576,6 +580,26 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     const answer = graphInsightsAnswer(insights, id, params.metric);
     if (answer.status === 200) return sendJson(response, 200, answer.body);
     return graphError(response, { code: answer.code, message: answer.message });
+  }
+
+  /**
+   * DELETE /v1.0/{threads-media-id}: a published post or reply disappears (from `posts`, the
+   * profile's lists and its insights) -> `{ success: true, deleted_id }`; an id that is not a
+   * post (never published, or deleted) is 100/33.
+   */
+  function remove(response: ServerResponse, id: string) {
+    const index = posts.findIndex((post) => post.id === id);
+    if (index < 0) {
+      return graphError(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported delete request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      });
+    }
+    posts.splice(index, 1);
+    insights.remove(id);
+    sendJson(response, 200, { success: true, deleted_id: id });
   }
 
   function read(response: ServerResponse, id: string, params: Record<string, string>) {

@@ -19,6 +19,7 @@ import {
 import { matchesPattern } from './media-server.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 import type { PostNumbers } from './post-numbers.ts';
+import { createYoutubeDeletes } from './youtube-deletes.ts';
 import { createYoutubeReading, type YoutubeStatistic } from './youtube-metrics.ts';
 
 export interface YoutubeError {
@@ -58,8 +59,8 @@ export const YOUTUBE_ERRORS = {
   },
 } as const satisfies Record<string, YoutubeError>;
 
-/** `videos`: GET /youtube/v3/videos (the numbers). */
-export type YoutubeCall = 'start' | 'upload' | 'status' | 'videos' | 'any';
+/** `videos`: GET /youtube/v3/videos (the numbers); `delete`: a video's or a comment's DELETE. */
+export type YoutubeCall = 'start' | 'upload' | 'status' | 'videos' | 'delete' | 'any';
 
 export type YoutubeScript =
   /** The next `times` matching calls answer this error. */
@@ -142,6 +143,17 @@ export async function startFakeYoutube(
     sessions.flatMap((session) => (session.videoId ? [session.videoId] : [])),
   );
 
+  const deletes = createYoutubeDeletes({
+    videoIds: () => sessions.flatMap((session) => (session.videoId ? [session.videoId] : [])),
+    numbers: reading.numbers,
+    comments,
+    scopesOf: (token) => oauth.issued.find((issued) => issued.accessToken === token)?.scopes,
+    refuse: (response, error) => googleError(response, error),
+    noContent: (response) => {
+      response.writeHead(204).end();
+    },
+  });
+
   const googleError = (response: ServerResponse, error: YoutubeError) =>
     sendJson(response, error.status, {
       error: {
@@ -216,6 +228,13 @@ export async function startFakeYoutube(
       });
     }
 
+    if (
+      request.method === 'DELETE' &&
+      deletes.handle(response, url.pathname, url.searchParams, accessToken)
+    ) {
+      return;
+    }
+
     if (url.pathname === '/youtube/v3/videos' && request.method === 'GET') {
       return reading.list(response, url.searchParams, (reason, message) =>
         googleError(response, { status: 400, reason, domain: 'global', message }),
@@ -237,7 +256,7 @@ export async function startFakeYoutube(
           message: 'The comment must contain text.',
         });
       }
-      if (!sessions.some((session) => session.videoId === videoId)) {
+      if (typeof videoId !== 'string' || !deletes.videoExists(videoId)) {
         return googleError(response, {
           status: 404,
           reason: 'videoNotFound',
@@ -513,7 +532,8 @@ export async function startFakeYoutube(
           if (r.path === '/token') return false;
           if (on === 'any') return true;
           if (on === 'start') return r.path === START_PATH && !('upload_id' in r.query);
-          if (on === 'videos') return r.path === '/youtube/v3/videos';
+          if (on === 'videos') return r.path === '/youtube/v3/videos' && r.method === 'GET';
+          if (on === 'delete') return r.method === 'DELETE';
           const isStatus = String(r.headers['content-range'] ?? '').startsWith('bytes */');
           return 'upload_id' in r.query && (on === 'status' ? isStatus : !isStatus);
         };
