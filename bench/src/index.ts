@@ -3,6 +3,7 @@
  * figures and prints plain lines through `out`.
  */
 import { createBench } from './benches/create.ts';
+import { historyBench } from './benches/history/index.ts';
 import { importBench } from './benches/import.ts';
 import { listBench } from './benches/list.ts';
 import { mediaBench } from './benches/media.ts';
@@ -29,6 +30,7 @@ export const BENCHES: Record<string, Bench> = {
   pacing: pacingBench,
   media: mediaBench,
   metrics: metricsBench,
+  history: historyBench,
 };
 
 export interface RunOptions extends BenchOptions {

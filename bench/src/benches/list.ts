@@ -4,11 +4,10 @@
  * Floor: the same two SQL statements run raw through the same driver, plus JSON.stringify of
  * the rows grouped by post.
  */
-import { buildApp } from '@social-publisher/app-http';
 import type { Config } from '@social-publisher/config';
 import { listPosts } from '@social-publisher/domain';
-import { createRuntime } from '@social-publisher/runtime';
 import { type Kysely, sql } from 'kysely';
+import { startApi } from '../lib/api.ts';
 import { type Bench, type BenchOptions, eachMode } from '../lib/bench.ts';
 import { cpuLine, groupsFor, startCpuMeter } from '../lib/cpu.ts';
 import {
@@ -26,7 +25,6 @@ import type { Figure } from '../lib/report.ts';
 import { fmt, fmtRuns, median } from '../lib/stats.ts';
 import { withStorage } from '../lib/storage.ts';
 
-type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
 const MB = 1024 * 1024;
 
 function sizes(smoke: boolean) {
@@ -126,49 +124,17 @@ async function prepare(mode: Mode, posts: number, floorRuns: number): Promise<Pr
   }
 }
 
-async function startApi(mode: Mode, config: Config) {
-  const { logger } = benchLogger(`list ${mode}`);
-  const runtime = await createRuntime(config, logger, {
-    role: mode === 'production' ? 'api' : 'embedded',
-  });
-  let app: FastifyInstance | undefined;
-  try {
-    app = await buildApp({
-      deps: runtime.deps,
-      checks: runtime.checks,
-      queueKind: runtime.queueKind,
-      config,
-      logger,
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    const started = app;
-    return {
-      runtime,
-      url: `http://127.0.0.1:${address.port}/posts`,
-      close: async () => {
-        await started.close();
-        await runtime.close();
-      },
-    };
-  } catch (error) {
-    await app?.close();
-    await runtime.close();
-    throw error;
-  }
-}
-
 async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
   const { out } = options;
   const { posts, runs } = sizes(options.smoke);
   const label = MODE_LABEL[mode];
   const prepared = await prepare(mode, posts, runs);
   try {
-    const api = await startApi(mode, prepared.config);
+    const api = await startApi(mode, prepared.config, benchLogger(`list ${mode}`).logger);
+    const url = `${api.origin}/posts`;
     const apiRuns: Array<{ ms: number; bytes: number }> = [];
     try {
-      const first = await fetch(api.url, {
+      const first = await fetch(url, {
         headers: { authorization: `Bearer ${prepared.seeded.rawKey}` },
       });
       const json = (await first.json()) as { data: Array<{ post_targets: unknown[] }> };
@@ -176,8 +142,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
         throw new Error(`GET /posts returned ${json.data.length} posts`);
       }
       const meter = startCpuMeter(groupsFor(databaseNameOf(prepared.config)));
-      for (let run = 0; run < runs; run++)
-        apiRuns.push(await apiOnce(api.url, prepared.seeded.rawKey));
+      for (let run = 0; run < runs; run++) apiRuns.push(await apiOnce(url, prepared.seeded.rawKey));
       out(`list ${label} API: ${cpuLine(meter.stop())}`);
     } finally {
       await api.close();
@@ -232,7 +197,8 @@ export const listBench: Bench = {
     const label = `list ${MODE_LABEL[mode]}`;
     const prepared = await prepare(mode, posts, 3);
     try {
-      const api = await startApi(mode, prepared.config);
+      const api = await startApi(mode, prepared.config, benchLogger(`list ${mode}`).logger);
+      const url = `${api.origin}/posts`;
       try {
         const { deps } = api.runtime;
         const actor = prepared.seeded.actor;
@@ -252,12 +218,13 @@ export const listBench: Bench = {
           entities = await listPosts(deps, actor);
         });
         const stringifyMs = await stage(() => JSON.stringify({ data: entities }));
-        const httpMs = await stage(() => apiOnce(api.url, prepared.seeded.rawKey));
+        const httpMs = await stage(() => apiOnce(`${api.origin}/posts`, prepared.seeded.rawKey));
         out(
           `${label}: floor ${fmt(median(prepared.floor.map((r) => r.ms)), 0)} ms; listPosts (repository: 2 queries + rows to entities) ${fmt(repoMs, 0)} ms; JSON.stringify of the entities ${fmt(stringifyMs, 0)} ms; whole GET /posts ${fmt(httpMs, 0)} ms (the rest: auth, presentPost mapping, schema serializer, transfer)`,
         );
         const { summary } = await profile(async () => {
-          for (let run = 0; run < 3; run++) await apiOnce(api.url, prepared.seeded.rawKey);
+          for (let run = 0; run < 3; run++)
+            await apiOnce(`${api.origin}/posts`, prepared.seeded.rawKey);
         });
         for (const line of profileLines(summary, `${label} API (3 requests)`)) out(line);
       } finally {

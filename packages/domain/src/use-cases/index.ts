@@ -7,6 +7,7 @@ export * from './connection-identities.ts';
 export * from './connection-tokens.ts';
 export * from './deliver-webhook.ts';
 export * from './edit-post.ts';
+export { finalizePost } from './finalize-post.ts';
 export * from './event-bodies.ts';
 export * from './event-deliveries.ts';
 export * from './hosted-media.ts';
