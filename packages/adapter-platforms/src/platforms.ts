@@ -5,6 +5,7 @@ import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
 import { mastodon } from './mastodon/descriptor.ts';
 import { pinterest } from './pinterest/descriptor.ts';
+import { reddit } from './reddit/descriptor.ts';
 import { threads } from './threads/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
 import { twitter } from './twitter/descriptor.ts';
@@ -22,4 +23,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   threads,
   bluesky,
   mastodon,
+  reddit,
 ];

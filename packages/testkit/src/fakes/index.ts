@@ -102,6 +102,14 @@ export {
 } from './pinterest.ts';
 export { derivedCount, type NumbersOf, PostNumbers } from './post-numbers.ts';
 export {
+  type FakeReddit,
+  type FakeRedditOptions,
+  type RedditCall,
+  type RedditScript,
+  type RedditSubmission,
+  startFakeReddit,
+} from './reddit.ts';
+export {
   type FakeThreads,
   type FakeThreadsOptions,
   startFakeThreads,
