@@ -1,6 +1,7 @@
 import { bluesky } from './bluesky/descriptor.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
+import { googleBusiness } from './google-business/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
 import { mastodon } from './mastodon/descriptor.ts';
@@ -24,4 +25,5 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   bluesky,
   mastodon,
   reddit,
+  googleBusiness,
 ];

@@ -26,6 +26,17 @@ export {
   type FakeFacebookOptions,
   startFakeFacebook,
 } from './facebook.ts';
+export {
+  type FakeGoogleBusiness,
+  type FakeGoogleBusinessOptions,
+  GOOGLE_BUSINESS_ERRORS,
+  type GoogleBusinessAccount,
+  type GoogleBusinessCall,
+  type GoogleBusinessError,
+  type GoogleBusinessScript,
+  type GoogleLocalPost,
+  startFakeGoogleBusiness,
+} from './google-business.ts';
 export type { FakeServer, RecordedRequest } from './http.ts';
 export {
   type FakeInstagram,
