@@ -242,7 +242,7 @@ const FAST = {
   WORKER_CONCURRENCY: '4',
   // Every test polls GET /posts/:id; the default 600/min would be a test artefact.
   RATE_LIMIT_MAX: '100000',
-  // One test system connects all ten networks, several times each, from one address: the
+  // One test system connects every OAuth network, several times each, from one address: the
   // per-address budget of consent links and callbacks (60 a minute) would be a test artefact.
   RATE_LIMIT_OAUTH_CALLBACKS: '100000',
   // Pacing at the platforms' real limits (TikTok 6 a minute) would make every burst of posts to
