@@ -1,4 +1,4 @@
-// What every connector with PKCE (TikTok, YouTube, X, Pinterest) must do, over real HTTP against its
+// What every connector with PKCE (TikTok, YouTube, X, Pinterest, Reddit, Google Business) must do, over real HTTP against its
 // local fake: consent URL, code exchange with PKCE, identity, renewal, every refusal, and no
 // token or code in any outcome. Each platform's test file runs it, then its own cases.
 import { createHash, randomBytes } from 'node:crypto';
@@ -31,6 +31,10 @@ export interface PkceCase<F extends PkceFake> {
   rotates: boolean;
   /** The error code of a used code or a wrong verifier (X says invalid_request). */
   badCodeError: string;
+  /** The setting of the token endpoint's host (default tokenBaseUrl; Reddit's is its auth host). */
+  tokenHost?: 'tokenBaseUrl' | 'authBaseUrl';
+  /** Further hosts of the platform, all pointed at the fake (Google Business's three APIs). */
+  moreHosts?: readonly string[];
 }
 
 export const REDIRECT_BASE = 'https://api.example.com/oauth/callback/';
@@ -81,6 +85,7 @@ export function describePkceConnector<F extends PkceFake>(c: PkceCase<F>) {
     authBaseUrl: fake.baseUrl,
     tokenBaseUrl: fake.baseUrl,
     apiBaseUrl: fake.baseUrl,
+    ...Object.fromEntries((c.moreHosts ?? []).map((key) => [key, fake.baseUrl])),
   });
 
   beforeAll(async () => {
@@ -258,7 +263,10 @@ export function describePkceConnector<F extends PkceFake>(c: PkceCase<F>) {
     });
 
     it('an unreachable token endpoint fails transiently, never as a refusal, never echoing a token', async () => {
-      const down = connectorFor(c.platform, { ...settings(), tokenBaseUrl: 'http://127.0.0.1:9' });
+      const down = connectorFor(c.platform, {
+        ...settings(),
+        [c.tokenHost ?? 'tokenBaseUrl']: 'http://127.0.0.1:9',
+      });
       const outcome = await down.refresh?.({
         externalId: c.externalId,
         accessToken: 'access-secret-value',

@@ -2539,6 +2539,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'reddit'
+                | 'google_business'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -2678,6 +2680,49 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                reddit?: {
+                  /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+                  subreddit?: string;
+                  /** @description Required: the post title, 1 to 300 characters */
+                  title?: string;
+                  /**
+                   * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+                   * @enum {string}
+                   */
+                  kind?: 'self' | 'link';
+                  /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+                  url?: string;
+                  /** @description A flair template id of the subreddit (some subreddits require one) */
+                  flair_id?: string;
+                  /** @description Mark the post NSFW */
+                  nsfw?: boolean;
+                  /** @description Mark the post as a spoiler */
+                  spoiler?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                };
+                google_business?: {
+                  /** @description A button under the post */
+                  call_to_action?: {
+                    /**
+                     * @description Required: what the button says; CALL dials the location’s phone number
+                     * @enum {string}
+                     */
+                    action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                    /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                    url?: string;
+                  };
+                  /** @description The post's language as a BCP 47 tag (default en) */
+                  language_code?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
@@ -3041,6 +3086,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'reddit'
+                | 'google_business'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -3180,6 +3227,49 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                reddit?: {
+                  /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+                  subreddit?: string;
+                  /** @description Required: the post title, 1 to 300 characters */
+                  title?: string;
+                  /**
+                   * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+                   * @enum {string}
+                   */
+                  kind?: 'self' | 'link';
+                  /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+                  url?: string;
+                  /** @description A flair template id of the subreddit (some subreddits require one) */
+                  flair_id?: string;
+                  /** @description Mark the post NSFW */
+                  nsfw?: boolean;
+                  /** @description Mark the post as a spoiler */
+                  spoiler?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                };
+                google_business?: {
+                  /** @description A button under the post */
+                  call_to_action?: {
+                    /**
+                     * @description Required: what the button says; CALL dials the location’s phone number
+                     * @enum {string}
+                     */
+                    action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                    /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                    url?: string;
+                  };
+                  /** @description The post's language as a BCP 47 tag (default en) */
+                  language_code?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
@@ -4226,6 +4316,49 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            reddit?: {
+              /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+              subreddit?: string;
+              /** @description Required: the post title, 1 to 300 characters */
+              title?: string;
+              /**
+               * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+               * @enum {string}
+               */
+              kind?: 'self' | 'link';
+              /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+              url?: string;
+              /** @description A flair template id of the subreddit (some subreddits require one) */
+              flair_id?: string;
+              /** @description Mark the post NSFW */
+              nsfw?: boolean;
+              /** @description Mark the post as a spoiler */
+              spoiler?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
+            google_business?: {
+              /** @description A button under the post */
+              call_to_action?: {
+                /**
+                 * @description Required: what the button says; CALL dials the location’s phone number
+                 * @enum {string}
+                 */
+                action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                url?: string;
+              };
+              /** @description The post's language as a BCP 47 tag (default en) */
+              language_code?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
           };
           /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
           thread?: {
@@ -4582,6 +4715,8 @@ export interface operations {
             | 'threads'
             | 'bluesky'
             | 'mastodon'
+            | 'reddit'
+            | 'google_business'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -4719,6 +4854,49 @@ export interface operations {
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             } & {
               [key: string]: unknown;
+            };
+            reddit?: {
+              /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+              subreddit?: string;
+              /** @description Required: the post title, 1 to 300 characters */
+              title?: string;
+              /**
+               * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+               * @enum {string}
+               */
+              kind?: 'self' | 'link';
+              /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+              url?: string;
+              /** @description A flair template id of the subreddit (some subreddits require one) */
+              flair_id?: string;
+              /** @description Mark the post NSFW */
+              nsfw?: boolean;
+              /** @description Mark the post as a spoiler */
+              spoiler?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            };
+            google_business?: {
+              /** @description A button under the post */
+              call_to_action?: {
+                /**
+                 * @description Required: what the button says; CALL dials the location’s phone number
+                 * @enum {string}
+                 */
+                action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                url?: string;
+              };
+              /** @description The post's language as a BCP 47 tag (default en) */
+              language_code?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
           };
           /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
@@ -4991,6 +5169,8 @@ export interface operations {
               | 'threads'
               | 'bluesky'
               | 'mastodon'
+              | 'reddit'
+              | 'google_business'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -5128,6 +5308,49 @@ export interface operations {
                 sandbox_outcome?: 'published' | 'failed' | 'transient';
               } & {
                 [key: string]: unknown;
+              };
+              reddit?: {
+                /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+                subreddit?: string;
+                /** @description Required: the post title, 1 to 300 characters */
+                title?: string;
+                /**
+                 * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+                 * @enum {string}
+                 */
+                kind?: 'self' | 'link';
+                /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+                url?: string;
+                /** @description A flair template id of the subreddit (some subreddits require one) */
+                flair_id?: string;
+                /** @description Mark the post NSFW */
+                nsfw?: boolean;
+                /** @description Mark the post as a spoiler */
+                spoiler?: boolean;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              };
+              google_business?: {
+                /** @description A button under the post */
+                call_to_action?: {
+                  /**
+                   * @description Required: what the button says; CALL dials the location’s phone number
+                   * @enum {string}
+                   */
+                  action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                  /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                  url?: string;
+                };
+                /** @description The post's language as a BCP 47 tag (default en) */
+                language_code?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
               };
             };
             /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
@@ -7037,7 +7260,9 @@ export interface operations {
           | 'pinterest'
           | 'threads'
           | 'bluesky'
-          | 'mastodon';
+          | 'mastodon'
+          | 'reddit'
+          | 'google_business';
         /** @description First day; default: 30 days up to to, YYYY-MM-DD (UTC) */
         from?: string;
         /** @description Last day (inclusive); default: today, YYYY-MM-DD (UTC) */
@@ -7706,6 +7931,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'reddit'
+                | 'google_business'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -7845,6 +8072,49 @@ export interface operations {
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 } & {
                   [key: string]: unknown;
+                };
+                reddit?: {
+                  /** @description Required: the subreddit posted to, its name without r/ (e.g. "test") */
+                  subreddit?: string;
+                  /** @description Required: the post title, 1 to 300 characters */
+                  title?: string;
+                  /**
+                   * @description self (default): a text post whose body is the content; link: a link post to `url`, or to the one media URL
+                   * @enum {string}
+                   */
+                  kind?: 'self' | 'link';
+                  /** @description Link posts: the http(s) URL shared (default: the post’s one media URL) */
+                  url?: string;
+                  /** @description A flair template id of the subreddit (some subreddits require one) */
+                  flair_id?: string;
+                  /** @description Mark the post NSFW */
+                  nsfw?: boolean;
+                  /** @description Mark the post as a spoiler */
+                  spoiler?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                };
+                google_business?: {
+                  /** @description A button under the post */
+                  call_to_action?: {
+                    /**
+                     * @description Required: what the button says; CALL dials the location’s phone number
+                     * @enum {string}
+                     */
+                    action_type?: 'BOOK' | 'ORDER' | 'SHOP' | 'LEARN_MORE' | 'SIGN_UP' | 'CALL';
+                    /** @description Where the button leads (an http(s) URL); required unless CALL, which takes none */
+                    url?: string;
+                  };
+                  /** @description The post's language as a BCP 47 tag (default en) */
+                  language_code?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
               };
               /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
@@ -8394,7 +8664,9 @@ export interface operations {
             | 'pinterest'
             | 'threads'
             | 'bluesky'
-            | 'mastodon';
+            | 'mastodon'
+            | 'reddit'
+            | 'google_business';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -9068,7 +9340,9 @@ export interface operations {
             | 'pinterest'
             | 'threads'
             | 'bluesky'
-            | 'mastodon';
+            | 'mastodon'
+            | 'reddit'
+            | 'google_business';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */

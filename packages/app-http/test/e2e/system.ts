@@ -30,10 +30,12 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import {
   type FakeFacebook,
+  type FakeGoogleBusiness,
   type FakeInstagram,
   type FakeLinkedin,
   type FakeMastodon,
   type FakePinterest,
+  type FakeReddit,
   type FakeThreads,
   type FakeTiktok,
   type FakeTiktokOptions,
@@ -42,10 +44,12 @@ import {
   type FakeYoutube,
   type MediaServer,
   startFakeFacebook,
+  startFakeGoogleBusiness,
   startFakeInstagram,
   startFakeLinkedin,
   startFakeMastodon,
   startFakePinterest,
+  startFakeReddit,
   startFakeThreads,
   startFakeTiktok,
   startFakeX,
@@ -98,6 +102,9 @@ export interface System {
   threads: FakeThreads;
   /** One Mastodon instance (users name it when connecting: no settings point at it). */
   mastodon: FakeMastodon;
+  reddit: FakeReddit;
+  /** Google Business Profile: OAuth, accounts, locations and local posts on one fake. */
+  googleBusiness: FakeGoogleBusiness;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -235,7 +242,7 @@ const FAST = {
   WORKER_CONCURRENCY: '4',
   // Every test polls GET /posts/:id; the default 600/min would be a test artefact.
   RATE_LIMIT_MAX: '100000',
-  // One test system connects all ten networks, several times each, from one address: the
+  // One test system connects every OAuth network, several times each, from one address: the
   // per-address budget of consent links and callbacks (60 a minute) would be a test artefact.
   RATE_LIMIT_OAUTH_CALLBACKS: '100000',
   // Pacing at the platforms' real limits (TikTok 6 a minute) would make every burst of posts to
@@ -247,6 +254,8 @@ const FAST = {
   PINTEREST_RATE_LIMIT: 'off',
   THREADS_RATE_LIMIT: 'off',
   MASTODON_RATE_LIMIT: 'off',
+  REDDIT_RATE_LIMIT: 'off',
+  GOOGLE_BUSINESS_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -308,6 +317,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       pinterest,
       threads,
       mastodon,
+      reddit,
+      googleBusiness,
       media,
       receiver,
     ] = await Promise.all([
@@ -320,6 +331,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       startFakePinterest(),
       startFakeThreads(),
       startFakeMastodon(),
+      startFakeReddit(),
+      startFakeGoogleBusiness(),
       startMediaServer(),
       startReceiver(),
     ]);
@@ -331,6 +344,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       () => pinterest.close(),
       () => threads.close(),
       () => mastodon.close(),
+      () => reddit.close(),
+      () => googleBusiness.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -356,6 +371,15 @@ export async function startSystem(options: StartOptions): Promise<System> {
       ...oauthEnv('LINKEDIN', linkedin.baseUrl, linkedin.oauth.options),
       ...oauthEnv('PINTEREST', pinterest.baseUrl, pinterest.oauth.options),
       ...oauthEnv('THREADS', threads.baseUrl, threads.oauth.options),
+      // Reddit's token endpoint is on its auth host (it has no token host of its own).
+      REDDIT_CLIENT_ID: reddit.oauth.options.clientId,
+      REDDIT_CLIENT_SECRET: reddit.oauth.options.clientSecret,
+      REDDIT_AUTH_BASE_URL: reddit.baseUrl,
+      REDDIT_API_BASE_URL: reddit.baseUrl,
+      // Google Business Profile's accounts and locations APIs have hosts of their own.
+      ...oauthEnv('GOOGLE_BUSINESS', googleBusiness.baseUrl, googleBusiness.oauth.options),
+      GOOGLE_BUSINESS_ACCOUNTS_BASE_URL: googleBusiness.baseUrl,
+      GOOGLE_BUSINESS_LOCATIONS_BASE_URL: googleBusiness.baseUrl,
       // Browsers reach the API here; the test sends the callback to the real port itself.
       PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
@@ -492,6 +516,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       pinterest,
       threads,
       mastodon,
+      reddit,
+      googleBusiness,
       media,
       receiver,
       worker,
@@ -511,6 +537,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'pinterest', requests: pinterest.requests },
         { name: 'threads', requests: threads.requests },
         { name: 'mastodon', requests: mastodon.requests },
+        { name: 'reddit', requests: reddit.requests },
+        { name: 'google_business', requests: googleBusiness.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

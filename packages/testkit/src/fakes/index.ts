@@ -26,6 +26,17 @@ export {
   type FakeFacebookOptions,
   startFakeFacebook,
 } from './facebook.ts';
+export {
+  type FakeGoogleBusiness,
+  type FakeGoogleBusinessOptions,
+  GOOGLE_BUSINESS_ERRORS,
+  type GoogleBusinessAccount,
+  type GoogleBusinessCall,
+  type GoogleBusinessError,
+  type GoogleBusinessScript,
+  type GoogleLocalPost,
+  startFakeGoogleBusiness,
+} from './google-business.ts';
 export type { FakeServer, RecordedRequest } from './http.ts';
 export {
   type FakeInstagram,
@@ -101,6 +112,14 @@ export {
   startFakePinterest,
 } from './pinterest.ts';
 export { derivedCount, type NumbersOf, PostNumbers } from './post-numbers.ts';
+export {
+  type FakeReddit,
+  type FakeRedditOptions,
+  type RedditCall,
+  type RedditScript,
+  type RedditSubmission,
+  startFakeReddit,
+} from './reddit.ts';
 export {
   type FakeThreads,
   type FakeThreadsOptions,
