@@ -1,10 +1,12 @@
 import { bluesky } from './bluesky/descriptor.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
+import { discord } from './discord/descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
 import { linkedin } from './linkedin/descriptor.ts';
 import { mastodon } from './mastodon/descriptor.ts';
 import { pinterest } from './pinterest/descriptor.ts';
+import { telegram } from './telegram/descriptor.ts';
 import { threads } from './threads/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
 import { twitter } from './twitter/descriptor.ts';
@@ -22,4 +24,6 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   threads,
   bluesky,
   mastodon,
+  telegram,
+  discord,
 ];
