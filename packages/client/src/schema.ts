@@ -2539,6 +2539,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -2679,8 +2681,30 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -3041,6 +3065,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -3181,8 +3207,30 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -4226,8 +4274,30 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            telegram?: {
+              /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+              disable_notification?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            discord?: {
+              /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+              username?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -4582,6 +4652,8 @@ export interface operations {
             | 'threads'
             | 'bluesky'
             | 'mastodon'
+            | 'telegram'
+            | 'discord'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -4720,8 +4792,30 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+            telegram?: {
+              /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+              disable_notification?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            discord?: {
+              /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+              username?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -4991,6 +5085,8 @@ export interface operations {
               | 'threads'
               | 'bluesky'
               | 'mastodon'
+              | 'telegram'
+              | 'discord'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -5129,8 +5225,30 @@ export interface operations {
               } & {
                 [key: string]: unknown;
               };
+              telegram?: {
+                /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                disable_notification?: boolean;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              discord?: {
+                /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                username?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
             thread?: {
               content: string;
               media_urls?: string[];
@@ -7037,7 +7155,9 @@ export interface operations {
           | 'pinterest'
           | 'threads'
           | 'bluesky'
-          | 'mastodon';
+          | 'mastodon'
+          | 'telegram'
+          | 'discord';
         /** @description First day; default: 30 days up to to, YYYY-MM-DD (UTC) */
         from?: string;
         /** @description Last day (inclusive); default: today, YYYY-MM-DD (UTC) */
@@ -7706,6 +7826,8 @@ export interface operations {
                 | 'threads'
                 | 'bluesky'
                 | 'mastodon'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -7846,8 +7968,30 @@ export interface operations {
                 } & {
                   [key: string]: unknown;
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -8394,7 +8538,9 @@ export interface operations {
             | 'pinterest'
             | 'threads'
             | 'bluesky'
-            | 'mastodon';
+            | 'mastodon'
+            | 'telegram'
+            | 'discord';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -8408,8 +8554,14 @@ export interface operations {
           token_expires_at?: string;
           /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: the handle (alice.bsky.social) or the email address of the account */
           handle?: string;
-          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never stored or returned: only the tokens it buys are */
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
           app_password?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). telegram: the bot's token from @BotFather (123456:ABC-...); the bot must be in the chat (an administrator allowed to post, in a channel). Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
+          bot_token?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). telegram: the chat the bot posts to: its numeric id (-100... for channels and supergroups) or a public channel's @username */
+          chat_id?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). discord: the channel's webhook URL (channel settings > Integrations > Webhooks > Copy Webhook URL): https://discord.com/api/webhooks/<id>/<token>. Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
+          webhook_url?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -9068,7 +9220,9 @@ export interface operations {
             | 'pinterest'
             | 'threads'
             | 'bluesky'
-            | 'mastodon';
+            | 'mastodon'
+            | 'telegram'
+            | 'discord';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */

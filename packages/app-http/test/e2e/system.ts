@@ -29,11 +29,13 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import {
+  type FakeDiscord,
   type FakeFacebook,
   type FakeInstagram,
   type FakeLinkedin,
   type FakeMastodon,
   type FakePinterest,
+  type FakeTelegram,
   type FakeThreads,
   type FakeTiktok,
   type FakeTiktokOptions,
@@ -41,11 +43,13 @@ import {
   type FakeXOptions,
   type FakeYoutube,
   type MediaServer,
+  startFakeDiscord,
   startFakeFacebook,
   startFakeInstagram,
   startFakeLinkedin,
   startFakeMastodon,
   startFakePinterest,
+  startFakeTelegram,
   startFakeThreads,
   startFakeTiktok,
   startFakeX,
@@ -98,6 +102,9 @@ export interface System {
   threads: FakeThreads;
   /** One Mastodon instance (users name it when connecting: no settings point at it). */
   mastodon: FakeMastodon;
+  /** Telegram's Bot API and Discord's webhooks (connected by credentials, no OAuth). */
+  telegram: FakeTelegram;
+  discord: FakeDiscord;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -247,6 +254,8 @@ const FAST = {
   PINTEREST_RATE_LIMIT: 'off',
   THREADS_RATE_LIMIT: 'off',
   MASTODON_RATE_LIMIT: 'off',
+  TELEGRAM_RATE_LIMIT: 'off',
+  DISCORD_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -308,6 +317,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       pinterest,
       threads,
       mastodon,
+      telegram,
+      discord,
       media,
       receiver,
     ] = await Promise.all([
@@ -320,6 +331,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       startFakePinterest(),
       startFakeThreads(),
       startFakeMastodon(),
+      startFakeTelegram(),
+      startFakeDiscord(),
       startMediaServer(),
       startReceiver(),
     ]);
@@ -331,6 +344,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       () => pinterest.close(),
       () => threads.close(),
       () => mastodon.close(),
+      () => telegram.close(),
+      () => discord.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -356,6 +371,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       ...oauthEnv('LINKEDIN', linkedin.baseUrl, linkedin.oauth.options),
       ...oauthEnv('PINTEREST', pinterest.baseUrl, pinterest.oauth.options),
       ...oauthEnv('THREADS', threads.baseUrl, threads.oauth.options),
+      TELEGRAM_API_BASE_URL: telegram.baseUrl,
+      DISCORD_API_BASE_URL: discord.baseUrl,
       // Browsers reach the API here; the test sends the callback to the real port itself.
       PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
@@ -492,6 +509,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       pinterest,
       threads,
       mastodon,
+      telegram,
+      discord,
       media,
       receiver,
       worker,
@@ -511,6 +530,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'pinterest', requests: pinterest.requests },
         { name: 'threads', requests: threads.requests },
         { name: 'mastodon', requests: mastodon.requests },
+        { name: 'telegram', requests: telegram.requests },
+        { name: 'discord', requests: discord.requests },
         { name: 'media', requests: media.requests },
       ],
       close,
