@@ -198,7 +198,6 @@ export const listBench: Bench = {
     const prepared = await prepare(mode, posts, 3);
     try {
       const api = await startApi(mode, prepared.config, benchLogger(`list ${mode}`).logger);
-      const url = `${api.origin}/posts`;
       try {
         const { deps } = api.runtime;
         const actor = prepared.seeded.actor;

@@ -1,5 +1,6 @@
 import { bluesky } from './bluesky/descriptor.ts';
 import type { PlatformDescriptor } from './descriptor.ts';
+import { discord } from './discord/descriptor.ts';
 import { facebook } from './facebook/descriptor.ts';
 import { googleBusiness } from './google-business/descriptor.ts';
 import { instagram } from './instagram/descriptor.ts';
@@ -7,6 +8,7 @@ import { linkedin } from './linkedin/descriptor.ts';
 import { mastodon } from './mastodon/descriptor.ts';
 import { pinterest } from './pinterest/descriptor.ts';
 import { reddit } from './reddit/descriptor.ts';
+import { telegram } from './telegram/descriptor.ts';
 import { threads } from './threads/descriptor.ts';
 import { tiktok } from './tiktok/descriptor.ts';
 import { twitter } from './twitter/descriptor.ts';
@@ -26,4 +28,6 @@ export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = [
   mastodon,
   reddit,
   googleBusiness,
+  telegram,
+  discord,
 ];

@@ -35,6 +35,8 @@ type SectionOverrides = {
   bluesky?: Section;
   mastodon?: Section;
   pinterest?: Section;
+  telegram?: Section;
+  discord?: Section;
 };
 
 /**

@@ -176,7 +176,7 @@ describe('POST /social-accounts by credentials', () => {
       document.paths['/social-accounts'].post.requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.handle).toMatchObject({ type: 'string', minLength: 1, maxLength: 253 });
-    expect(body.properties.app_password.description).toMatch(/Never stored or returned/);
+    expect(body.properties.app_password.description).toMatch(/Never logged or returned/);
   });
 
   it('a platform that declares credentials in its descriptor alone gets the route', async () => {

@@ -2541,6 +2541,8 @@ export interface operations {
                 | 'mastodon'
                 | 'reddit'
                 | 'google_business'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -2724,8 +2726,30 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -3088,6 +3112,8 @@ export interface operations {
                 | 'mastodon'
                 | 'reddit'
                 | 'google_business'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -3271,8 +3297,30 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -4359,8 +4407,30 @@ export interface operations {
                */
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
+            telegram?: {
+              /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+              disable_notification?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            discord?: {
+              /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+              username?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -4717,6 +4787,8 @@ export interface operations {
             | 'mastodon'
             | 'reddit'
             | 'google_business'
+            | 'telegram'
+            | 'discord'
           )[];
           /** @description Public http(s) URLs of the media */
           media_urls?: string[];
@@ -4898,8 +4970,30 @@ export interface operations {
                */
               sandbox_outcome?: 'published' | 'failed' | 'transient';
             };
+            telegram?: {
+              /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+              disable_notification?: boolean;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
+            discord?: {
+              /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+              username?: string;
+              /**
+               * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+               * @enum {unknown}
+               */
+              sandbox_outcome?: 'published' | 'failed' | 'transient';
+            } & {
+              [key: string]: unknown;
+            };
           };
-          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+          /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
           thread?: {
             content: string;
             media_urls?: string[];
@@ -5171,6 +5265,8 @@ export interface operations {
               | 'mastodon'
               | 'reddit'
               | 'google_business'
+              | 'telegram'
+              | 'discord'
             )[];
             /** @description Public http(s) URLs of the media */
             media_urls?: string[];
@@ -5352,8 +5448,30 @@ export interface operations {
                  */
                 sandbox_outcome?: 'published' | 'failed' | 'transient';
               };
+              telegram?: {
+                /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                disable_notification?: boolean;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
+              discord?: {
+                /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                username?: string;
+                /**
+                 * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                 * @enum {unknown}
+                 */
+                sandbox_outcome?: 'published' | 'failed' | 'transient';
+              } & {
+                [key: string]: unknown;
+              };
             };
-            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+            /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
             thread?: {
               content: string;
               media_urls?: string[];
@@ -7262,7 +7380,9 @@ export interface operations {
           | 'bluesky'
           | 'mastodon'
           | 'reddit'
-          | 'google_business';
+          | 'google_business'
+          | 'telegram'
+          | 'discord';
         /** @description First day; default: 30 days up to to, YYYY-MM-DD (UTC) */
         from?: string;
         /** @description Last day (inclusive); default: today, YYYY-MM-DD (UTC) */
@@ -7933,6 +8053,8 @@ export interface operations {
                 | 'mastodon'
                 | 'reddit'
                 | 'google_business'
+                | 'telegram'
+                | 'discord'
               )[];
               /** @description Public http(s) URLs of the media */
               media_urls?: string[];
@@ -8116,8 +8238,30 @@ export interface operations {
                    */
                   sandbox_outcome?: 'published' | 'failed' | 'transient';
                 };
+                telegram?: {
+                  /** @description true: the chat's members get the message without a sound (Telegram's silent message), for the main message and its follow-ups. Default false */
+                  disable_notification?: boolean;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
+                discord?: {
+                  /** @description The name the messages are posted under, instead of the webhook's own (1-80 characters, without 'discord' or 'clyde') */
+                  username?: string;
+                  /**
+                   * @description Sandbox connections only: published (default), failed (permanent) or transient (fails twice, then publishes)
+                   * @enum {unknown}
+                   */
+                  sandbox_outcome?: 'published' | 'failed' | 'transient';
+                } & {
+                  [key: string]: unknown;
+                };
               };
-              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon) */
+              /** @description Follow-ups published after the main post, each a reply to the one before (twitter, threads, bluesky, mastodon, telegram, discord) */
               thread?: {
                 content: string;
                 media_urls?: string[];
@@ -8666,7 +8810,9 @@ export interface operations {
             | 'bluesky'
             | 'mastodon'
             | 'reddit'
-            | 'google_business';
+            | 'google_business'
+            | 'telegram'
+            | 'discord';
           /** @description true: a sandbox connection (no token). Its posts never reach the platform: they end published with a sandbox- id, or as platform_options.<platform>.sandbox_outcome asks */
           sandbox?: boolean;
           /** @description The account's id on the platform (user id, page id, channel id...); required unless sandbox */
@@ -8680,8 +8826,14 @@ export interface operations {
           token_expires_at?: string;
           /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: the handle (alice.bsky.social) or the email address of the account */
           handle?: string;
-          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never stored or returned: only the tokens it buys are */
+          /** @description Required for a platform connected by credentials (not a sandbox connection). bluesky: an app password made for this service in Bluesky Settings > Privacy and security > App passwords (not the account password). Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
           app_password?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). telegram: the bot's token from @BotFather (123456:ABC-...); the bot must be in the chat (an administrator allowed to post, in a channel). Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
+          bot_token?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). telegram: the chat the bot posts to: its numeric id (-100... for channels and supergroups) or a public channel's @username */
+          chat_id?: string;
+          /** @description Required for a platform connected by credentials (not a sandbox connection). discord: the channel's webhook URL (channel settings > Integrations > Webhooks > Copy Webhook URL): https://discord.com/api/webhooks/<id>/<token>. Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are */
+          webhook_url?: string;
           /** @description Team account to act in; default: your personal account */
           workspace_id?: string;
         };
@@ -9342,7 +9494,9 @@ export interface operations {
             | 'bluesky'
             | 'mastodon'
             | 'reddit'
-            | 'google_business';
+            | 'google_business'
+            | 'telegram'
+            | 'discord';
           /** @description Where the browser goes after the callback, with ?social_account_ids=&platform= or ?error=&error_description=. Must be under one of CONNECT_RETURN_ORIGINS. */
           return_url?: string;
           /** @description Team account to act in; default: your personal account */

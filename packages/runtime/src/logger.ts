@@ -37,6 +37,11 @@ const SECRET_FIELDS = [
   'appPassword',
   'accessJwt',
   'refreshJwt',
+  // Telegram's bot token and a Discord webhook URL (its token is part of it).
+  'bot_token',
+  'botToken',
+  'webhook_url',
+  'webhookUrl',
   'client_secret',
   'clientSecret',
 ];

@@ -147,6 +147,11 @@ export async function measurePasses(
     Array.from({ length: runs + 1 }, () => publishedPost(deps, seeded)),
   );
   let next = 0;
-  samples.push(await timed(runs, () => finalizePost(deps, posts[next++] ?? posts[0]!), 'finalize'));
+  const nextPost = () => {
+    const post = posts[next++];
+    if (!post) throw new Error('no published post left to finalize');
+    return post;
+  };
+  samples.push(await timed(runs, () => finalizePost(deps, nextPost()), 'finalize'));
   return samples;
 }

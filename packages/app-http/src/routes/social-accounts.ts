@@ -53,7 +53,7 @@ function credentialFields(platforms: PlatformRegistry) {
         Type.String({
           minLength: 1,
           maxLength: field.maxLength,
-          description: `Required for a platform connected by credentials (not a sandbox connection). ${field.notes.join('; ')}${field.secret ? '. Never stored or returned: only the tokens it buys are' : ''}`,
+          description: `Required for a platform connected by credentials (not a sandbox connection). ${field.notes.join('; ')}${field.secret ? ". Never logged or returned; kept only as the connection's encrypted token where it is one (a bot token), else only the tokens it buys are" : ''}`,
         }),
       ),
     ]),

@@ -29,6 +29,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import {
+  type FakeDiscord,
   type FakeFacebook,
   type FakeGoogleBusiness,
   type FakeInstagram,
@@ -36,6 +37,7 @@ import {
   type FakeMastodon,
   type FakePinterest,
   type FakeReddit,
+  type FakeTelegram,
   type FakeThreads,
   type FakeTiktok,
   type FakeTiktokOptions,
@@ -43,6 +45,7 @@ import {
   type FakeXOptions,
   type FakeYoutube,
   type MediaServer,
+  startFakeDiscord,
   startFakeFacebook,
   startFakeGoogleBusiness,
   startFakeInstagram,
@@ -50,6 +53,7 @@ import {
   startFakeMastodon,
   startFakePinterest,
   startFakeReddit,
+  startFakeTelegram,
   startFakeThreads,
   startFakeTiktok,
   startFakeX,
@@ -105,6 +109,9 @@ export interface System {
   reddit: FakeReddit;
   /** Google Business Profile: OAuth, accounts, locations and local posts on one fake. */
   googleBusiness: FakeGoogleBusiness;
+  /** Telegram's Bot API and Discord's webhooks (connected by credentials, no OAuth). */
+  telegram: FakeTelegram;
+  discord: FakeDiscord;
   media: MediaServer;
   receiver: Receiver;
   /** The runtime the worker consumes with (embedded: also the API's). */
@@ -256,6 +263,8 @@ const FAST = {
   MASTODON_RATE_LIMIT: 'off',
   REDDIT_RATE_LIMIT: 'off',
   GOOGLE_BUSINESS_RATE_LIMIT: 'off',
+  TELEGRAM_RATE_LIMIT: 'off',
+  DISCORD_RATE_LIMIT: 'off',
 } as const;
 
 /** GET /metrics's credential in these tests. */
@@ -319,6 +328,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       mastodon,
       reddit,
       googleBusiness,
+      telegram,
+      discord,
       media,
       receiver,
     ] = await Promise.all([
@@ -333,6 +344,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       startFakeMastodon(),
       startFakeReddit(),
       startFakeGoogleBusiness(),
+      startFakeTelegram(),
+      startFakeDiscord(),
       startMediaServer(),
       startReceiver(),
     ]);
@@ -346,6 +359,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       () => mastodon.close(),
       () => reddit.close(),
       () => googleBusiness.close(),
+      () => telegram.close(),
+      () => discord.close(),
       () => instagram.close(),
       () => youtube.close(),
       () => media.close(),
@@ -380,6 +395,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       ...oauthEnv('GOOGLE_BUSINESS', googleBusiness.baseUrl, googleBusiness.oauth.options),
       GOOGLE_BUSINESS_ACCOUNTS_BASE_URL: googleBusiness.baseUrl,
       GOOGLE_BUSINESS_LOCATIONS_BASE_URL: googleBusiness.baseUrl,
+      TELEGRAM_API_BASE_URL: telegram.baseUrl,
+      DISCORD_API_BASE_URL: discord.baseUrl,
       // Browsers reach the API here; the test sends the callback to the real port itself.
       PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       CONNECT_RETURN_ORIGINS: RETURN_ORIGIN,
@@ -518,6 +535,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
       mastodon,
       reddit,
       googleBusiness,
+      telegram,
+      discord,
       media,
       receiver,
       worker,
@@ -539,6 +558,8 @@ export async function startSystem(options: StartOptions): Promise<System> {
         { name: 'mastodon', requests: mastodon.requests },
         { name: 'reddit', requests: reddit.requests },
         { name: 'google_business', requests: googleBusiness.requests },
+        { name: 'telegram', requests: telegram.requests },
+        { name: 'discord', requests: discord.requests },
         { name: 'media', requests: media.requests },
       ],
       close,

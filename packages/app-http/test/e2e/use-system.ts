@@ -56,7 +56,7 @@ export interface SystemInUse {
   orSkip(context: Pick<TestContext, 'skip'>): System;
 }
 
-/** Both hooks get the time the slowest of them needs: migrations, ten fakes, two runtimes. */
+/** Both hooks get the time the slowest of them needs: migrations, the fakes, two runtimes. */
 const HOOK_TIMEOUT_MS = 60_000;
 
 /** Registers the set-up and the tear-down of `mode`'s system in the current describe block. */

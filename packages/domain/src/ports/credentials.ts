@@ -11,7 +11,11 @@ export interface CredentialField {
   /** What to put there, in one line (the OpenAPI document shows it). */
   readonly description: string;
   readonly maxLength: number;
-  /** A password or a key: never logged, never stored (only the tokens it buys are). */
+  /**
+   * A password, a key or a token: never logged, never returned. Stored only where it is itself
+   * the connection's token (a Telegram bot token, a Discord webhook's), encrypted like every
+   * token; otherwise only the tokens it buys are.
+   */
   readonly secret: boolean;
 }
 

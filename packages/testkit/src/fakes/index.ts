@@ -10,6 +10,17 @@ export {
 } from './bluesky.ts';
 export { BLUESKY_COUNTS, type BlueskyCount } from './bluesky-metrics.ts';
 export {
+  type DiscordApiError,
+  type DiscordAttachment,
+  type DiscordCall,
+  type DiscordMessage,
+  type DiscordScript,
+  type DiscordWebhook,
+  type FakeDiscord,
+  type FakeDiscordOptions,
+  startFakeDiscord,
+} from './discord.ts';
+export {
   FACEBOOK_ENGAGEMENT,
   FACEBOOK_ERRORS,
   FACEBOOK_LONG_LIVED_EXPIRES_IN,
@@ -120,6 +131,17 @@ export {
   type RedditSubmission,
   startFakeReddit,
 } from './reddit.ts';
+export {
+  type FakeTelegram,
+  type FakeTelegramOptions,
+  startFakeTelegram,
+  type TelegramApiError,
+  type TelegramBot,
+  type TelegramChat,
+  type TelegramMessage,
+  type TelegramScript,
+} from './telegram.ts';
+
 export {
   type FakeThreads,
   type FakeThreadsOptions,
