@@ -49,10 +49,10 @@ async function prepareShape(db: AnyDb, deps: Parameters<typeof seedUser>[0]) {
   const seeded = await seedUser(deps, ['twitter', 'linkedin']);
   const { sql } = await import('kysely');
   const { rows } = await sql<{ id: string }>`
-    insert into webhooks (id, account_id, created_by, url, events, active, secret_ciphertext,
+    insert into webhooks (id, account_id, created_by, url, events, active, secret,
                           created_at)
     values (gen_random_uuid(), ${seeded.ctx.accountId}, ${seeded.userId},
-            'https://hooks.example.com/history', '{post.published}', false, 'sealed', now())
+            'https://hooks.example.com/history', '{post.published}', false, 'v2.sealed', now())
     returning id`.execute(db);
   const shape: HistoryShape = {
     userId: seeded.userId,

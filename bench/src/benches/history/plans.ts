@@ -48,7 +48,7 @@ export async function printPlans(db: AnyDb, seeded: SeededUser, out: Out): Promi
       'retention sweep',
       sql`select p.id from posts p where p.status = any(array['published','partial','failed','cancelled'])
             and p.updated_at < now() - interval '300 days'
-          order by p.updated_at limit 1000`,
+          limit 1000`,
     ],
   ];
   for (const [name, statement] of statements) {

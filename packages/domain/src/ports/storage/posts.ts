@@ -160,7 +160,7 @@ export interface PostRepository {
   /** Targets in `publishing` whose lease expired before `now`. */
   findExpiredLeases(now: Date, limit: number): Promise<PostTarget[]>;
   /**
-   * Deletes at most `limit` finished posts, oldest change first: a terminal status
+   * Deletes at most `limit` finished posts (in no set order): a terminal status
    * (TERMINAL_POST_STATUSES), last changed before `cutoff`, every target terminal too
    * (TERMINAL_TARGET_STATUSES). Their targets, deliveries, numbers and media links go with them.
    * Returns how many posts were deleted.
