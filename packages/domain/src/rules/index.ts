@@ -1,3 +1,4 @@
+export * from './approval-rules.ts';
 export * from './account-rules.ts';
 export * from './hosted-media.ts';
 export * from './iso-time.ts';

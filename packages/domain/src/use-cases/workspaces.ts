@@ -35,6 +35,7 @@ export async function createWorkspace(
     id: deps.ids.newId(),
     kind: 'team',
     name: String(input.name).trim(),
+    approvalRequired: false,
     createdAt: now,
   };
   // Count and create in one unit of work (the user locked): the limit holds under races.

@@ -6,6 +6,7 @@
  */
 import { describeAccountRepositoryContract } from './storage-accounts.ts';
 import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
+import { describeApprovalStorageContract } from './storage-approval.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
@@ -25,6 +26,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeApiKeyRepositoryContract(name, setup);
   describeSocialAccountRepositoryContract(name, setup);
   describePostRepositoryContract(name, setup);
+  describeApprovalStorageContract(name, setup);
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
