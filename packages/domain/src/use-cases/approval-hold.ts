@@ -51,4 +51,3 @@ export function approvalEvent(
     socialAccountIds: [...new Set(post.targets.map((target) => target.socialAccountId))],
   };
 }
-

@@ -203,7 +203,9 @@ export async function editPost(
   const before = post.targets.map((target) => target.socialAccountId);
   event.socialAccountIds = [...new Set([...event.socialAccountIds, ...before])];
   const sentBack = status === 'pending_approval' && post.status !== 'pending_approval';
-  const requested = sentBack ? [approvalEvent('post.approval_requested', current, actor.userId)] : [];
+  const requested = sentBack
+    ? [approvalEvent('post.approval_requested', current, actor.userId)]
+    : [];
   await emitEvents(deps, [event, ...requested], meta);
 
   if (sentBack) await dropJob(deps, current);

@@ -100,12 +100,10 @@ export async function listPostsPage(
   const checked = pageRequest(page);
   if (!checked.ok) return checked;
   const { limit, before } = checked.value;
-  const found = await readList(
-    deps,
-    actor,
-    filterOf(accountId, status),
-    { limit: limit + 1, ...(before ? { before } : {}) },
-  );
+  const found = await readList(deps, actor, filterOf(accountId, status), {
+    limit: limit + 1,
+    ...(before ? { before } : {}),
+  });
   const { items, nextCursor } = pageOf(found, limit);
   return ok({ posts: items, nextCursor });
 }

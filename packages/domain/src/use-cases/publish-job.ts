@@ -2,8 +2,8 @@ import type { CoreDeps } from '../deps.ts';
 import {
   type PostTarget,
   type PostWithTargets,
-  STARTABLE_POST_STATUSES,
   type SocialAccount,
+  STARTABLE_POST_STATUSES,
   TERMINAL_TARGET_STATUSES,
 } from '../model.ts';
 import { exponentialBackoff } from '../policies/backoff.ts';

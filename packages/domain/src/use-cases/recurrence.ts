@@ -24,13 +24,7 @@ import { holdsPostsBy } from './approval-hold.ts';
 import { storeEvents } from './event-deliveries.ts';
 import { linkHostedMedia } from './hosted-media.ts';
 import { enqueueDeliveries } from './pending-deliveries.ts';
-import {
-  cancelPost,
-  creationEvents,
-  enqueueStoredPost,
-  newTarget,
-  preparePost,
-} from './posts.ts';
+import { cancelPost, creationEvents, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
 
 /** Future occurrences kept created: the one due next and the one after it. */
 export const SERIES_OCCURRENCES_AHEAD = 2;

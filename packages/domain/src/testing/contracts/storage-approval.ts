@@ -25,14 +25,16 @@ export function describeApprovalStorageContract(name: string, setup: StorageSetu
     const repos = () => storage().repos;
 
     /** A waiting post in a team, created by a member, with two pending targets. */
-    async function waitingPost(
-      overrides: Partial<PostWithTargets> = {},
-    ): Promise<PostWithTargets> {
+    async function waitingPost(overrides: Partial<PostWithTargets> = {}): Promise<PostWithTargets> {
       const owner = await seedUser(repos());
       const team = await seedTeam(repos(), owner.id);
       const post = makePost(team.id, owner.id, {
         platforms: ['twitter', 'linkedin'],
-        post: { status: 'pending_approval', scheduledAt: plus(nextTime(), 3_600_000), ...overrides },
+        post: {
+          status: 'pending_approval',
+          scheduledAt: plus(nextTime(), 3_600_000),
+          ...overrides,
+        },
       });
       await repos().posts.insert(post);
       return post;
@@ -102,7 +104,12 @@ export function describeApprovalStorageContract(name: string, setup: StorageSetu
     it('a decision on a post that does not wait (or does not exist) does not apply', async () => {
       const post = await waitingPost();
       expect(
-        await repos().posts.transitionStatus(post.id, ['pending_approval'], 'cancelled', nextTime()),
+        await repos().posts.transitionStatus(
+          post.id,
+          ['pending_approval'],
+          'cancelled',
+          nextTime(),
+        ),
       ).toBe(true);
       const cancelled = await repos().posts.findById(post.id);
       const late = decision(post, { seenUpdatedAt: cancelled?.updatedAt as Date });
@@ -116,9 +123,7 @@ export function describeApprovalStorageContract(name: string, setup: StorageSetu
       const post = await waitingPost();
       const results = await Promise.all([
         repos().posts.decideApproval(decision(post, {})),
-        repos().posts.decideApproval(
-          decision(post, { to: 'rejected', rejectionReason: 'no' }),
-        ),
+        repos().posts.decideApproval(decision(post, { to: 'rejected', rejectionReason: 'no' })),
       ]);
       expect(results.filter(Boolean)).toHaveLength(1);
       const status = (await repos().posts.findById(post.id))?.status;
