@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { connectRoutes } from './connect.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
+import { postApprovalRoutes } from './post-approval.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
@@ -57,6 +58,7 @@ export const authenticatedApi = fp(
     for (const routes of [
       postRoutes,
       postEditRoutes,
+      postApprovalRoutes,
       postBatchRoutes,
       postImportRoutes,
       postSeriesRoutes,
