@@ -2483,7 +2483,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2926,7 +2926,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2947,7 +2947,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3449,7 +3449,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3470,7 +3470,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4061,7 +4061,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4508,7 +4508,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4814,7 +4814,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4856,7 +4856,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5127,7 +5127,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5169,7 +5169,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5570,7 +5570,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6105,7 +6105,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6126,7 +6126,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6492,7 +6492,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6513,7 +6513,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7683,7 +7683,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7890,7 +7890,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8782,7 +8782,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8803,7 +8803,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9268,7 +9268,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9289,7 +9289,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9917,7 +9917,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10148,7 +10148,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10339,7 +10339,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10360,7 +10360,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10570,7 +10570,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10792,7 +10792,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11028,7 +11028,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11049,7 +11049,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12153,7 +12153,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12481,7 +12481,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12502,7 +12502,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12736,7 +12736,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12992,7 +12992,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13034,7 +13034,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13246,7 +13246,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13288,7 +13288,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13485,7 +13485,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13691,7 +13691,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14138,7 +14138,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;

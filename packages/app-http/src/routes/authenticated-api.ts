@@ -27,6 +27,7 @@ import { slotRoutes } from './slots.ts';
 import { socialAccountRoutes } from './social-accounts.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { workspaceSettingsRoutes } from './workspace-settings.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
 export interface AuthenticatedApiOptions extends RouteOptions {
@@ -71,6 +72,7 @@ export const authenticatedApi = fp(
       webhookRoutes,
       webhookDeliveryRoutes,
       workspaceRoutes,
+      workspaceSettingsRoutes,
       mediaUploadRoutes,
       mediaRoutes,
     ]) {

@@ -1,7 +1,4 @@
-/**
- * Team accounts: POST/GET /workspaces, PATCH /workspaces/:id (settings),
- * POST/DELETE /workspaces/:id/members.
- */
+/** Team accounts: POST/GET /workspaces, POST/DELETE /workspaces/:id/members. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   addMember,
@@ -9,7 +6,6 @@ import {
   listWorkspaces,
   MAX_NAME_LENGTH,
   removeMember,
-  updateWorkspace,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
@@ -40,16 +36,6 @@ const AddMemberBody = Type.Object(
   {
     user_id: Type.String({ format: 'uuid', description: 'An existing user' }),
     role: RoleSchema,
-  },
-  { additionalProperties: false },
-);
-
-const UpdateWorkspaceBody = Type.Object(
-  {
-    approval_required: Type.Boolean({
-      description:
-        "true: members' posts (created, or edited) wait for an owner's or an admin's approval",
-    }),
   },
   { additionalProperties: false },
 );
@@ -104,33 +90,6 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (a
     async (request) => {
       const teams = await listWorkspaces(deps, actorOf(request));
       return { data: teams.map(({ account, role }) => presentWorkspace(account, role)) };
-    },
-  );
-
-  app.patch(
-    '/workspaces/:id',
-    {
-      schema: {
-        tags: ['Workspaces'],
-        operationId: 'updateWorkspace',
-        summary: "Change a workspace's settings",
-        description:
-          "Owners and admins only (403 otherwise). approval_required: members' posts wait for approval from now on; turning it off leaves posts already waiting as they are. A personal account has no members: 403.",
-        security: SECURED,
-        params: WorkspaceParams,
-        body: UpdateWorkspaceBody,
-        response: {
-          200: Data(WorkspaceSchema, 'The workspace as it now is'),
-          ...errors(...AUTH_ERRORS, ...BODY_ERRORS, ...PATH_ERRORS, 403),
-        },
-      },
-    },
-    async (request) => {
-      const { approval_required: approvalRequired } = request.body;
-      const { account, role } = unwrap(
-        await updateWorkspace(deps, actorOf(request), request.params.id, { approvalRequired }),
-      );
-      return { data: presentWorkspace(account, role) };
     },
   );
 
