@@ -632,26 +632,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/workspaces/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change a workspace's settings
-     * @description Owners and admins only (403 otherwise). approval_required: members' posts wait for approval from now on; turning it off leaves posts already waiting as they are. A personal account has no members: 403.
-     */
-    patch: operations['updateWorkspace'];
-    trace?: never;
-  };
   '/workspaces/{id}/members': {
     parameters: {
       query?: never;
@@ -690,6 +670,26 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/workspaces/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a workspace's settings
+     * @description Owners and admins only (403 otherwise). approval_required: members' posts wait for approval from now on; turning it off leaves posts already waiting as they are. A personal account has no members: 403.
+     */
+    patch: operations['updateWorkspace'];
     trace?: never;
   };
   '/media': {
@@ -12651,261 +12651,6 @@ export interface operations {
       };
     };
   };
-  updateWorkspace: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Workspace id */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @description true: members' posts (created, or edited) wait for an owner's or an admin's approval */
-          approval_required: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description The workspace as it now is */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: {
-              /**
-               * Format: uuid
-               * @description Pass it as workspace_id to act in this team
-               */
-              id: string;
-              name: string;
-              /** @enum {unknown} */
-              role: 'owner' | 'admin' | 'member';
-              /** @description Members' posts wait for an owner's or an admin's approval (pending_approval) */
-              approval_required: boolean;
-              /** Format: date-time */
-              created_at: string;
-            };
-          };
-        };
-      };
-      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description not_found: no such resource within your reach */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description payload_too_large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description unsupported_media_type: the body must be JSON */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description rate_limited (Retry-After says when to retry) */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description internal_error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            error: {
-              /** @description Stable snake_case error code */
-              code: string;
-              /** @description Human-readable sentence */
-              message: string;
-              details?: {
-                /** @description Path of the offending field, e.g. `media_urls[0]` */
-                field: string;
-                message: string;
-              }[];
-            };
-          };
-        };
-      };
-    };
-  };
   setWorkspaceMember: {
     parameters: {
       query?: never;
@@ -13290,6 +13035,261 @@ export interface operations {
       };
       /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  updateWorkspace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Workspace id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description true: members' posts (created, or edited) wait for an owner's or an admin's approval */
+          approval_required: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The workspace as it now is */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Pass it as workspace_id to act in this team
+               */
+              id: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'member';
+              /** @description Members' posts wait for an owner's or an admin's approval (pending_approval) */
+              approval_required: boolean;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
