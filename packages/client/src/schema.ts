@@ -99,7 +99,7 @@ export interface paths {
     put?: never;
     /**
      * Publish a post now
-     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
+     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).
      */
     post: operations['createPost'];
     delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
     put?: never;
     /**
      * Schedule a post
-     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
+     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).
      */
     post: operations['schedulePost'];
     delete?: never;

@@ -14,7 +14,7 @@ import {
   reconcile,
   rejectPost,
 } from '../src/index.ts';
-import { seedUser } from '../src/testing/index.ts';
+import { seedConnection, seedUser } from '../src/testing/index.ts';
 import { approvalTeam, hasJob, LATER } from './approval-support.ts';
 import { errorOf, jobCtx, unwrap } from './support.ts';
 
@@ -124,6 +124,12 @@ describe('approvePost', () => {
     const reject = errorOf(await rejectPost(t.deps, t.owner.actor, post.id, { reason: 'late' }));
     expect(reject.code).toBe('post_not_pending');
     expect(t.sent('post.approved')).toHaveLength(1);
+    // A personal account's post is never held: nothing to decide, whoever asks.
+    const personal = await seedConnection(t.deps, t.owner.user.id, 'twitter');
+    const body = { content: 'mine', social_account_ids: [personal.id] };
+    const own = unwrap(await createPost(t.deps, t.owner.ctx, body, 'now'));
+    expect(own.status).toBe('queued');
+    expect(errorOf(await approvePost(t.deps, t.owner.actor, own.id)).code).toBe('post_not_pending');
   });
 });
 

@@ -58,7 +58,7 @@ const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
   operationId: mode === 'now' ? 'createPost' : 'schedulePost',
   summary: mode === 'now' ? 'Publish a post now' : 'Schedule a post',
   description:
-    'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
+    "Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).",
   security: SECURED,
   headers: IdempotencyHeaders,
   body: mode === 'now' ? createPostBody(catalog) : scheduleBody(catalog),

@@ -43,10 +43,11 @@ async function decide(
   if (!mayApprove(await canAccessAccount(deps, actor, post.accountId))) {
     return err(forbidden(`only an owner or an admin of the workspace may ${verb} posts`));
   }
+  // Nothing to decide comes first: a personal account's post (never held) answers 409, not 403.
+  if (post.status !== 'pending_approval') return err(notPending(post, verb));
   if (post.createdBy === actor.userId) {
     return err(ownPost(`you created this post: another owner or admin must ${verb} it`));
   }
-  if (post.status !== 'pending_approval') return err(notPending(post, verb));
 
   const now = deps.clock.now();
   const to = !decision.approve ? 'rejected' : post.scheduledAt === null ? 'queued' : 'scheduled';
