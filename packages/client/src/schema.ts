@@ -272,7 +272,7 @@ export interface paths {
     post?: never;
     /**
      * Stop a repeating post
-     * @description No further occurrence is created and the scheduled ones are cancelled; published ones stay. Stopping twice is fine.
+     * @description No further occurrence is created and those not started (scheduled, queued or waiting for approval) are cancelled; published ones stay. Stopping twice is fine.
      */
     delete: operations['stopPostSeries'];
     options?: never;
