@@ -130,6 +130,36 @@ export function describeApprovalStorageContract(name: string, setup: StorageSetu
       expect(status).toBe(results[0] ? 'scheduled' : 'rejected');
     });
 
+    it('an edit and a decision racing on one version: exactly one applies', async () => {
+      for (const to of ['scheduled', 'rejected'] as const) {
+        const post = await waitingPost();
+        const edit = {
+          postId: post.id,
+          from: ['pending_approval'] as const,
+          content: 'raced',
+          mediaUrls: post.mediaUrls,
+          platformOptions: post.platformOptions,
+          thread: [],
+          firstComment: null,
+          scheduledAt: post.scheduledAt,
+          status: 'pending_approval' as const,
+          // An edit always moves the version on (editPost makes it so).
+          at: plus(post.updatedAt, 1),
+          removeTargetIds: [],
+          addTargets: [],
+        };
+        const reason = to === 'rejected' ? 'no' : null;
+        const [edited, decided] = await Promise.all([
+          repos().posts.applyEdit(edit),
+          repos().posts.decideApproval(decision(post, { to, rejectionReason: reason })),
+        ]);
+        expect(edited !== decided).toBe(true);
+        const stored = await repos().posts.findById(post.id);
+        expect(stored?.status).toBe(decided ? to : 'pending_approval');
+        expect(stored?.content).toBe(edited ? 'raced' : post.content);
+      }
+    });
+
     it('a waiting post is never due and never started, whatever its time', async () => {
       const post = await waitingPost({ scheduledAt: ancient(60) });
       const now = nextTime();
