@@ -39,6 +39,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
     firstComment: null,
     scheduledAt: null,
     seriesId: null,
+    rejectionReason: null,
     status: 'publishing',
     createdAt: now,
     updatedAt: now,

@@ -40,6 +40,7 @@ export function buildPost(
     accountId: seeded.ctx.accountId,
     createdBy: seeded.userId,
     seriesId: null,
+    rejectionReason: null,
     content: options.content ?? 'Benchmark post',
     mediaUrls: [],
     platformOptions: {},

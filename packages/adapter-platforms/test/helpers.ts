@@ -154,6 +154,7 @@ export function makeRequest(input: RequestInput): Harness {
     accountId: 'acc-1',
     createdBy: 'user-1',
     seriesId: null,
+    rejectionReason: null,
     content: input.content ?? 'Hello from the tests\nSecond line',
     mediaUrls: input.mediaUrls ?? [],
     platformOptions: input.platformOptions ?? {},

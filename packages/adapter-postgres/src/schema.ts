@@ -40,6 +40,8 @@ export interface AccountsTable {
   id: string;
   kind: AccountKind;
   name: string;
+  /** A team's members' posts wait for approval (0015). */
+  approval_required: Generated<boolean>;
   created_at: Timestamp;
 }
 
@@ -121,6 +123,8 @@ export interface PostsTable {
   updated_at: Timestamp;
   /** The repeating series of an occurrence (post_series); null for a one-off post. */
   series_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the post was rejected; only on a `rejected` post (0015). */
+  rejection_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PostTargetsTable {

@@ -296,6 +296,7 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
         const team = {
           id: crypto.randomUUID(),
           kind: 'team' as const,
+          approvalRequired: false,
           name: 'T',
           createdAt: new Date(),
         };

@@ -53,6 +53,8 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   not_found: 404,
   conflict: 409,
   post_not_editable: 409,
+  post_not_pending: 409,
+  own_post: 403,
   limit_exceeded: 409,
   post_not_published: 409,
   platform_not_configured: 400,

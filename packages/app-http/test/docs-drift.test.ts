@@ -17,6 +17,8 @@
  */
 import { readFileSync } from 'node:fs';
 import {
+  addMember,
+  approvePost,
   cancelPost,
   connectSocialAccount,
   createPost,
@@ -28,11 +30,13 @@ import {
   type MetricName,
   processPublishJob,
   readDueMetrics,
+  rejectPost,
+  updateWorkspace,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
 import { failedOutcome, seedConnection } from '@social-publisher/domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './support.ts';
+import { createHarness, type Harness, seedWorkspace } from './support.ts';
 
 const API_MD = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 
@@ -283,6 +287,43 @@ describe('docs/api.md post.metrics_updated example against what the read pass se
   });
 });
 
+/**
+ * A team requiring approval where a member's two posts wait: one approved, one rejected. The
+ * team's webhook takes the approval events (alice's personal one the others).
+ */
+async function approvalScenario(h: Harness): Promise<void> {
+  const { deps, alice, bob } = h;
+  const team = await seedWorkspace(deps, alice);
+  const set = await addMember(deps, alice.actor, team.account.id, {
+    userId: bob.user.id,
+    role: 'member',
+  });
+  if (!set.ok) throw new Error(JSON.stringify(set.error));
+  await updateWorkspace(deps, alice.actor, team.account.id, { approvalRequired: true });
+  const hook = await createWebhook(deps, team.ctx, {
+    url: 'https://hooks.example.com/approval',
+    events: ['post.approval_requested', 'post.approved', 'post.rejected'],
+  });
+  if (!hook.ok) throw new Error(JSON.stringify(hook.error));
+  const connection = await seedConnection(deps, team.account.id, 'twitter', { sandbox: true });
+  const bobCtx = {
+    accountId: team.account.id,
+    userId: bob.user.id,
+    role: 'member' as const,
+    apiKeyId: null,
+  };
+  const body = { content: 'for review', social_account_ids: [connection.id] };
+  for (const decide of ['approve', 'reject'] as const) {
+    const post = await createPost(deps, bobCtx, body, 'now');
+    if (!post.ok) throw new Error(JSON.stringify(post.error));
+    const decided =
+      decide === 'approve'
+        ? await approvePost(deps, alice.actor, post.value.id)
+        : await rejectPost(deps, alice.actor, post.value.id, { reason: 'off-brand' });
+    if (!decided.ok) throw new Error(JSON.stringify(decided.error));
+  }
+}
+
 describe('docs/api.md event catalogue against the deliveries and the OpenAPI webhooks section', () => {
   type Example = { event: string; data: Record<string, unknown> };
   const examples = jsonBlocks(section(API_MD, 'webhook-payload')) as Example[];
@@ -298,6 +339,9 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     'post.cancelled',
     'post.target.published',
     'post.target.failed',
+    'post.approval_requested',
+    'post.approved',
+    'post.rejected',
     'social_account.connected',
     'social_account.expired',
     'social_account.disconnected',
@@ -337,6 +381,7 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     if (!now.ok) throw new Error(JSON.stringify(now.error));
     const signal = new AbortController().signal;
     await processPublishJob(deps, now.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
+    await approvalScenario(h);
     await expireConnection(deps, failing, 'the platform refused the token');
     await deleteSocialAccount(deps, alice.actor, connected.value.id);
     for (const delivery of deps.store.tables.deliveries.values()) {

@@ -12,6 +12,8 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/posts/{id}'],
   ['delete', '/posts/{id}'],
   ['patch', '/posts/{id}'],
+  ['post', '/posts/{id}/approve'],
+  ['post', '/posts/{id}/reject'],
   ['post', '/posts/queue'],
   ['get', '/posts/{id}/metrics'],
   ['get', '/posts/{id}/metrics/history'],
@@ -40,6 +42,7 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['delete', '/social-accounts/{id}'],
   ['post', '/workspaces'],
   ['get', '/workspaces'],
+  ['patch', '/workspaces/{id}'],
   ['post', '/workspaces/{id}/members'],
   ['delete', '/workspaces/{id}/members/{user_id}'],
   ['post', '/media'],
@@ -61,6 +64,8 @@ const OPERATION_IDS: Record<string, string> = {
   'get /posts': 'listPosts',
   'get /posts/{id}': 'getPost',
   'patch /posts/{id}': 'updatePost',
+  'post /posts/{id}/approve': 'approvePost',
+  'post /posts/{id}/reject': 'rejectPost',
   'post /posts/queue': 'queuePost',
   'get /posts/{id}/metrics': 'getPostMetrics',
   'get /posts/{id}/metrics/history': 'getPostMetricsHistory',
@@ -90,6 +95,7 @@ const OPERATION_IDS: Record<string, string> = {
   'delete /social-accounts/{id}': 'deleteSocialAccount',
   'post /workspaces': 'createWorkspace',
   'get /workspaces': 'listWorkspaces',
+  'patch /workspaces/{id}': 'updateWorkspace',
   'post /workspaces/{id}/members': 'setWorkspaceMember',
   'delete /workspaces/{id}/members/{user_id}': 'removeWorkspaceMember',
   'post /media': 'uploadMedia',
@@ -158,11 +164,12 @@ describe('GET /openapi.json', () => {
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
     // (POST /posts/import and POST /media take a file as it streams: no JSON body schema;
-    // redeliver and a metrics refresh take no body at all.)
+    // redeliver, a metrics refresh and an approval take no body at all.)
     if (
       ['post', 'patch'].includes(method) &&
       !path.endsWith('/redeliver') &&
       !path.endsWith('/metrics/refresh') &&
+      !path.endsWith('/approve') &&
       path !== '/posts/import' &&
       path !== '/media'
     ) {

@@ -21,6 +21,7 @@ const POST_KEYS = [
   'media_urls',
   'platform_options',
   'post_targets',
+  'rejection_reason',
   'sandbox',
   'scheduled_at',
   'series_id',

@@ -28,8 +28,14 @@ describe('workspaces', () => {
     });
     expect(response.statusCode).toBe(201);
     const data = response.json().data;
-    expect(Object.keys(data).sort()).toEqual(['created_at', 'id', 'name', 'role']);
-    expect(data).toMatchObject({ name: 'Acme', role: 'owner' });
+    expect(Object.keys(data).sort()).toEqual([
+      'approval_required',
+      'created_at',
+      'id',
+      'name',
+      'role',
+    ]);
+    expect(data).toMatchObject({ name: 'Acme', role: 'owner', approval_required: false });
     expect(response.headers.location).toBe(`/workspaces/${data.id}`);
     const list = await h.call({ method: 'GET', url: '/workspaces', headers: h.as(h.alice) });
     expect(list.json().data).toEqual([data]);

@@ -93,13 +93,13 @@ export interface paths {
     };
     /**
      * List your posts
-     * @description Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).
+     * @description Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. With status: only those in it (status=pending_approval&workspace_id= for an owner or admin: every post waiting for approval in that team, whoever created it). Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).
      */
     get: operations['listPosts'];
     put?: never;
     /**
      * Publish a post now
-     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
+     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).
      */
     post: operations['createPost'];
     delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
     put?: never;
     /**
      * Schedule a post
-     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.
+     * @description Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).
      */
     post: operations['schedulePost'];
     delete?: never;
@@ -144,7 +144,7 @@ export interface paths {
     post?: never;
     /**
      * Cancel a post
-     * @description Cancels a scheduled or queued post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.
+     * @description Cancels a scheduled, queued or pending_approval post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.
      */
     delete: operations['cancelPost'];
     options?: never;
@@ -154,6 +154,46 @@ export interface paths {
      * @description Changes content, media_urls, platform_options, social_account_ids (the full list: left-out connections lose their target, new ones get one), thread ([] removes it), first_comment (null removes it) or scheduled_at, with the checks of create. Allowed until a worker starts publishing the post; after that, or once it is finished or cancelled, 409 post_not_editable. A new scheduled_at moves the publish job: the post is published at the new time only.
      */
     patch: operations['updatePost'];
+    trace?: never;
+  };
+  '/posts/{id}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a post waiting for approval
+     * @description The post is scheduled as its creator asked (status scheduled, or queued when immediate) and its publish job enqueued; if its time has passed meanwhile it is published at once. Sends post.approved. Owners and admins of the workspace only (403 forbidden for a member), and not the post creator (403 own_post). A post that is not pending_approval is 409 post_not_pending; one edited while you decided is 409 conflict.
+     */
+    post: operations['approvePost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/{id}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject a post waiting for approval
+     * @description The post becomes rejected (terminal: it is never published; its targets are cancelled), with reason shown as rejection_reason. Sends post.rejected. Owners and admins of the workspace only (403 forbidden for a member), and not the post creator (403 own_post). A post that is not pending_approval is 409 post_not_pending; one edited while you decided is 409 conflict.
+     */
+    post: operations['rejectPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/posts/validate': {
@@ -232,7 +272,7 @@ export interface paths {
     post?: never;
     /**
      * Stop a repeating post
-     * @description No further occurrence is created and the scheduled ones are cancelled; published ones stay. Stopping twice is fine.
+     * @description No further occurrence is created and those not started (scheduled, queued or waiting for approval) are cancelled; published ones stay. Stopping twice is fine.
      */
     delete: operations['stopPostSeries'];
     options?: never;
@@ -632,6 +672,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/workspaces/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a workspace's settings
+     * @description Owners and admins only (403 otherwise). approval_required: members' posts wait for approval from now on; turning it off leaves posts already waiting as they are. A personal account has no members: 403.
+     */
+    patch: operations['updateWorkspace'];
+    trace?: never;
+  };
   '/media': {
     parameters: {
       query?: never;
@@ -893,7 +953,7 @@ export interface webhooks {
     put?: never;
     /**
      * post.approval_requested
-     * @description A post waits for approval (not sent yet). Headers: X-Social-Publisher-Event (post.approval_requested), the signatures and webhook-id (the delivery id).
+     * @description A member's post waits for approval (created, or an approved post edited by a member). Headers: X-Social-Publisher-Event (post.approval_requested), the signatures and webhook-id (the delivery id).
      */
     post: operations['postApprovalRequestedEvent'];
     delete?: never;
@@ -913,7 +973,7 @@ export interface webhooks {
     put?: never;
     /**
      * post.approved
-     * @description A post was approved (not sent yet). Headers: X-Social-Publisher-Event (post.approved), the signatures and webhook-id (the delivery id).
+     * @description A post waiting for approval was approved (POST /posts/{id}/approve). Headers: X-Social-Publisher-Event (post.approved), the signatures and webhook-id (the delivery id).
      */
     post: operations['postApprovedEvent'];
     delete?: never;
@@ -933,7 +993,7 @@ export interface webhooks {
     put?: never;
     /**
      * post.rejected
-     * @description A post was rejected (not sent yet). Headers: X-Social-Publisher-Event (post.rejected), the signatures and webhook-id (the delivery id).
+     * @description A post waiting for approval was rejected (POST /posts/{id}/reject). Headers: X-Social-Publisher-Event (post.rejected), the signatures and webhook-id (the delivery id).
      */
     post: operations['postRejectedEvent'];
     delete?: never;
@@ -1076,7 +1136,9 @@ export interface components {
           | 'published'
           | 'partial'
           | 'failed'
-          | 'cancelled';
+          | 'cancelled'
+          | 'pending_approval'
+          | 'rejected';
         /**
          * Format: date-time
          * @description null for an immediate post
@@ -1134,7 +1196,9 @@ export interface components {
           | 'published'
           | 'partial'
           | 'failed'
-          | 'cancelled';
+          | 'cancelled'
+          | 'pending_approval'
+          | 'rejected';
         /**
          * Format: date-time
          * @description null for an immediate post
@@ -1192,7 +1256,9 @@ export interface components {
           | 'published'
           | 'partial'
           | 'failed'
-          | 'cancelled';
+          | 'cancelled'
+          | 'pending_approval'
+          | 'rejected';
         /**
          * Format: date-time
          * @description null for an immediate post
@@ -1449,7 +1515,7 @@ export interface components {
       data: {
         /**
          * Format: uuid
-         * @description Who asked for the approval
+         * @description The member who created or edited the post
          */
         user_id: string;
       };
@@ -1481,7 +1547,7 @@ export interface components {
       data: {
         /**
          * Format: uuid
-         * @description Who approved
+         * @description The owner or admin who approved it
          */
         user_id: string;
       };
@@ -1513,10 +1579,11 @@ export interface components {
       data: {
         /**
          * Format: uuid
-         * @description Who rejected
+         * @description The owner or admin who rejected it
          */
         user_id: string;
-        reason: string | null;
+        /** @description Why, as given (the post shows it as rejection_reason) */
+        reason: string;
       };
       /**
        * Format: uuid
@@ -2251,6 +2318,17 @@ export interface operations {
         limit?: number;
         /** @description next_cursor of the previous page (requires limit) */
         before?: string;
+        /** @description Only posts in this status. status=pending_approval with workspace_id, asked by an owner or an admin of that workspace: every post waiting for approval there, whoever created it */
+        status?:
+          | 'scheduled'
+          | 'queued'
+          | 'publishing'
+          | 'published'
+          | 'partial'
+          | 'failed'
+          | 'cancelled'
+          | 'pending_approval'
+          | 'rejected';
       };
       header?: never;
       path?: never;
@@ -2298,7 +2376,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -2308,7 +2386,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -2353,6 +2433,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             }[];
             /** @description Only with limit: the before of the next page, null when no post follows */
             next_cursor?: string | null;
@@ -2401,7 +2483,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2808,7 +2890,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -2818,7 +2900,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -2863,6 +2947,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -2909,7 +2995,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2930,7 +3016,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3396,7 +3482,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -3406,7 +3492,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -3451,6 +3539,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -3497,7 +3587,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3518,7 +3608,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3719,7 +3809,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -3729,7 +3819,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -3774,6 +3866,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -3979,7 +4073,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -3989,7 +4083,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -4034,6 +4130,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -4101,7 +4199,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4487,7 +4585,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -4497,7 +4595,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -4542,6 +4642,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -4609,7 +4711,668 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  approvePost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The approved post */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  rejectPost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Why (1-1000 characters, not blank): shown on the post as rejection_reason and sent in post.rejected */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The rejected post */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @enum {unknown}
+                 */
+                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5079,7 +5842,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5544,7 +6307,7 @@ export interface operations {
                        */
                       scheduled_at: string | null;
                       /**
-                       * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+                       * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                        * @enum {unknown}
                        */
                       status:
@@ -5554,7 +6317,9 @@ export interface operations {
                         | 'published'
                         | 'partial'
                         | 'failed'
-                        | 'cancelled';
+                        | 'cancelled'
+                        | 'pending_approval'
+                        | 'rejected';
                       /** Format: date-time */
                       created_at: string;
                       /** Format: date-time */
@@ -5599,6 +6364,8 @@ export interface operations {
                        * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                        */
                       series_id: string | null;
+                      /** @description Why an owner or an admin rejected it (status rejected) */
+                      rejection_reason: string | null;
                     };
                     error?: {
                       code: string;
@@ -5679,7 +6446,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5700,7 +6467,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5927,7 +6694,7 @@ export interface operations {
                        */
                       scheduled_at: string | null;
                       /**
-                       * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+                       * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                        * @enum {unknown}
                        */
                       status:
@@ -5937,7 +6704,9 @@ export interface operations {
                         | 'published'
                         | 'partial'
                         | 'failed'
-                        | 'cancelled';
+                        | 'cancelled'
+                        | 'pending_approval'
+                        | 'rejected';
                       /** Format: date-time */
                       created_at: string;
                       /** Format: date-time */
@@ -5982,6 +6751,8 @@ export interface operations {
                        * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                        */
                       series_id: string | null;
+                      /** @description Why an owner or an admin rejected it (status rejected) */
+                      rejection_reason: string | null;
                     };
                     error?: {
                       code: string;
@@ -6062,7 +6833,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6083,7 +6854,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7253,7 +8024,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7464,7 +8235,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8320,7 +9091,7 @@ export interface operations {
                */
               scheduled_at: string | null;
               /**
-               * @description scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
                * @enum {unknown}
                */
               status:
@@ -8330,7 +9101,9 @@ export interface operations {
                 | 'published'
                 | 'partial'
                 | 'failed'
-                | 'cancelled';
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -8375,6 +9148,8 @@ export interface operations {
                * @description The repeating series (GET /post-series/:id) this post is an occurrence of
                */
               series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
             };
           };
         };
@@ -8421,7 +9196,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8442,7 +9217,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8680,7 +9455,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8917,7 +9692,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8938,7 +9713,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9570,7 +10345,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9801,7 +10576,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9992,7 +10767,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10013,7 +10788,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10223,7 +10998,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10445,7 +11220,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10681,7 +11456,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10702,7 +11477,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11806,7 +12581,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11938,6 +12713,8 @@ export interface operations {
               name: string;
               /** @enum {unknown} */
               role: 'owner' | 'admin' | 'member';
+              /** @description Members' posts wait for an owner's or an admin's approval (pending_approval) */
+              approval_required: boolean;
               /** Format: date-time */
               created_at: string;
             }[];
@@ -12082,6 +12859,8 @@ export interface operations {
               name: string;
               /** @enum {unknown} */
               role: 'owner' | 'admin' | 'member';
+              /** @description Members' posts wait for an owner's or an admin's approval (pending_approval) */
+              approval_required: boolean;
               /** Format: date-time */
               created_at: string;
             };
@@ -12130,7 +12909,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12151,7 +12930,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12386,7 +13165,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12428,7 +13207,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12640,7 +13419,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12682,8 +13461,263 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  updateWorkspace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Workspace id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description true: members' posts (created, or edited) wait for an owner's or an admin's approval */
+          approval_required: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The workspace as it now is */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description Pass it as workspace_id to act in this team
+               */
+              id: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'member';
+              /** @description Members' posts wait for an owner's or an admin's approval (pending_approval) */
+              approval_required: boolean;
+              /** Format: date-time */
+              created_at: string;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -12879,7 +13913,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13085,7 +14119,7 @@ export interface operations {
           };
         };
       };
-      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13532,7 +14566,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
       409: {
         headers: {
           [name: string]: unknown;

@@ -17,6 +17,10 @@ export type DomainError =
   /** A post that can no longer be changed: publishing began, or it is finished or cancelled. */
   | { code: 'post_not_editable'; message: string }
   | { code: 'limit_exceeded'; message: string }
+  /** Approving or rejecting a post that does not wait for approval: the message says its status. */
+  | { code: 'post_not_pending'; message: string }
+  /** Approving or rejecting a post one created oneself: approval takes a second person. */
+  | { code: 'own_post'; message: string }
   /** Metrics asked of a post that has no published target (yet, or ever): the message says why. */
   | { code: 'post_not_published'; message: string }
   | { code: 'unauthorized'; message: string }
@@ -57,6 +61,11 @@ export const postNotEditable = (message: string): DomainError => ({
   code: 'post_not_editable',
   message,
 });
+export const postNotPending = (message: string): DomainError => ({
+  code: 'post_not_pending',
+  message,
+});
+export const ownPost = (message: string): DomainError => ({ code: 'own_post', message });
 export const postNotPublished = (message: string): DomainError => ({
   code: 'post_not_published',
   message,

@@ -28,6 +28,11 @@ export interface Account {
   id: string;
   kind: AccountKind;
   name: string;
+  /**
+   * A team's setting: its members' posts wait for an owner's or an admin's approval
+   * (`pending_approval`) before they are queued. Always false on a personal account.
+   */
+  approvalRequired: boolean;
   createdAt: Date;
 }
 
@@ -145,6 +150,9 @@ export const POST_STATUSES = [
   'partial',
   'failed',
   'cancelled',
+  // Approval (docs/api.md#approval): a member's post held for an owner or an admin.
+  'pending_approval',
+  'rejected',
 ] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 export const TERMINAL_POST_STATUSES: readonly PostStatus[] = [
@@ -152,9 +160,14 @@ export const TERMINAL_POST_STATUSES: readonly PostStatus[] = [
   'partial',
   'failed',
   'cancelled',
+  'rejected',
 ];
-/** The statuses in which a post may still be edited: no worker has started it. */
-export const EDITABLE_POST_STATUSES: readonly PostStatus[] = ['scheduled', 'queued'];
+/** The statuses in which a post may still be edited (or cancelled): no worker has started it. */
+export const EDITABLE_POST_STATUSES: readonly PostStatus[] = [
+  'scheduled',
+  'queued',
+  'pending_approval',
+];
 /** The statuses a publish run starts from (`PostRepository.startPublish`). */
 export const STARTABLE_POST_STATUSES: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
@@ -199,6 +212,8 @@ export interface Post {
   updatedAt: Date;
   /** The repeating series this post is an occurrence of; null for a one-off post. */
   seriesId: string | null;
+  /** Why an owner or an admin rejected it (status `rejected`); null otherwise. */
+  rejectionReason: string | null;
 }
 
 /**

@@ -23,6 +23,7 @@ describe('MemoryUnitOfWork', () => {
           id: 'team-1',
           kind: 'team',
           name: 't',
+          approvalRequired: false,
           createdAt: deps.clock.now(),
         });
         await repos.apiKeys.delete(alice.apiKey.id);
@@ -220,6 +221,7 @@ describe('memory repositories', () => {
         accountId: 'a',
         createdBy: 'u',
         seriesId: null,
+        rejectionReason: null,
         content: '',
         mediaUrls: [],
         platformOptions: {},

@@ -24,6 +24,7 @@ describe('createUser', () => {
       id: user.id,
       kind: 'personal',
       name: 'alice@example.com',
+      approvalRequired: false,
       createdAt: user.createdAt,
     });
     expect(apiKey).toMatchObject({ name: 'default', accountId: user.id, createdBy: user.id });

@@ -35,6 +35,7 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
           id: account.id,
           kind: account.kind,
           name: account.name,
+          approval_required: account.approvalRequired,
           created_at: account.createdAt,
         })
         .execute();
@@ -48,6 +49,16 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
           .where('id', '=', id)
           .executeTakeFirst()) ?? null
       );
+    },
+
+    async setApprovalRequired(accountId: string, required: boolean): Promise<boolean> {
+      const result = await db
+        .updateTable('accounts')
+        .set({ approval_required: required })
+        .where('id', '=', accountId)
+        .where('kind', '=', 'team')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     async addMembership(membership: Membership): Promise<void> {

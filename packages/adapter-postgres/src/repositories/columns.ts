@@ -16,6 +16,7 @@ export const accountColumns = [
   'accounts.id as id',
   'accounts.kind as kind',
   'accounts.name as name',
+  'accounts.approval_required as approvalRequired',
   'accounts.created_at as createdAt',
 ] as const;
 
@@ -68,6 +69,7 @@ export const postColumns = [
   'posts.created_at as createdAt',
   'posts.updated_at as updatedAt',
   'posts.series_id as seriesId',
+  'posts.rejection_reason as rejectionReason',
 ] as const;
 
 export const targetColumns = [

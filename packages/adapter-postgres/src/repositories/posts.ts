@@ -8,11 +8,12 @@ import type {
   PostWithTargets,
   ResumeState,
 } from '@social-publisher/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
+import { decideApproval } from './post-approval.ts';
 import { postRetention } from './post-retention.ts';
 import {
   type CompleteInput,
@@ -50,6 +51,7 @@ const postRow = (post: PostWithTargets) => ({
   created_at: post.createdAt.toISOString(),
   updated_at: post.updatedAt.toISOString(),
   series_id: post.seriesId,
+  rejection_reason: post.rejectionReason,
 });
 
 const targetRows = (post: PostWithTargets) =>
@@ -76,7 +78,7 @@ const targetRows = (post: PostWithTargets) =>
   }));
 
 const POST_INSERT_COLUMNS = sql.raw(
-  'id, account_id, created_by, content, media_urls, platform_options, thread, first_comment, scheduled_at, status, created_at, updated_at, series_id',
+  'id, account_id, created_by, content, media_urls, platform_options, thread, first_comment, scheduled_at, status, created_at, updated_at, series_id, rejection_reason',
 );
 const TARGET_COLUMN_NAMES =
   'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, thread_post_ids, first_comment_id, resume_state, lease_expires_at, published_at, updated_at';
@@ -88,6 +90,22 @@ const TARGET_INSERT_COLUMNS_FROM_NEW = TARGET_COLUMN_NAMES.split(', ')
     column === 'position' ? 'last_position.position + 1 + new.position' : `new.${column}`,
   )
   .join(', ');
+
+/** Newest first (created_at, id descending); with `page`, after its cursor and at most its limit. */
+function pageOf<Q extends SelectQueryBuilder<Database, 'posts', object>>(
+  query: Q,
+  page?: PostPage,
+): Q {
+  let paged = query;
+  const before = page?.before;
+  if (before !== undefined) {
+    paged = paged.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    ) as Q;
+  }
+  paged = paged.orderBy('created_at', 'desc').orderBy('id', 'desc') as Q;
+  return (page === undefined ? paged : paged.limit(page.limit)) as Q;
+}
 
 export function createPostRepository(
   db: Kysely<Database>,
@@ -186,6 +204,7 @@ export function createPostRepository(
       createdBy: string,
       accountIds: readonly string[],
       page?: PostPage,
+      status?: PostStatus,
     ): Promise<PostWithTargets[]> {
       if (accountIds.length === 0) return [];
       let query = db
@@ -193,17 +212,31 @@ export function createPostRepository(
         .select(postColumns)
         .where('created_by', '=', createdBy)
         .where('account_id', '=', sql<string>`any(${[...accountIds]}::uuid[])`);
-      const before = page?.before;
-      if (before !== undefined) {
-        query = query.where((eb) =>
-          eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
-        );
-      }
-      query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
-      if (page !== undefined) query = query.limit(page.limit);
-      const posts = await query.execute();
-      return attachTargets(posts);
+      // A filter on the creator's index: a user's posts are read newest first until the page fills.
+      if (status !== undefined) query = query.where('status', '=', status);
+      return attachTargets(await pageOf(query, page).execute());
     },
+
+    /**
+     * Served by posts_pending_approval_idx for `pending_approval` (the only status asked of it
+     * today): the index holds nothing but waiting posts, by account, newest first.
+     */
+    async listByStatus(
+      accountIds: readonly string[],
+      status: PostStatus,
+      page?: PostPage,
+    ): Promise<PostWithTargets[]> {
+      if (accountIds.length === 0) return [];
+      const query = db
+        .selectFrom('posts')
+        .select(postColumns)
+        .where('account_id', '=', sql<string>`any(${[...accountIds]}::uuid[])`)
+        .where('status', '=', status);
+      return attachTargets(await pageOf(query, page).execute());
+    },
+
+    /** One statement (post-approval.ts). */
+    decideApproval: (decision) => decideApproval(db, decision),
 
     /**
      * One statement: the post's update decides (its row lock orders it with a publish start,

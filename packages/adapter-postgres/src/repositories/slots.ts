@@ -67,7 +67,7 @@ export function createSlotRepository(db: Kysely<Database>): SlotRepository {
               ),
           ),
         )
-        .where('posts.status', '<>', 'cancelled')
+        .where('posts.status', 'not in', ['cancelled', 'rejected'])
         .where('posts.scheduled_at', '>', from)
         .where('posts.scheduled_at', '<=', to)
         .execute();

@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { connectRoutes } from './connect.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
+import { postApprovalRoutes } from './post-approval.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
@@ -26,6 +27,7 @@ import { slotRoutes } from './slots.ts';
 import { socialAccountRoutes } from './social-accounts.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { workspaceSettingsRoutes } from './workspace-settings.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
 export interface AuthenticatedApiOptions extends RouteOptions {
@@ -57,6 +59,7 @@ export const authenticatedApi = fp(
     for (const routes of [
       postRoutes,
       postEditRoutes,
+      postApprovalRoutes,
       postBatchRoutes,
       postImportRoutes,
       postSeriesRoutes,
@@ -69,6 +72,7 @@ export const authenticatedApi = fp(
       webhookRoutes,
       webhookDeliveryRoutes,
       workspaceRoutes,
+      workspaceSettingsRoutes,
       mediaUploadRoutes,
       mediaRoutes,
     ]) {

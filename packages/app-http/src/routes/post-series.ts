@@ -40,7 +40,7 @@ export const postSeriesRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         tags: ['Posts'],
         summary: 'Stop a repeating post',
         description:
-          'No further occurrence is created and the scheduled ones are cancelled; published ones stay. Stopping twice is fine.',
+          'No further occurrence is created and those not started (scheduled, queued or waiting for approval) are cancelled; published ones stay. Stopping twice is fine.',
         security: SECURED,
         params: SeriesIdParams,
         response: {

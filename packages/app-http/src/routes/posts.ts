@@ -10,6 +10,7 @@ import {
   listPostsPage,
   MAX_PAGE_SIZE,
   type PlatformCatalog,
+  POST_STATUSES,
   type PostMode,
   validationFailed,
 } from '@social-publisher/domain';
@@ -44,6 +45,12 @@ const PostsQuery = Type.Object({
   before: Type.Optional(
     Type.String({ description: 'next_cursor of the previous page (requires limit)' }),
   ),
+  status: Type.Optional(
+    Type.Enum([...POST_STATUSES], {
+      description:
+        'Only posts in this status. status=pending_approval with workspace_id, asked by an owner or an admin of that workspace: every post waiting for approval there, whoever created it',
+    }),
+  ),
 });
 
 const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
@@ -51,7 +58,7 @@ const createSchema = (mode: PostMode, catalog: PlatformCatalog) => ({
   operationId: mode === 'now' ? 'createPost' : 'schedulePost',
   summary: mode === 'now' ? 'Publish a post now' : 'Schedule a post',
   description:
-    'Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook.',
+    "Creates the post and one target per destination, then enqueues the publish job. Publishing happens in the background: follow it with GET /posts/:id or a webhook. In a workspace that requires approval, a member's post is created pending_approval instead, and waits for an owner or an admin (POST /posts/{id}/approve).",
   security: SECURED,
   headers: IdempotencyHeaders,
   body: mode === 'now' ? createPostBody(catalog) : scheduleBody(catalog),
@@ -113,7 +120,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         operationId: 'listPosts',
         summary: 'List your posts',
         description:
-          'Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
+          'Every post you created in an account you can act in now (your personal account and the teams you are a member of), newest first (created_at, then id, descending), with its targets. With workspace_id: only those in that team. With status: only those in it (status=pending_approval&workspace_id= for an owner or admin: every post waiting for approval in that team, whoever created it). Without limit: every post, no pagination. With limit: at most that many posts plus next_cursor; pass it as before to get the next page (null on the last page).',
         security: SECURED,
         querystring: PostsQuery,
         response: {
@@ -136,7 +143,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
       },
     },
     async (request) => {
-      const { workspace_id: workspaceId, limit, before } = request.query;
+      const { workspace_id: workspaceId, limit, before, status } = request.query;
       const actor = actorOf(request);
       const accountId =
         workspaceId === undefined || workspaceId === ''
@@ -146,7 +153,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         if (before !== undefined) {
           throw fromDomainError(validationFailed([{ field: 'before', message: 'requires limit' }]));
         }
-        const posts = await listPosts(deps, actor, accountId);
+        const posts = await listPosts(deps, actor, accountId, status);
         return { data: posts.map(presentPost) };
       }
       const page = unwrap(
@@ -155,6 +162,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
           actor,
           { limit, ...(before === undefined ? {} : { before }) },
           accountId,
+          status,
         ),
       );
       return { data: page.posts.map(presentPost), next_cursor: page.nextCursor };
@@ -187,7 +195,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (
         operationId: 'cancelPost',
         summary: 'Cancel a post',
         description:
-          'Cancels a scheduled or queued post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.',
+          'Cancels a scheduled, queued or pending_approval post: its job is removed, the post and its pending targets become cancelled. Cancelling twice is fine; once publishing has begun it is a 409.',
         security: SECURED,
         params: PostIdParams,
         response: {

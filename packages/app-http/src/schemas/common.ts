@@ -60,9 +60,9 @@ const errorBody = (description: string) =>
 export const ERROR_DESCRIPTIONS = {
   400: 'validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue)',
   401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
-  403: 'forbidden: not a member of the workspace, or not allowed in it',
+  403: 'forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created',
   404: 'not_found: no such resource within your reach',
-  409: 'conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused',
+  409: 'conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused',
   413: 'payload_too_large',
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',

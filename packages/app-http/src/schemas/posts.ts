@@ -59,7 +59,7 @@ export const PostSchema = Type.Object({
   scheduled_at: Nullable(Timestamp('null for an immediate post')),
   status: Type.Enum([...POST_STATUSES], {
     description:
-      'scheduled -> queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled',
+      'scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled',
   }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
@@ -69,6 +69,9 @@ export const PostSchema = Type.Object({
   post_targets: Type.Array(PostTargetSchema),
   series_id: Nullable(
     Uuid('The repeating series (GET /post-series/:id) this post is an occurrence of'),
+  ),
+  rejection_reason: Nullable(
+    Type.String({ description: 'Why an owner or an admin rejected it (status rejected)' }),
   ),
 });
 
@@ -112,5 +115,6 @@ export function presentPost(post: PostWithTargets): PostJson {
     sandbox: post.targets.length > 0 && post.targets.every((target) => target.sandbox),
     post_targets: post.targets.map(presentTarget),
     series_id: post.seriesId,
+    rejection_reason: post.rejectionReason,
   };
 }

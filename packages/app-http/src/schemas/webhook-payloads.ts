@@ -61,11 +61,13 @@ const DATA: Record<WebhookEvent, TObject> = {
     }),
     total: Type.Integer({ minimum: 0, description: 'Targets asked to be taken down' }),
   }),
-  'post.approval_requested': Type.Object({ user_id: Uuid('Who asked for the approval') }),
-  'post.approved': Type.Object({ user_id: Uuid('Who approved') }),
+  'post.approval_requested': Type.Object({
+    user_id: Uuid('The member who created or edited the post'),
+  }),
+  'post.approved': Type.Object({ user_id: Uuid('The owner or admin who approved it') }),
   'post.rejected': Type.Object({
-    user_id: Uuid('Who rejected'),
-    reason: Nullable(Type.String()),
+    user_id: Uuid('The owner or admin who rejected it'),
+    reason: Type.String({ description: 'Why, as given (the post shows it as rejection_reason)' }),
   }),
   'post.metrics_updated': Type.Object({
     targets: Type.Array(
@@ -138,9 +140,10 @@ export const WEBHOOK_EVENT_WHEN: Record<WebhookEvent, string> = {
   'post.target.published': "One target's publication was recorded.",
   'post.target.failed': "One target's failure was recorded (it will not be retried).",
   'post.unpublished': 'Every target asked to be taken down has ended (not sent yet).',
-  'post.approval_requested': 'A post waits for approval (not sent yet).',
-  'post.approved': 'A post was approved (not sent yet).',
-  'post.rejected': 'A post was rejected (not sent yet).',
+  'post.approval_requested':
+    "A member's post waits for approval (created, or an approved post edited by a member).",
+  'post.approved': 'A post waiting for approval was approved (POST /posts/{id}/approve).',
+  'post.rejected': 'A post waiting for approval was rejected (POST /posts/{id}/reject).',
   'post.metrics_updated': "A read of a published post's numbers found them changed.",
   'social_account.connected': 'A connection was made, or made again (every connect path).',
   'social_account.expired': 'A connection became expired (the platform refused its token).',

@@ -8,6 +8,9 @@ export const WorkspaceSchema = Type.Object({
   id: Uuid('Pass it as workspace_id to act in this team'),
   name: Type.String(),
   role: RoleSchema,
+  approval_required: Type.Boolean({
+    description: "Members' posts wait for an owner's or an admin's approval (pending_approval)",
+  }),
   created_at: Timestamp(),
 });
 
@@ -22,6 +25,7 @@ export const presentWorkspace = (account: Account, role: Role): Static<typeof Wo
   id: account.id,
   name: account.name,
   role,
+  approval_required: account.approvalRequired,
   created_at: account.createdAt.toISOString(),
 });
 

@@ -1,4 +1,5 @@
 export * from './account-rules.ts';
+export * from './approval-rules.ts';
 export * from './hosted-media.ts';
 export * from './iso-time.ts';
 export * from './media.ts';

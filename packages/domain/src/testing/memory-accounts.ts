@@ -37,6 +37,12 @@ export function memoryAccountRepository(store: MemoryStore): AccountRepository {
     async findAccountById(id) {
       return copy(t().accounts.get(id) ?? null);
     },
+    async setApprovalRequired(accountId, required) {
+      const account = t().accounts.get(accountId);
+      if (account?.kind !== 'team') return false;
+      account.approvalRequired = required;
+      return true;
+    },
     async addMembership(membership: Membership) {
       store.insertUnique(
         t().memberships,

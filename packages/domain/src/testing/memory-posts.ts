@@ -4,7 +4,7 @@ import {
   type PostWithTargets,
   STARTABLE_POST_STATUSES,
 } from '../model.ts';
-import type { PostRepository } from '../ports/index.ts';
+import type { PostPage, PostRepository } from '../ports/index.ts';
 import { trackMetrics } from './memory-metrics.ts';
 import { memoryPostRetention } from './memory-post-retention.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
@@ -57,6 +57,28 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
   const newestFirst = (a: Post, b: Post) =>
     b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+  /** Newest first, `page.before` excluded, at most `page.limit`. */
+  const listWhere = (keep: (post: Post) => boolean, page?: PostPage) => {
+    const before = page?.before;
+    const sorted = [...posts().values()]
+      .filter(
+        (p) =>
+          keep(p) &&
+          (before === undefined ||
+            newestFirst(p, { ...p, createdAt: before.createdAt, id: before.id }) > 0),
+      )
+      .sort(newestFirst);
+    return (page ? sorted.slice(0, page.limit) : sorted).map(withTargets);
+  };
+  const cancelPending = (postId: string, at: Date) => {
+    for (const target of targets().values()) {
+      if (target.postId === postId && target.status === 'pending') {
+        target.status = 'cancelled';
+        target.updatedAt = new Date(at);
+      }
+    }
+  };
+
   return {
     async insert(post) {
       const { targets: rows, ...plain } = post;
@@ -71,18 +93,27 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       const post = posts().get(id);
       return post ? withTargets(post) : null;
     },
-    async listByCreator(createdBy, accountIds, page) {
-      const before = page?.before;
-      const sorted = [...posts().values()]
-        .filter(
-          (p) =>
-            p.createdBy === createdBy &&
-            accountIds.includes(p.accountId) &&
-            (before === undefined ||
-              newestFirst(p, { ...p, createdAt: before.createdAt, id: before.id }) > 0),
-        )
-        .sort(newestFirst);
-      return (page ? sorted.slice(0, page.limit) : sorted).map(withTargets);
+    async listByCreator(createdBy, accountIds, page, status) {
+      return listWhere(
+        (p) =>
+          p.createdBy === createdBy &&
+          accountIds.includes(p.accountId) &&
+          (status === undefined || p.status === status),
+        page,
+      );
+    },
+    async listByStatus(accountIds, status, page) {
+      return listWhere((p) => accountIds.includes(p.accountId) && p.status === status, page);
+    },
+    async decideApproval({ postId, to, rejectionReason, seenUpdatedAt, at }) {
+      const post = posts().get(postId);
+      if (post?.status !== 'pending_approval') return false;
+      if (post.updatedAt.getTime() !== seenUpdatedAt.getTime()) return false;
+      post.status = to;
+      post.rejectionReason = rejectionReason;
+      post.updatedAt = new Date(at);
+      if (to === 'rejected') cancelPending(postId, at);
+      return true;
     },
     async applyEdit(edit) {
       const post = posts().get(edit.postId);
@@ -186,12 +217,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       return copy(target);
     },
     async cancelPendingTargets(postId, at) {
-      for (const target of targets().values()) {
-        if (target.postId === postId && target.status === 'pending') {
-          target.status = 'cancelled';
-          target.updatedAt = new Date(at);
-        }
-      }
+      cancelPending(postId, at);
     },
     async findDuePosts(until, limit) {
       const due = (p: Post) => p.scheduledAt === null || p.scheduledAt.getTime() <= until.getTime();

@@ -77,6 +77,7 @@ export function memorySlotRepository(store: MemoryStore): SlotRepository {
           (post) =>
             postIds.has(post.id) &&
             post.status !== 'cancelled' &&
+            post.status !== 'rejected' &&
             post.scheduledAt !== null &&
             post.scheduledAt.getTime() > from.getTime() &&
             post.scheduledAt.getTime() <= to.getTime(),

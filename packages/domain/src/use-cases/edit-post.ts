@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps.ts';
 import {
+  conflict,
   type DomainError,
   notFound,
   type Problem,
@@ -17,6 +18,8 @@ import type { JobMeta } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, validateCreatePost } from '../rules/post-rules.ts';
+import { canAccessAccount } from './access.ts';
+import { approvalEvent, holdsPosts } from './approval-hold.ts';
 import { postEvent } from './event-bodies.ts';
 import { emitEvents } from './event-deliveries.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
@@ -111,7 +114,7 @@ async function planEdit(deps: CoreDeps, post: PostWithTargets, input: EditPostIn
   // A post that stays unscheduled is checked as one published now; one given a time, as one
   // scheduled (it must be in the future). A stored time is not checked again: it may have
   // come close while the post waited, and the edit does not move it.
-  const mode = given(input.scheduled_at) || post.status === 'scheduled' ? 'scheduled' : 'now';
+  const mode = given(input.scheduled_at) || post.scheduledAt !== null ? 'scheduled' : 'now';
   const ruleProblems = validateCreatePost(merged, {
     mode,
     now,
@@ -156,11 +159,22 @@ export async function editPost(
   const scheduledAt = given(input.scheduled_at)
     ? parseIsoInstant(String(input.scheduled_at))
     : post.scheduledAt;
-  const status: PostStatus = scheduledAt === null ? post.status : 'scheduled';
+  const role = await canAccessAccount(deps, actor, post.accountId);
+  const held = role !== null && (await holdsPosts(deps, { accountId: post.accountId, role }));
+  // A member's edit waits for approval again; an owner's or an admin's leaves a waiting post
+  // waiting (approval is a decision of its own, never a side effect of an edit).
+  const status: PostStatus =
+    held || post.status === 'pending_approval'
+      ? 'pending_approval'
+      : scheduledAt === null
+        ? post.status
+        : 'scheduled';
   const keptIds = new Set(kept.map((target) => target.id));
   const applied = await deps.repos.posts.applyEdit({
     postId: post.id,
-    from: EDITABLE_POST_STATUSES,
+    // Only from the approval state read above: an approval (or a return to waiting) landing
+    // meanwhile makes this edit a conflict rather than silently undoing or bypassing it.
+    from: post.status === 'pending_approval' ? ['pending_approval'] : ['scheduled', 'queued'],
     content: draft.content,
     mediaUrls: draft.mediaUrls,
     platformOptions: draft.platformOptions,
@@ -168,14 +182,19 @@ export async function editPost(
     firstComment: draft.firstComment ?? null,
     scheduledAt,
     status,
-    at: now,
+    // Strictly later than the version read: an approval decided on that version must not apply.
+    at: new Date(Math.max(now.getTime(), post.updatedAt.getTime() + 1)),
     removeTargetIds: post.targets.filter((t) => !keptIds.has(t.id)).map((t) => t.id),
     addTargets: added.map(({ connection }) => newTarget(deps, post.id, connection, now)),
   });
   const current = await deps.repos.posts.findById(post.id);
   if (!current) return err(notFound('post'));
   // A worker (or a cancel) got there first: nothing was changed.
-  if (!applied) return err(refused(current));
+  if (!applied) {
+    return notEditableReason(current) === null
+      ? err(conflict('the post was approved or changed while you edited it: read it again'))
+      : err(refused(current));
+  }
   await linkHostedMedia(deps, deps.repos, current);
   // Stored right after the edit (one statement, no unit of work to share): a crash in between
   // leaves an edit whose post.updated is never sent. A webhook filtered to a connection the
@@ -183,11 +202,28 @@ export async function editPost(
   const event = postEvent('post.updated', current);
   const before = post.targets.map((target) => target.socialAccountId);
   event.socialAccountIds = [...new Set([...event.socialAccountIds, ...before])];
-  await emitEvents(deps, [event], meta);
+  const sentBack = status === 'pending_approval' && post.status !== 'pending_approval';
+  const requested = sentBack
+    ? [approvalEvent('post.approval_requested', current, actor.userId)]
+    : [];
+  await emitEvents(deps, [event, ...requested], meta);
 
+  if (sentBack) await dropJob(deps, current);
   const moved = scheduledAt?.getTime() !== post.scheduledAt?.getTime();
-  if (moved) await moveJob(deps, current, meta);
+  if (moved && status !== 'pending_approval') await moveJob(deps, current, meta);
   return ok(current);
+}
+
+/**
+ * An approved post sent back to approval loses its job. Should the removal fail, the job finds
+ * the post waiting and ends without publishing it (a publish run never starts that status).
+ */
+async function dropJob(deps: CoreDeps, post: PostWithTargets): Promise<void> {
+  try {
+    await deps.queue.cancelPublish(post.id);
+  } catch (error) {
+    deps.logger.warn({ postId: post.id, err: String(error) }, 'removing the publish job failed');
+  }
 }
 
 /**

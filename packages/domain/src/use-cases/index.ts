@@ -1,5 +1,7 @@
 export * from './access.ts';
 export * from './api-keys.ts';
+export * from './approval.ts';
+export * from './approval-hold.ts';
 export * from './connect-account.ts';
 export * from './connect-browser.ts';
 export * from './connect-credentials.ts';
@@ -21,6 +23,7 @@ export * from './pace-target.ts';
 export * from './paging.ts';
 export * from './platform-apps.ts';
 export * from './post-batch.ts';
+export * from './post-list.ts';
 export * from './post-metrics.ts';
 export * from './post-retention.ts';
 export * from './posts.ts';

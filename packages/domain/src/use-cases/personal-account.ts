@@ -10,6 +10,7 @@ export async function createPersonalAccount(repos: Repositories, user: User): Pr
     id: user.id,
     kind: 'personal',
     name: user.email ?? 'personal',
+    approvalRequired: false,
     createdAt: user.createdAt,
   };
   await repos.accounts.createAccount(account);

@@ -1,25 +1,26 @@
 import type { CoreDeps } from '../deps.ts';
 import { conflict, type DomainError, notFound, type Problem, validationFailed } from '../errors.ts';
-import type {
-  AccountContext,
-  Actor,
-  Platform,
-  PlatformOptions,
-  PostTarget,
-  PostWithTargets,
-  SocialAccount,
-  ThreadPart,
+import {
+  type AccountContext,
+  type Actor,
+  EDITABLE_POST_STATUSES,
+  type Platform,
+  type PlatformOptions,
+  type PostTarget,
+  type PostWithTargets,
+  type SocialAccount,
+  type ThreadPart,
 } from '../model.ts';
 import type { JobMeta, PostDraft } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import { parseIsoInstant } from '../rules/iso-time.ts';
 import { type CreatePostInput, type PostMode, validateCreatePost } from '../rules/post-rules.ts';
 import { isRecord, isUuid } from '../rules/shape.ts';
-import { canAccessAccount, isTeamKey } from './access.ts';
+import { canAccessAccount } from './access.ts';
+import { approvalEvent, holdsPosts } from './approval-hold.ts';
 import { postEvent } from './event-bodies.ts';
-import { emitEvents, storeEvents } from './event-deliveries.ts';
+import { type EventToStore, emitEvents, storeEvents } from './event-deliveries.ts';
 import { hostedMediaProblems, linkHostedMedia, mediaUrlFields } from './hosted-media.ts';
-import { pageOf, pageRequest } from './paging.ts';
 import { enqueueDeliveries } from './pending-deliveries.ts';
 import { resolveTargets } from './post-targets.ts';
 
@@ -172,6 +173,8 @@ export async function preparePost(
 
   const postId = deps.ids.newId();
   const scheduledAt = mode === 'scheduled' ? parseIsoInstant(String(input.scheduled_at)) : null;
+  // A member's post in a team that requires approval waits for an owner or an admin.
+  const held = await holdsPosts(deps, ctx);
   const targets: PostTarget[] = resolved.targets.map(({ connection }) =>
     newTarget(deps, postId, connection, now),
   );
@@ -185,10 +188,11 @@ export async function preparePost(
     thread: draft.thread ?? [],
     firstComment: draft.firstComment ?? null,
     scheduledAt,
-    status: mode === 'now' ? 'queued' : 'scheduled',
+    status: held ? 'pending_approval' : mode === 'now' ? 'queued' : 'scheduled',
     createdAt: now,
     updatedAt: now,
     seriesId: null,
+    rejectionReason: null,
     targets,
   };
   return ok(post);
@@ -219,12 +223,23 @@ export async function storePost(
   await linkHostedMedia(deps, deps.repos, post);
   // Stored right after the post (there is no unit of work to share): a crash in between
   // leaves a post whose post.created is never sent.
-  await emitEvents(deps, [postEvent('post.created', post)], meta);
+  await emitEvents(deps, creationEvents(post), meta);
   await enqueueStoredPost(deps, post, meta);
   return post;
 }
 
-/** Counts a committed post and enqueues its publish job (the reconciler retries a failed enqueue). */
+/** post.created, and post.approval_requested (asked by its creator) when the post is held. */
+export function creationEvents(post: PostWithTargets): EventToStore[] {
+  const created = postEvent('post.created', post);
+  return post.status === 'pending_approval'
+    ? [created, approvalEvent('post.approval_requested', post, post.createdBy)]
+    : [created];
+}
+
+/**
+ * Counts a committed post and enqueues its publish job (the reconciler retries a failed
+ * enqueue); a post waiting for approval gets its job when it is approved.
+ */
 export async function enqueueStoredPost(
   deps: CoreDeps,
   post: PostWithTargets,
@@ -232,75 +247,23 @@ export async function enqueueStoredPost(
 ): Promise<void> {
   const { scheduledAt, targets } = post;
   deps.metrics?.postCreated({ scheduled: scheduledAt !== null, targets: targets.length });
+  if (post.status !== 'pending_approval') await enqueuePublishJob(deps, post, meta);
+}
+
+/** Enqueues the publish job of a committed post at its time (now when it has passed). */
+export async function enqueuePublishJob(
+  deps: CoreDeps,
+  post: Pick<PostWithTargets, 'id' | 'scheduledAt'>,
+  meta: JobMeta = {},
+): Promise<void> {
+  const { scheduledAt } = post;
+  const runAt = scheduledAt !== null && scheduledAt > deps.clock.now() ? scheduledAt : null;
   try {
-    await deps.queue.enqueuePublish(post.id, scheduledAt, meta);
+    await deps.queue.enqueuePublish(post.id, runAt, meta);
   } catch (error) {
     // The post is committed; the reconciler enqueues it on its next pass.
     deps.logger.warn({ postId: post.id, err: String(error) }, 'enqueue of publish job failed');
   }
-}
-
-/**
- * The accounts whose posts the caller lists: only those it can act in now. A team key: its team.
- * `accountId`: that one account, when the caller reaches it. Otherwise the user's personal
- * account and every team they are a member of now (one read), so a member removed from a team
- * no longer lists its posts, not even those they created there.
- */
-async function listableAccounts(
-  deps: CoreDeps,
-  actor: Actor,
-  accountId?: string,
-): Promise<string[]> {
-  if (isTeamKey(actor)) {
-    return accountId === undefined || accountId === actor.keyAccountId ? [actor.keyAccountId] : [];
-  }
-  if (accountId !== undefined) {
-    return (await canAccessAccount(deps, actor, accountId)) ? [accountId] : [];
-  }
-  const teams = await deps.repos.accounts.listTeamsOfUser(actor.userId);
-  return [actor.userId, ...teams.map((team) => team.account.id)];
-}
-
-/**
- * The caller's own posts, newest first, in the accounts the caller can act in now (a team key:
- * its team only).
- */
-export async function listPosts(
-  deps: CoreDeps,
-  actor: Actor,
-  accountId?: string,
-): Promise<PostWithTargets[]> {
-  const accounts = await listableAccounts(deps, actor, accountId);
-  return deps.repos.posts.listByCreator(actor.userId, accounts);
-}
-
-/** One page of posts; `nextCursor` is null on the last page. */
-export interface PostsPage {
-  posts: PostWithTargets[];
-  nextCursor: string | null;
-}
-
-/**
- * `listPosts`, one page at a time (keyset pagination on created_at desc, id desc): at most
- * `limit` posts after the `before` cursor. `nextCursor` (the last post's) is null when no post
- * follows.
- */
-export async function listPostsPage(
-  deps: CoreDeps,
-  actor: Actor,
-  page: { limit: number; before?: string },
-  accountId?: string,
-): Promise<Result<PostsPage, DomainError>> {
-  const checked = pageRequest(page);
-  if (!checked.ok) return checked;
-  const { limit, before } = checked.value;
-  const accounts = await listableAccounts(deps, actor, accountId);
-  const found = await deps.repos.posts.listByCreator(actor.userId, accounts, {
-    limit: limit + 1,
-    ...(before ? { before } : {}),
-  });
-  const { items, nextCursor } = pageOf(found, limit);
-  return ok({ posts: items, nextCursor });
 }
 
 export async function getPost(
@@ -313,7 +276,7 @@ export async function getPost(
   return post && role ? ok(post) : err(notFound('post'));
 }
 
-/** Cancels a post that has not started publishing; cancelling twice is fine. */
+/** Cancels a post that has not started publishing (or waits for approval); twice is fine. */
 export async function cancelPost(
   deps: CoreDeps,
   actor: Actor,
@@ -327,7 +290,7 @@ export async function cancelPost(
   // Conditional: a worker moving the post to `publishing` at the same moment wins or loses cleanly.
   // post.cancelled is stored in the same unit of work: cancelled and announced, or neither.
   const cancelled = await deps.uow.run(async (repos) => {
-    if (!(await repos.posts.transitionStatus(post.id, ['scheduled', 'queued'], 'cancelled', now))) {
+    if (!(await repos.posts.transitionStatus(post.id, EDITABLE_POST_STATUSES, 'cancelled', now))) {
       return null;
     }
     await repos.posts.cancelPendingTargets(post.id, now);

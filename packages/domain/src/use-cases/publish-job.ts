@@ -3,7 +3,7 @@ import {
   type PostTarget,
   type PostWithTargets,
   type SocialAccount,
-  TERMINAL_POST_STATUSES,
+  STARTABLE_POST_STATUSES,
   TERMINAL_TARGET_STATUSES,
 } from '../model.ts';
 import { exponentialBackoff } from '../policies/backoff.ts';
@@ -120,7 +120,8 @@ export async function processPublishJob(
   if (!start) return DONE;
   const { post, claims } = start;
   if (!start.started) {
-    if (TERMINAL_POST_STATUSES.includes(post.status) || post.scheduledAt === null) return DONE;
+    // Finished, cancelled, or waiting for approval (approving it enqueues it again): nothing to do.
+    if (!STARTABLE_POST_STATUSES.includes(post.status) || post.scheduledAt === null) return DONE;
     // The stored time is the truth: a job that fires early (its post was rescheduled while the
     // job waited, or a reconciler added it at the old time) waits for it. Not a failure, so it
     // spends no attempt: a post rescheduled often must not run out of them.

@@ -6,7 +6,13 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import { type DomainError, notFound, type Problem, validationFailed } from '../errors.ts';
-import type { AccountContext, Actor, PostTarget, PostWithTargets } from '../model.ts';
+import {
+  type AccountContext,
+  type Actor,
+  EDITABLE_POST_STATUSES,
+  type PostTarget,
+  type PostWithTargets,
+} from '../model.ts';
 import type { JobMeta } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
 import type { CreatePostInput } from '../rules/post-rules.ts';
@@ -14,11 +20,11 @@ import { occurrencesAfter, validateRecurrence, whyRuleNeverRepeats } from '../ru
 import { isUuid } from '../rules/shape.ts';
 import type { PostSeries, SeriesOccurrence } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
-import { postEvent } from './event-bodies.ts';
+import { holdsPostsBy } from './approval-hold.ts';
 import { storeEvents } from './event-deliveries.ts';
 import { linkHostedMedia } from './hosted-media.ts';
 import { enqueueDeliveries } from './pending-deliveries.ts';
-import { cancelPost, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
+import { cancelPost, creationEvents, enqueueStoredPost, newTarget, preparePost } from './posts.ts';
 
 /** Future occurrences kept created: the one due next and the one after it. */
 export const SERIES_OCCURRENCES_AHEAD = 2;
@@ -85,7 +91,7 @@ export async function createRepeatingPost(
     await repos.series.claimOccurrence(series.id, series.firstAt, post.id);
     await repos.posts.insert(post);
     await linkHostedMedia(deps, repos, post);
-    return storeEvents(deps, repos, [postEvent('post.created', post)]);
+    return storeEvents(deps, repos, creationEvents(post));
   });
   await enqueueDeliveries(deps, deliveries, meta);
   await enqueueStoredPost(deps, post, meta);
@@ -93,8 +99,16 @@ export async function createRepeatingPost(
   return ok(post);
 }
 
-/** The post of one occurrence: the template at `at`. */
-function occurrencePost(deps: CoreDeps, series: PostSeries, at: Date): PostWithTargets {
+/**
+ * The post of one occurrence: the template at `at`. `held`: it waits for approval, as each
+ * occurrence of a member's series does on its own (docs/api.md#approval).
+ */
+function occurrencePost(
+  deps: CoreDeps,
+  series: PostSeries,
+  at: Date,
+  held: boolean,
+): PostWithTargets {
   const now = deps.clock.now();
   const postId = deps.ids.newId();
   const targets: PostTarget[] = series.template.targets.map((target) =>
@@ -115,10 +129,11 @@ function occurrencePost(deps: CoreDeps, series: PostSeries, at: Date): PostWithT
     thread: series.template.thread ?? [],
     firstComment: series.template.firstComment ?? null,
     scheduledAt: at,
-    status: 'scheduled',
+    status: held ? 'pending_approval' : 'scheduled',
     createdAt: now,
     updatedAt: now,
     seriesId: series.id,
+    rejectionReason: null,
     targets,
   };
 }
@@ -145,14 +160,17 @@ async function extendOne(
     return 0;
   }
   let created = 0;
+  // The creator's role now: an occurrence created after a promotion (or after the team stopped
+  // requiring approval) is not held, one created after a demotion is.
+  const held = await holdsPostsBy(deps, series.accountId, series.createdBy);
   for (const at of upcoming) {
     if (lastOccurrenceAt !== null && at.getTime() <= lastOccurrenceAt.getTime()) continue;
-    const post = occurrencePost(deps, series, at);
+    const post = occurrencePost(deps, series, at, held);
     const claimed = await deps.uow.run(async (repos) => {
       if (!(await repos.series.claimOccurrence(series.id, at, post.id))) return null;
       await repos.posts.insert(post);
       await linkHostedMedia(deps, repos, post);
-      return storeEvents(deps, repos, [postEvent('post.created', post)]);
+      return storeEvents(deps, repos, creationEvents(post));
     });
     if (!claimed) continue;
     created++;
@@ -241,7 +259,7 @@ export async function stopSeries(
   await deps.repos.series.setStatus(id, ['active', 'finished'], 'stopped', deps.clock.now());
   for (const occurrence of await deps.repos.series.listOccurrences(id)) {
     const post = await deps.repos.posts.findById(occurrence.postId);
-    if (post && (post.status === 'scheduled' || post.status === 'queued')) {
+    if (post && EDITABLE_POST_STATUSES.includes(post.status)) {
       // A post a worker starts meanwhile answers a conflict: it publishes, as a started one does.
       await cancelPost(deps, actor, post.id);
     }

@@ -14,11 +14,10 @@ import { isUuid } from '../rules/shape.ts';
 import { SLOT_HORIZON_DAYS, slotTimes, validateSlotSet } from '../rules/slots.ts';
 import type { SlotSet } from '../series-model.ts';
 import { canAccessAccount } from './access.ts';
-import { postEvent } from './event-bodies.ts';
 import { storeEvents } from './event-deliveries.ts';
 import { linkHostedMedia } from './hosted-media.ts';
 import { enqueueDeliveries } from './pending-deliveries.ts';
-import { enqueueStoredPost, preparePost } from './posts.ts';
+import { creationEvents, enqueueStoredPost, preparePost } from './posts.ts';
 
 async function findConnection(
   deps: CoreDeps,
@@ -137,10 +136,12 @@ export async function queuePost(
     await repos.slots.lock(connectionIds);
     const free = await firstFreeSlot(repos.slots, connectionIds, sets, deps.clock.now());
     if (free === null) return null;
-    const scheduled: PostWithTargets = { ...post, scheduledAt: free, status: 'scheduled' };
+    // A member's post waiting for approval holds its slot meanwhile.
+    const status = post.status === 'pending_approval' ? post.status : 'scheduled';
+    const scheduled: PostWithTargets = { ...post, scheduledAt: free, status };
     await repos.posts.insert(scheduled);
     await linkHostedMedia(deps, repos, scheduled);
-    const deliveries = await storeEvents(deps, repos, [postEvent('post.created', scheduled)]);
+    const deliveries = await storeEvents(deps, repos, creationEvents(scheduled));
     return { post: scheduled, deliveries };
   });
   if (!stored) {

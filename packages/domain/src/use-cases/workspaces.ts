@@ -35,6 +35,7 @@ export async function createWorkspace(
     id: deps.ids.newId(),
     kind: 'team',
     name: String(input.name).trim(),
+    approvalRequired: false,
     createdAt: now,
   };
   // Count and create in one unit of work (the user locked): the limit holds under races.
@@ -81,6 +82,51 @@ async function callerRole(
 }
 
 const isOwnerOrAdmin = (role: Role): boolean => role === 'owner' || role === 'admin';
+
+/** The body of `PATCH /workspaces/:id`: the settings to change. */
+export interface WorkspaceSettingsInput {
+  approvalRequired?: unknown;
+}
+
+/**
+ * Changes a team's settings (owners and admins): `approval_required` holds members' posts for
+ * approval from now on. Turning it off releases nothing: posts already waiting still wait for a
+ * decision (or a cancel), as their creator was told. A personal account has no members to hold.
+ */
+export async function updateWorkspace(
+  deps: CoreDeps,
+  actor: Actor,
+  workspaceId: string,
+  input: WorkspaceSettingsInput,
+): Promise<Result<{ account: Account; role: Role }, DomainError>> {
+  const account = isUuid(workspaceId)
+    ? await deps.repos.accounts.findAccountById(workspaceId)
+    : null;
+  if (account?.kind === 'personal' && (await canAccessAccount(deps, actor, workspaceId))) {
+    return err(
+      forbidden('a personal account has one owner and no members: approval applies to workspaces'),
+    );
+  }
+  const caller = await callerRole(deps, actor, workspaceId);
+  if (!caller.ok) return caller;
+  if (!isOwnerOrAdmin(caller.value)) {
+    return err(forbidden("only an owner or an admin may change the workspace's settings"));
+  }
+  const { approvalRequired } = input;
+  if (approvalRequired === undefined) {
+    return err(
+      validationFailed([{ field: 'approval_required', message: 'is required (a boolean)' }]),
+    );
+  }
+  if (typeof approvalRequired !== 'boolean') {
+    return err(validationFailed([{ field: 'approval_required', message: 'must be a boolean' }]));
+  }
+  await deps.repos.accounts.setApprovalRequired(workspaceId, approvalRequired);
+  const updated = await deps.repos.accounts.findAccountById(workspaceId);
+  // Deleted in between: as if it never existed.
+  if (!updated) return err(forbidden('you are not a member of this workspace'));
+  return ok({ account: updated, role: caller.value });
+}
 
 async function ownerCount(repos: Repositories, workspaceId: string): Promise<number> {
   const members = await repos.accounts.listMemberships(workspaceId);

@@ -7,6 +7,8 @@ export interface AccountRepository {
   findUserBySubject(subject: string): Promise<User | null>;
   createAccount(account: Account): Promise<void>;
   findAccountById(id: string): Promise<Account | null>;
+  /** Sets a team's `approvalRequired`; false (nothing changed) when no team has this id. */
+  setApprovalRequired(accountId: string, required: boolean): Promise<boolean>;
   addMembership(membership: Membership): Promise<void>;
   /** Inserts or changes the role of an existing membership. */
   upsertMembership(membership: Membership): Promise<void>;

@@ -87,6 +87,21 @@ export interface PostPage {
   before?: { createdAt: Date; id: string };
 }
 
+/**
+ * An owner's or admin's decision on a post waiting for approval (`PostRepository.decideApproval`).
+ * It applies only while the post is `pending_approval` and unchanged since `seenUpdatedAt` (the
+ * version the approver was answered with), so an edit made meanwhile is never approved unseen.
+ */
+export interface ApprovalDecision {
+  postId: string;
+  /** `scheduled` or `queued` to approve it, `rejected` to turn it down. */
+  to: Extract<PostStatus, 'scheduled' | 'queued' | 'rejected'>;
+  /** Stored as `rejectionReason` (null when approving). */
+  rejectionReason: string | null;
+  seenUpdatedAt: Date;
+  at: Date;
+}
+
 export interface PostRepository {
   /**
    * Inserts the post and its targets, atomically by itself (all or nothing, one statement), so
@@ -105,6 +120,16 @@ export interface PostRepository {
     createdBy: string,
     accountIds: readonly string[],
     page?: PostPage,
+    status?: PostStatus,
+  ): Promise<PostWithTargets[]>;
+  /**
+   * Posts of any creator in any of `accountIds` whose status is `status` (an approver's list of
+   * what waits for approval), in the order and paging of `listByCreator`.
+   */
+  listByStatus(
+    accountIds: readonly string[],
+    status: PostStatus,
+    page?: PostPage,
   ): Promise<PostWithTargets[]>;
   /**
    * Changes the post's fields, deletes and adds targets, as one atomic statement, only when the
@@ -119,6 +144,11 @@ export interface PostRepository {
     to: PostStatus,
     at: Date,
   ): Promise<boolean>;
+  /**
+   * Records an approval decision as one conditional statement (see ApprovalDecision); a rejected
+   * post's `pending` targets become `cancelled` in the same statement. Returns whether it applied.
+   */
+  decideApproval(decision: ApprovalDecision): Promise<boolean>;
   /**
    * The start of a publish run, as one atomic statement: when the post's status is one of
    * STARTABLE_POST_STATUSES and it is not scheduled after `startBefore`, it moves to

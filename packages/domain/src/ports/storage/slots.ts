@@ -10,7 +10,7 @@ export interface SlotRepository {
    */
   lock(socialAccountIds: readonly string[]): Promise<void>;
   /**
-   * Times within (`from`, `to`] at which a post that is not cancelled is scheduled with a
+   * Times within (`from`, `to`] at which a post that is not cancelled (nor rejected) is scheduled with a
    * target on one of the connections.
    */
   scheduledTimes(socialAccountIds: readonly string[], from: Date, to: Date): Promise<Date[]>;

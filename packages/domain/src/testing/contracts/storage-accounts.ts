@@ -60,6 +60,7 @@ export function describeAccountRepositoryContract(name: string, setup: StorageSe
         id: user.id,
         kind: 'personal',
         name: user.email,
+        approvalRequired: false,
         createdAt: user.createdAt,
       });
       const team = makeAccount({ name: 'Growth team' });

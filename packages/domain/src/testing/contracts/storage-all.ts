@@ -6,6 +6,7 @@
  */
 import { describeAccountRepositoryContract } from './storage-accounts.ts';
 import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
+import { describeApprovalStorageContract } from './storage-approval.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
@@ -27,6 +28,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeSocialAccountRepositoryContract(name, setup);
   describePostRepositoryContract(name, setup);
   describePostRetentionContract(name, setup);
+  describeApprovalStorageContract(name, setup);
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);

@@ -79,7 +79,14 @@ export function makeUser(overrides: Partial<User> = {}): User {
 }
 
 export function makeAccount(overrides: Partial<Account> = {}): Account {
-  return { id: newId(), kind: 'team', name: 'Team', createdAt: nextTime(), ...overrides };
+  return {
+    id: newId(),
+    kind: 'team',
+    name: 'Team',
+    approvalRequired: false,
+    createdAt: nextTime(),
+    ...overrides,
+  };
 }
 
 /** A user with their personal account (same id), stored. */
@@ -90,6 +97,7 @@ export async function seedUser(repos: Repositories, overrides: Partial<User> = {
     id: user.id,
     kind: 'personal',
     name: user.email ?? 'personal',
+    approvalRequired: false,
     createdAt: user.createdAt,
   });
   return user;
@@ -213,6 +221,7 @@ export function makePost(
     status: 'queued',
     createdAt,
     updatedAt: createdAt,
+    rejectionReason: null,
     seriesId: null,
     ...options.post,
     targets: platforms.map((platform, index) =>

@@ -27,6 +27,7 @@ export function describeUnitOfWorkContract(name: string, setup: StorageSetup): v
           id: user.id,
           kind: 'personal',
           name: 'personal',
+          approvalRequired: false,
           createdAt: user.createdAt,
         });
         return { created: user.id };
