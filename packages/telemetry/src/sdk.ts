@@ -26,6 +26,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TelemetryConfig } from '@social-publisher/config';
+import { reportSdkProblems } from './diagnostics.ts';
 import { TRACER_NAME } from './spans.ts';
 import { traceUndiciRequests } from './undici-spans.ts';
 
@@ -55,6 +56,7 @@ function samplerOf(settings: TracingSettings): Sampler {
 }
 
 export function startSdk(settings: TracingSettings, endpoint: string): StartedSdk {
+  reportSdkProblems();
   const exporterOptions = { url: endpoint, headers: { ...settings.headers } };
   const exporter =
     settings.protocol === 'http/json'

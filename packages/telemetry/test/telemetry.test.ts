@@ -7,8 +7,10 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { diag } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OtlpReceiver, SPAN_KIND, startOtlpReceiver } from '../../testkit/src/index.ts';
+import { reportSdkProblems } from '../src/diagnostics.ts';
 import {
   activeTraceparent,
   inEnqueueSpan,
@@ -43,6 +45,26 @@ describe('without a started SDK', () => {
       fields: traceLogFields(),
     }));
     expect(result).toEqual({ traceparent: undefined, fields: {} });
+  });
+});
+
+describe("the SDK's own problems", () => {
+  it('are one JSON line at most once a minute, with the messages only', () => {
+    const lines: string[] = [];
+    reportSdkProblems((line) => lines.push(line));
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4318'), {
+      request: { headers: { authorization: 'Bearer not-for-logs' } },
+    });
+    diag.error('traces export failed', unreachable);
+    diag.warn('again');
+    diag.info('never shown');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? '{}');
+    expect(line).toMatchObject({
+      level: 50,
+      msg: 'tracing: traces export failed connect ECONNREFUSED 127.0.0.1:4318',
+    });
+    expect(lines[0]).not.toContain('not-for-logs');
   });
 });
 
