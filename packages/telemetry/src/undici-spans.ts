@@ -17,8 +17,6 @@ interface UndiciRequest {
   path?: unknown;
 }
 
-const CHANNELS = ['undici:request:create', 'undici:request:headers', 'undici:request:error'];
-
 /** Starts watching undici's requests; the returned function stops. */
 export function traceUndiciRequests(tracer: Tracer): () => void {
   const spans = new WeakMap<object, Span>();
@@ -76,16 +74,14 @@ export function traceUndiciRequests(tracer: Tracer): () => void {
     span.end();
   };
 
-  const handlers = [onCreate, onHeaders, onError];
-  CHANNELS.forEach((name, index) => {
-    const handler = handlers[index];
-    if (handler) diagnostics.subscribe(name, handler);
-  });
+  const subscriptions: Array<[string, (message: unknown) => void]> = [
+    ['undici:request:create', onCreate],
+    ['undici:request:headers', onHeaders],
+    ['undici:request:error', onError],
+  ];
+  for (const [name, handler] of subscriptions) diagnostics.subscribe(name, handler);
   return () => {
-    CHANNELS.forEach((name, index) => {
-      const handler = handlers[index];
-      if (handler) diagnostics.unsubscribe(name, handler);
-    });
+    for (const [name, handler] of subscriptions) diagnostics.unsubscribe(name, handler);
   };
 }
 

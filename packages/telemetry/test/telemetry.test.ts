@@ -34,6 +34,13 @@ describe('pathTemplate', () => {
     expect(pathTemplate('/hooks/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX')).toBe(
       '/hooks/{id}/{id}/{id}',
     );
+    expect(pathTemplate('/hooks/catch/AbCdEfGhIjKl')).toBe('/hooks/catch/{id}');
+    expect(pathTemplate('/xrpc/com.atproto.repo.createRecord')).toBe(
+      '/xrpc/com.atproto.repo.createRecord',
+    );
+    expect(pathTemplate('/rest/videos/Token')).toBe('/rest/videos/{id}');
+    expect(pathTemplate('/v2/post/publish/video/init/')).toBe('/v2/post/publish/video/init/');
+    expect(pathTemplate('/%ZZ/feed')).toBe('/{id}/feed');
     expect(pathTemplate('')).toBe('/');
   });
 });
