@@ -22,7 +22,11 @@ import {
 
 /** The tracer of the service's own spans (instrumentation scope name). */
 export const TRACER_NAME = '@social-publisher/telemetry';
-const tracer = () => trace.getTracer(TRACER_NAME);
+/**
+ * The API's proxy tracer: a no-op until the SDK registers its provider, then that provider's
+ * tracer (taken once, here, rather than on every span).
+ */
+const tracer = trace.getTracer(TRACER_NAME);
 
 export type SpanKindName = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
 const KINDS: Record<SpanKindName, SpanKind> = {
@@ -60,7 +64,7 @@ export function inSpan<T>(name: string, options: InSpanOptions, fn: () => Promis
     options.traceparent === undefined
       ? context.active()
       : contextOfTraceparent(options.traceparent);
-  const span = tracer().startSpan(
+  const span = tracer.startSpan(
     name,
     {
       kind: KINDS[options.kind],
@@ -139,7 +143,7 @@ export function startServerSpan(
   attributes: Attributes,
 ): ServerSpan {
   const parent = propagation.extract(ROOT_CONTEXT, headers);
-  const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   let ended = false;
   const active = trace.setSpan(parent, span);
   return {
