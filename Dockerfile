@@ -45,6 +45,7 @@ COPY packages/config/package.json packages/config/
 COPY packages/domain/package.json packages/domain/
 COPY packages/net-guard/package.json packages/net-guard/
 COPY packages/runtime/package.json packages/runtime/
+COPY packages/telemetry/package.json packages/telemetry/
 COPY packages/testkit/package.json packages/testkit/
 COPY bench/package.json bench/
 

@@ -27,6 +27,7 @@ import {
   type QueueConsumer,
   runJobAttempt,
 } from '@social-publisher/domain';
+import { inJobSpan } from '@social-publisher/telemetry';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import {
@@ -145,20 +146,24 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       };
 
       const policy = { maxAttempts: max, retryBaseDelayMs, retryMaxDelayMs };
-      const step = await runJobAttempt(
-        async () => {
-          try {
-            return kind === 'publish'
-              ? await handlers.publish(id, ctx)
-              : await handlers.deliver(id, ctx);
-          } finally {
-            running.delete(key);
-          }
-        },
-        attempt,
-        policy,
-        logger,
-        log,
+      // The attempt's span continues the enqueue's trace (the traceparent in the job's data).
+      const traced = { id, attempt, traceparent: data.traceparent };
+      const step = await inJobSpan('bullmq', job.queueName, traced, () =>
+        runJobAttempt(
+          async () => {
+            try {
+              return kind === 'publish'
+                ? await handlers.publish(id, ctx)
+                : await handlers.deliver(id, ctx);
+            } finally {
+              running.delete(key);
+            }
+          },
+          attempt,
+          policy,
+          logger,
+          log,
+        ),
       );
       // attempts: 1, removeOnFail: a throw fails the job for good and removes it.
       if (step.kind === 'dropped' && step.error !== undefined) throw step.error;

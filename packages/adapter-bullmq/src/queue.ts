@@ -17,6 +17,7 @@ import {
   type PublishQueue,
   translateOutage,
 } from '@social-publisher/domain';
+import { inEnqueueSpan } from '@social-publisher/telemetry';
 import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { bullBoardDashboard, type QueueDashboard } from './dashboard.ts';
@@ -177,6 +178,26 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
     }
   }
 
+  /** Adds a delivery job; a due one waiting out an older retry backoff is brought forward. */
+  async function addDelivery(
+    deliveryId: string,
+    delay: number,
+    extra: Pick<DeliveryJobData, 'requestId' | 'traceparent'>,
+  ): Promise<void> {
+    await deliveryQueue.add(
+      DELIVERY_QUEUE,
+      { deliveryId, attempt: 1, ...extra },
+      { ...JOB_OPTIONS, jobId: deliveryId, delay },
+    );
+    // The add is a no-op when the delivery's job already waits out a retry backoff; a
+    // redeliver (or a reconcile of a due delivery) must not wait for that old time.
+    // Only a due time of now is brought forward: that is what redeliver and the reconciler
+    // ask for, and a delayed job is then always later.
+    if (delay > 0) return;
+    const job = await deliveryQueue.getJob(deliveryId);
+    if (job && (await job.getState()) === 'delayed') await job.promote();
+  }
+
   return {
     kind: 'redis',
     dashboard: bullBoardDashboard([publishQueue, deliveryQueue]),
@@ -184,11 +205,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
     async enqueuePublish(postId, runAt, meta) {
       const delay = delayUntil(runAt);
-      await run('enqueuePublish', () =>
-        publishQueue.add(
-          PUBLISH_QUEUE,
-          { postId, attempt: 1, ...requestIdOf(meta) },
-          { ...JOB_OPTIONS, jobId: postId, delay },
+      await inEnqueueSpan('bullmq', PUBLISH_QUEUE, postId, (trace) =>
+        run('enqueuePublish', () =>
+          publishQueue.add(
+            PUBLISH_QUEUE,
+            { postId, attempt: 1, ...requestIdOf(meta), ...trace },
+            { ...JOB_OPTIONS, jobId: postId, delay },
+          ),
         ),
       );
     },
@@ -204,20 +227,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
     async enqueueDelivery(deliveryId, runAt, meta) {
       const delay = delayUntil(runAt);
-      await run('enqueueDelivery', async () => {
-        await deliveryQueue.add(
-          DELIVERY_QUEUE,
-          { deliveryId, attempt: 1, ...requestIdOf(meta) },
-          { ...JOB_OPTIONS, jobId: deliveryId, delay },
-        );
-        // The add is a no-op when the delivery's job already waits out a retry backoff; a
-        // redeliver (or a reconcile of a due delivery) must not wait for that old time.
-        // Only a due time of now is brought forward: that is what redeliver and the reconciler
-        // ask for, and a delayed job is then always later.
-        if (delay > 0) return;
-        const job = await deliveryQueue.getJob(deliveryId);
-        if (job && (await job.getState()) === 'delayed') await job.promote();
-      });
+      await inEnqueueSpan('bullmq', DELIVERY_QUEUE, deliveryId, (trace) =>
+        run('enqueueDelivery', () =>
+          addDelivery(deliveryId, delay, { ...requestIdOf(meta), ...trace }),
+        ),
+      );
     },
 
     async prometheusMetrics() {

@@ -16,6 +16,8 @@ export interface PublishJobData {
   waits?: number;
   /** The HTTP request that caused the job, for its log lines. */
   requestId?: string;
+  /** The W3C traceparent of the enqueue, when tracing is on: the job's span continues it. */
+  traceparent?: string;
 }
 
 export interface DeliveryJobData {
@@ -23,6 +25,7 @@ export interface DeliveryJobData {
   attempt: number;
   waits?: number;
   requestId?: string;
+  traceparent?: string;
 }
 
 /** A Redis Cluster: its seed nodes, and ioredis Cluster options (password/TLS in redisOptions). */

@@ -30,6 +30,7 @@ import {
   type QueueConsumer,
   runJobAttempt,
 } from '@social-publisher/domain';
+import { inEnqueueSpan, inJobSpan, type TraceCarrier } from '@social-publisher/telemetry';
 
 export interface InProcessQueueOptions extends ConsumerTuning {
   /** close(): how long in-flight handlers may run before their signal is aborted (default 10 s). */
@@ -53,6 +54,11 @@ export interface InProcessQueue extends PublishQueue, QueueConsumer {
 
 type Kind = 'publish' | 'deliver';
 
+/** The queues' names, as BullMQ's: the same metrics series and span names in both modes. */
+const QUEUE_NAMES: Record<Kind, string> = { publish: 'publish', deliver: 'webhook-delivery' };
+/** `messaging.system` of this queue's spans. */
+const SYSTEM = 'in-process';
+
 interface Entry {
   id: string;
   attempt: number;
@@ -63,6 +69,8 @@ interface Entry {
   timer: ReturnType<typeof setTimeout> | undefined;
   /** The HTTP request that caused the job, for its log lines. */
   requestId: string | undefined;
+  /** The enqueue's W3C traceparent (tracing on): every attempt's span continues it. */
+  traceparent: string | undefined;
 }
 
 interface Lane {
@@ -138,6 +146,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     runAt: Date | null,
     meta: JobMeta = {},
     bringForward = false,
+    trace: TraceCarrier = {},
   ): void {
     if (closing) throw new Error('in-process queue is closed');
     if (typeof id !== 'string' || id.length === 0) {
@@ -167,6 +176,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       runAt: runAt ? runAt.getTime() : Date.now(),
       timer: undefined,
       requestId: meta.requestId,
+      traceparent: trace.traceparent,
     };
     if (Number.isNaN(entry.runAt)) throw new Error('in-process queue: invalid runAt');
     lane.jobs.set(id, entry);
@@ -227,18 +237,21 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       ...(entry.requestId === undefined ? {} : { request_id: entry.requestId }),
     };
     const policy = { maxAttempts: lane.maxAttempts, retryBaseDelayMs, retryMaxDelayMs };
-    const step = await runJobAttempt(
-      async () => {
-        // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
-        await Promise.resolve();
-        return lane.kind === 'publish'
-          ? current.publish(entry.id, ctx)
-          : current.deliver(entry.id, ctx);
-      },
-      entry.attempt,
-      policy,
-      logger,
-      log,
+    const traced = { id: entry.id, attempt: entry.attempt, traceparent: entry.traceparent };
+    const step = await inJobSpan(SYSTEM, QUEUE_NAMES[lane.kind], traced, () =>
+      runJobAttempt(
+        async () => {
+          // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
+          await Promise.resolve();
+          return lane.kind === 'publish'
+            ? current.publish(entry.id, ctx)
+            : current.deliver(entry.id, ctx);
+        },
+        entry.attempt,
+        policy,
+        logger,
+        log,
+      ),
     );
     if (step.kind !== 'again') {
       retire(lane, entry);
@@ -303,18 +316,21 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
   return {
     kind: 'inprocess',
     async enqueuePublish(postId, runAt, meta) {
-      add(lanes.publish, postId, runAt, meta);
+      await inEnqueueSpan(SYSTEM, QUEUE_NAMES.publish, postId, async (trace) =>
+        add(lanes.publish, postId, runAt, meta, false, trace),
+      );
     },
     async cancelPublish(postId) {
       return cancel(lanes.publish, postId);
     },
     async enqueueDelivery(deliveryId, runAt, meta) {
-      add(lanes.deliver, deliveryId, runAt, meta, true);
+      await inEnqueueSpan(SYSTEM, QUEUE_NAMES.deliver, deliveryId, async (trace) =>
+        add(lanes.deliver, deliveryId, runAt, meta, true, trace),
+      );
     },
     async prometheusMetrics() {
       // The same series BullMQ exports, so one dashboard serves both modes. Failed jobs are
       // not kept in memory (their outcome is in the database): always 0 here.
-      const names: Record<Kind, string> = { publish: 'publish', deliver: 'webhook-delivery' };
       const lines = [
         '# HELP bullmq_job_count Number of jobs in the queue by state',
         '# TYPE bullmq_job_count gauge',
@@ -324,7 +340,9 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
         for (const entry of lane.jobs.values()) if (entry.state === 'delayed') delayed += 1;
         const counts = { waiting: lane.waiting.size, active: lane.active, delayed, failed: 0 };
         for (const [state, count] of Object.entries(counts)) {
-          lines.push(`bullmq_job_count{queue="${names[lane.kind]}",state="${state}"} ${count}`);
+          lines.push(
+            `bullmq_job_count{queue="${QUEUE_NAMES[lane.kind]}",state="${state}"} ${count}`,
+          );
         }
       }
       return `${lines.join('\n')}\n`;

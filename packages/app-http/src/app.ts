@@ -19,6 +19,7 @@ import { notFoundHandler } from './plugins/not-found.ts';
 import { openApi, openApiDocumentRoute } from './plugins/openapi.ts';
 import { requestIdHeader } from './plugins/request-id.ts';
 import { shutdownGuard } from './plugins/shutdown.ts';
+import { tracing } from './plugins/tracing.ts';
 import { createAttemptLimiter } from './rate-limit/attempts.ts';
 import { createRateLimiter } from './rate-limit/limiter.ts';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store.ts';
@@ -76,6 +77,8 @@ export interface AppOptions {
   metricsToken?: string | null;
   /** The BullMQ dashboard at /admin/queues (production mode with ADMIN_TOKEN set). */
   adminQueues?: AdminQueuesOptions | null;
+  /** Tracing is on (an OTLP endpoint is set): each request gets a server span. */
+  tracing?: boolean;
 }
 
 function rateLimitStoreFor(options: AppOptions): RateLimitStore {
@@ -111,7 +114,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The callback and the consent link that binds a flow to its browser share one budget.
   const oauthFlows = attempts.of('oauth_callback');
 
-  // Cross-cutting concerns first (not-found records every route registered after it).
+  // Cross-cutting concerns first (not-found records every route registered after it); the
+  // server span before all of them, so that everything a request does happens inside it.
+  if (options.tracing) await app.register(tracing);
   await app.register(jsonBodyParser);
   await app.register(bodyTimeout, config.httpTimeouts);
   await app.register(requestIdHeader);

@@ -1,110 +1,15 @@
 /**
- * The API's composition root.
+ * The API's entry point.
  *   pnpm start      embedded mode: API and worker in one process (PGlite + in-process queue
  *                   unless DATABASE_URL / REDIS_URL are set)
  *   pnpm start:api  API only (production: DATABASE_URL and REDIS_URL; workers run apart)
- * Config errors stop the process with one line. SIGTERM/SIGINT: stop taking requests, finish
- * the ones in flight, stop the worker, close the runtime; a second signal exits at once.
+ * Tracing starts first, before the modules it instruments load (the database driver), then
+ * serve.ts does the rest. Without OTEL_EXPORTER_OTLP_ENDPOINT nothing of OpenTelemetry's SDK
+ * is loaded.
  */
-import type { Config } from '@social-publisher/config';
-import {
-  createRuntimeOrFail,
-  fail,
-  failOnStartError,
-  type MetricsServer,
-  missingSharedParts,
-  type Runtime,
-  readConfigOrFail,
-  shutdownOnSignals,
-  startMetricsServer,
-  startWorker,
-  type Worker,
-} from '@social-publisher/runtime';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
-import { bootstrap, firstUserBanner } from './bootstrap.ts';
-import { createLogger } from './logger.ts';
+import { startTelemetryFromEnvironment } from '@social-publisher/telemetry';
 
-/** Where a local user reaches the API (the real port, also when PORT=0). */
-function localUrl(config: Config, app: FastifyInstance): string {
-  const address = app.server.address();
-  const port = address && typeof address === 'object' ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
-async function main(): Promise<void> {
-  const apiOnly = process.argv.includes('--api-only');
-  const config = readConfigOrFail();
-  if (apiOnly) {
-    // Embedded PGlite belongs to one process, and an in-process queue is read by no worker:
-    // without both shared parts, every post this API accepted would wait forever.
-    const missing = missingSharedParts(config);
-    if (missing.length > 0) {
-      fail(
-        `start:api is the production API and needs ${missing.join(' and ')} (shared with the workers); for one process with API and worker, use pnpm start`,
-      );
-    }
-  }
-  const logger = createLogger(config, { name: apiOnly ? 'api' : 'embedded' });
-
-  let app: FastifyInstance | undefined;
-  let worker: Worker | undefined;
-  let runtime: Runtime | undefined;
-  let metricsServer: MetricsServer | undefined;
-
-  const shutdown = async (): Promise<void> => {
-    // Stop taking requests and let those in flight finish; then the worker; then the rest.
-    if (app) await app.close();
-    if (metricsServer) await metricsServer.close();
-    if (worker) await worker.stop();
-    if (runtime) await runtime.close();
-  };
-  const signals = shutdownOnSignals({
-    logger,
-    shutdown,
-    stoppingMessage: 'shutting down (send the signal again to force)',
-    stoppedMessage: 'stopped',
-  });
-
-  runtime = await createRuntimeOrFail(config, logger, { role: apiOnly ? 'api' : 'embedded' });
-  if (signals.signals > 0) return;
-
-  const outcome = await bootstrap(runtime.deps, config.bootstrapApiKey);
-  if (outcome.kind === 'ensured') {
-    logger.info(
-      { userId: outcome.userId, created: outcome.created },
-      'BOOTSTRAP_API_KEY: its user is ready',
-    );
-  }
-
-  app = await buildApp({
-    deps: runtime.deps,
-    checks: runtime.checks,
-    queueKind: runtime.queueKind,
-    config,
-    logger,
-    rateLimitRedis: runtime.rateLimitRedis,
-    metrics: runtime.metrics,
-    metricsToken: config.metrics.token,
-    adminQueues: config.admin.token
-      ? {
-          dashboard: runtime.queueDashboard,
-          token: config.admin.token,
-          writable: config.admin.queuesWritable,
-        }
-      : null,
-  });
-  await app.listen({ port: config.port, host: config.host });
-  if (config.metrics.port !== null) {
-    metricsServer = await startMetricsServer(runtime.metrics, config.metrics.port, config.host);
-    logger.info({ port: metricsServer.port }, 'metrics on their own port (GET /metrics)');
-  }
-
-  if (!apiOnly) worker = await startWorker(runtime, config);
-  const url = localUrl(config, app);
-  if (outcome.kind === 'first-user') process.stdout.write(firstUserBanner(outcome.rawKey, url));
-  logger.info({ url, mode: apiOnly ? 'api' : 'embedded', queue: runtime.queueKind }, 'listening');
-}
-
-main().catch(failOnStartError('social-publisher'));
+const kind = process.argv.includes('--api-only') ? 'api' : 'embedded';
+const telemetry = await startTelemetryFromEnvironment(process.env, kind);
+const { serve } = await import('./serve.ts');
+serve(telemetry);

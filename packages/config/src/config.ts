@@ -15,12 +15,14 @@ import { type RedisConfig, readRedisSection } from './sections/redis.ts';
 import { readSecrets, type SecretsConfig } from './sections/secrets.ts';
 import { readServer, type ServerConfig } from './sections/server.ts';
 import { readStorage, type StorageConfig } from './sections/storage.ts';
+import { readTelemetry, type TelemetryConfig } from './sections/telemetry.ts';
 import { readWebhooks, type WebhooksConfig } from './sections/webhooks.ts';
 import { readWorker, type WorkerConfig } from './sections/worker.ts';
 
 export type { MediaConfig } from './sections/media.ts';
 export type { RedisEndpoint } from './sections/redis.ts';
 export type { TrustProxy } from './sections/server.ts';
+export type { TelemetryConfig, TracesSampler } from './sections/telemetry.ts';
 
 export type Config = ServerConfig &
   StorageConfig &
@@ -31,6 +33,8 @@ export type Config = ServerConfig &
   WebhooksConfig &
   PlatformsConfig &
   OperatorConfig & {
+    /** Tracing: the OTEL_* settings. */
+    telemetry: TelemetryConfig;
     /** Hosted media (POST /media): where the bytes live, how large and how long. */
     media: MediaConfig;
   };
@@ -64,6 +68,7 @@ export function loadConfig(
     ...readWebhooks(e),
     ...readPlatforms(e, options.platforms ?? [], server.port),
     media: readMedia(e, storage.dataDir),
+    ...readTelemetry(e),
   };
   const keyNeeded = options.requireEncryptionKey ?? true;
   if (keyNeeded && config.databaseUrl !== null && e.string('ENCRYPTION_KEY') === null) {
@@ -72,6 +77,16 @@ export function loadConfig(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The tracing settings alone, read before anything else loads (the entry points start tracing
+ * first). A bad value throws ConfigError; loadConfig reports it again with every other problem.
+ */
+export function loadTelemetryConfig(
+  source: Record<string, string | undefined> = process.env,
+): TelemetryConfig {
+  return readTelemetry(readEnv(source)).telemetry;
 }
 
 /** The development-only switches that weaken a safety check, for a loud warning at start. */

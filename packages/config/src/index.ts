@@ -2,8 +2,11 @@ export {
   type Config,
   type LoadConfigOptions,
   loadConfig,
+  loadTelemetryConfig,
   type MediaConfig,
   type RedisEndpoint,
+  type TelemetryConfig,
+  type TracesSampler,
   unsafeSwitches,
 } from './config.ts';
 export { resolveEncryptionKey, resolveEncryptionKeys } from './encryption-key.ts';

@@ -11,6 +11,7 @@
  *   never with their headers.
  */
 import type { Config } from '@social-publisher/config';
+import { traceLogFields } from '@social-publisher/telemetry';
 import pino from 'pino';
 
 const CENSOR = '[redacted]';
@@ -128,7 +129,12 @@ export const LOG_SERIALIZERS: pino.LoggerOptions['serializers'] = {
 
 export function createLogger(
   config: Pick<Config, 'logLevel'>,
-  options: { name?: string; destination?: pino.DestinationStream } = {},
+  options: {
+    name?: string;
+    destination?: pino.DestinationStream;
+    /** Tracing is on: each line logged inside a span carries its trace_id and span_id. */
+    traceIds?: boolean;
+  } = {},
 ): pino.Logger {
   const pinoOptions: pino.LoggerOptions = {
     level: config.logLevel,
@@ -136,6 +142,8 @@ export function createLogger(
     redact: { paths: REDACT_PATHS, censor: CENSOR },
     serializers: LOG_SERIALIZERS,
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Only with tracing on: without it no line pays for the lookup.
+    ...(options.traceIds ? { mixin: traceLogFields } : {}),
   };
   return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
 }

@@ -276,7 +276,7 @@ export const PUBLIC_BASE_URL = 'http://api.connect.test';
 export const RETURN_ORIGIN = 'https://app.example.com';
 
 /** P_CLIENT_ID, P_CLIENT_SECRET and the three hosts of one platform, all on its fake. */
-function oauthEnv(
+export function oauthEnv(
   prefix: string,
   baseUrl: string,
   client: { clientId: string; clientSecret: string },
