@@ -164,13 +164,32 @@ export const TARGET_STATUSES = [
   'published',
   'failed',
   'cancelled',
+  // Taking a published target down (POST /posts/:id/unpublish): asked, done, given up.
+  'removing',
+  'removed',
+  'remove_failed',
 ] as const;
 export type TargetStatus = (typeof TARGET_STATUSES)[number];
 export const TERMINAL_TARGET_STATUSES: readonly TargetStatus[] = [
   'published',
   'failed',
   'cancelled',
+  'removed',
+  'remove_failed',
 ];
+/**
+ * The statuses of a target whose post is out on its platform and may be asked to come down
+ * (`remove_failed`: asked again). A `removing` one is already on its way: asking again is a no-op.
+ */
+export const UNPUBLISHABLE_TARGET_STATUSES: readonly TargetStatus[] = [
+  'published',
+  'remove_failed',
+];
+/**
+ * What an unpublish request said of a target beside its status: `unsupported` when its
+ * platform offers no delete (the target stays `published`).
+ */
+export type TargetUnpublish = 'unsupported';
 
 /** Per-platform options as sent by the client, keyed by platform name. Validated by rules. */
 export type PlatformOptions = Partial<Record<Platform, Record<string, unknown>>>;
@@ -235,9 +254,14 @@ export interface PostTarget {
   threadPostIds: string[];
   firstCommentId: string | null;
   resumeState: ResumeState | null;
-  /** While `publishing`: the claim is valid until then; past it the reconciler may resume. */
+  /**
+   * While `publishing` (or `removing` and claimed): the claim is valid until then; past it the
+   * reconciler may resume. A `removing` target without one waits for its job to claim it.
+   */
   leaseExpiresAt: Date | null;
   publishedAt: Date | null;
+  /** Set when it was asked to be taken down and its platform has no delete; null otherwise. */
+  unpublish: TargetUnpublish | null;
   updatedAt: Date;
 }
 

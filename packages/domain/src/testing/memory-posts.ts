@@ -7,6 +7,7 @@ import {
 import type { PostRepository } from '../ports/index.ts';
 import { trackMetrics } from './memory-metrics.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
+import { memoryPostUnpublishing } from './memory-unpublish.ts';
 
 const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_INFINITY;
 
@@ -57,6 +58,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
   return {
+    ...memoryPostUnpublishing(store),
     async insert(post) {
       const { targets: rows, ...plain } = post;
       for (const row of rows) {
@@ -131,7 +133,11 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     },
     async renewLease(targetId, leaseExpiresAt, at) {
       const target = targets().get(targetId);
-      if (target?.status !== 'publishing') return false;
+      // A `removing` target is held only while claimed (a released one has no lease).
+      const held =
+        target?.status === 'publishing' ||
+        (target?.status === 'removing' && target.leaseExpiresAt !== null);
+      if (!target || !held) return false;
       target.leaseExpiresAt = new Date(leaseExpiresAt);
       target.updatedAt = new Date(at);
       return true;

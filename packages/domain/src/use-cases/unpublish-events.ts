@@ -1,0 +1,49 @@
+/**
+ * `post.unpublished`: sent once every target asked in an unpublish request has ended, with the
+ * request's counts. Closing the request and storing the event share one unit of work, and the
+ * close is conditional: of the jobs (or asks) that see the request end, exactly one announces it.
+ */
+import type { CoreDeps } from '../deps.ts';
+import type { PostWithTargets } from '../model.ts';
+import type { JobMeta, UnpublishTally } from '../ports/index.ts';
+import { type EventToStore, storeEvents } from './event-deliveries.ts';
+import { enqueueDeliveries } from './pending-deliveries.ts';
+
+export function unpublishedEvent(
+  post: Pick<PostWithTargets, 'id' | 'accountId' | 'targets'>,
+  tally: UnpublishTally,
+): EventToStore {
+  return {
+    event: 'post.unpublished',
+    accountId: post.accountId,
+    postId: post.id,
+    data: {
+      removed: tally.removed,
+      failed: tally.failed,
+      unsupported: tally.unsupported,
+      total: tally.total,
+    },
+    socialAccountIds: [...new Set(post.targets.map((target) => target.socialAccountId))],
+  };
+}
+
+/**
+ * Closes the post's unpublish request if nothing in it is still `removing`, and sends its event.
+ * Returns whether this call closed it.
+ */
+export async function closeUnpublish(
+  deps: CoreDeps,
+  post: Pick<PostWithTargets, 'id' | 'accountId' | 'targets'>,
+  meta: JobMeta = {},
+): Promise<boolean> {
+  const at = deps.clock.now();
+  const closed = await deps.uow.run(async (repos) => {
+    const tally = await repos.posts.closeUnpublish(post.id, at);
+    if (!tally) return null;
+    return { tally, deliveries: await storeEvents(deps, repos, [unpublishedEvent(post, tally)]) };
+  });
+  if (!closed) return false;
+  deps.logger.info({ postId: post.id, ...closed.tally }, 'post unpublished');
+  await enqueueDeliveries(deps, closed.deliveries, meta);
+  return true;
+}
