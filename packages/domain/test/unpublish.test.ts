@@ -114,7 +114,7 @@ describe('unpublishPost: the ask', () => {
           social_account_ids: [post.targets[0]?.socialAccountId ?? ''],
           scheduled_at: '2099-01-01T00:00:00Z',
         },
-        'schedule',
+        'scheduled',
       ),
     );
     const notPublished = errorOf(await unpublishPost(deps, alice.actor, scheduled.id, {}));
