@@ -16,6 +16,7 @@ import { describePlatformAppRepositoryContract } from './storage-platform-apps.t
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
+import { describePostUnpublishingContract } from './storage-unpublish.ts';
 import { describeWebhookRepositoryContract } from './storage-webhooks.ts';
 
 export type { StorageSetup, StorageUnderTest } from './storage-fixtures.ts';
@@ -25,6 +26,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeApiKeyRepositoryContract(name, setup);
   describeSocialAccountRepositoryContract(name, setup);
   describePostRepositoryContract(name, setup);
+  describePostUnpublishingContract(name, setup);
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);
