@@ -17,6 +17,7 @@ import { migration0010 } from './0010_platform_apps_and_data.ts';
 import { migration0011 } from './0011_metrics.ts';
 import { migration0012 } from './0012_webhook_events_by_shape.ts';
 import { migration0013 } from './0013_webhook_filters_and_auto_disable.ts';
+import { migration0014 } from './0014_unpublish.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0011_metrics': migration0011,
   '0012_webhook_events_by_shape': migration0012,
   '0013_webhook_filters_and_auto_disable': migration0013,
+  '0014_unpublish': migration0014,
 };
