@@ -5,7 +5,7 @@
  * this process only: nothing is durable, so after a restart the reconciler rebuilds the queue
  * from the database (due posts and pending deliveries are enqueued again; the job id dedupe
  * makes that safe). Semantics match the BullMQ adapter:
- * - one job per id and kind (publish: post id, deliver: delivery id); enqueueing an id that is
+ * - one job per id and kind (publish and unpublish: post id, deliver: delivery id); enqueueing an id that is
  *   waiting, delayed or active is a no-op; once the job finished (done or dropped) the id can be
  *   enqueued again;
  * - delays use timers; delays longer than a Node timer allows (2^31-1 ms, ~24.8 days) re-arm;
@@ -48,10 +48,14 @@ export interface InProcessQueueStats {
 export interface InProcessQueue extends PublishQueue, QueueConsumer {
   /** Closes both sides (the producer and the consumer are the same object). */
   close(): Promise<void>;
-  stats(): { publish: InProcessQueueStats; deliver: InProcessQueueStats };
+  stats(): {
+    publish: InProcessQueueStats;
+    deliver: InProcessQueueStats;
+    unpublish: InProcessQueueStats;
+  };
 }
 
-type Kind = 'publish' | 'deliver';
+type Kind = 'publish' | 'deliver' | 'unpublish';
 
 interface Entry {
   id: string;
@@ -102,6 +106,15 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       kind: 'deliver',
       limit: positiveInt('deliveryConcurrency', options.deliveryConcurrency, concurrency),
       maxAttempts: positiveInt('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
+      jobs: new Map(),
+      waiting: new Set(),
+      active: 0,
+    },
+    // Taking posts down: the publish lane's bounds, in a lane of its own (never blocks publishing).
+    unpublish: {
+      kind: 'unpublish',
+      limit: concurrency,
+      maxAttempts: positiveInt('maxPublishAttempts', options.maxPublishAttempts, 6),
       jobs: new Map(),
       waiting: new Set(),
       active: 0,
@@ -231,9 +244,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       async () => {
         // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
         await Promise.resolve();
-        return lane.kind === 'publish'
-          ? current.publish(entry.id, ctx)
-          : current.deliver(entry.id, ctx);
+        return current[lane.kind](entry.id, ctx);
       },
       entry.attempt,
       policy,
@@ -308,13 +319,20 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     async cancelPublish(postId) {
       return cancel(lanes.publish, postId);
     },
+    async enqueueUnpublish(postId, runAt, meta) {
+      add(lanes.unpublish, postId, runAt, meta);
+    },
     async enqueueDelivery(deliveryId, runAt, meta) {
       add(lanes.deliver, deliveryId, runAt, meta, true);
     },
     async prometheusMetrics() {
       // The same series BullMQ exports, so one dashboard serves both modes. Failed jobs are
       // not kept in memory (their outcome is in the database): always 0 here.
-      const names: Record<Kind, string> = { publish: 'publish', deliver: 'webhook-delivery' };
+      const names: Record<Kind, string> = {
+        publish: 'publish',
+        deliver: 'webhook-delivery',
+        unpublish: 'unpublish',
+      };
       const lines = [
         '# HELP bullmq_job_count Number of jobs in the queue by state',
         '# TYPE bullmq_job_count gauge',
@@ -337,8 +355,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       if (closing) throw new Error('in-process queue is closed');
       if (handlers) throw new Error('in-process queue already started');
       handlers = jobHandlers;
-      pump(lanes.publish);
-      pump(lanes.deliver);
+      for (const lane of Object.values(lanes)) pump(lane);
     },
     close() {
       closePromise ??= shutdown();
@@ -348,6 +365,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       return {
         publish: laneStats(lanes.publish),
         deliver: laneStats(lanes.deliver),
+        unpublish: laneStats(lanes.unpublish),
       };
     },
   };
