@@ -28,6 +28,7 @@ import {
   type MetricName,
   processPublishJob,
   readDueMetrics,
+  unpublishPost,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
 import { failedOutcome, seedConnection } from '@social-publisher/domain/testing';
@@ -298,6 +299,7 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     'post.cancelled',
     'post.target.published',
     'post.target.failed',
+    'post.unpublished',
     'social_account.connected',
     'social_account.expired',
     'social_account.disconnected',
@@ -337,6 +339,8 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     if (!now.ok) throw new Error(JSON.stringify(now.error));
     const signal = new AbortController().signal;
     await processPublishJob(deps, now.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
+    // No remover in the harness: the published target is unsupported, the event sent at once.
+    await unpublishPost(deps, alice.actor, now.value.id, {});
     await expireConnection(deps, failing, 'the platform refused the token');
     await deleteSocialAccount(deps, alice.actor, connected.value.id);
     for (const delivery of deps.store.tables.deliveries.values()) {

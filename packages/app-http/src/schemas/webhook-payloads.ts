@@ -137,7 +137,7 @@ export const WEBHOOK_EVENT_WHEN: Record<WebhookEvent, string> = {
   'post.failed': 'A post reached its outcome and no target published.',
   'post.target.published': "One target's publication was recorded.",
   'post.target.failed': "One target's failure was recorded (it will not be retried).",
-  'post.unpublished': 'Every target asked to be taken down has ended (not sent yet).',
+  'post.unpublished': 'Every target asked to be taken down (POST /posts/:id/unpublish) has ended.',
   'post.approval_requested': 'A post waits for approval (not sent yet).',
   'post.approved': 'A post was approved (not sent yet).',
   'post.rejected': 'A post was rejected (not sent yet).',
