@@ -6,7 +6,7 @@ import { type HttpResult, httpCall, uploadTimeoutMs } from './http.ts';
 import { type Multipart, multipartHeaders } from './multipart.ts';
 
 export interface BearerCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   token: string;
   /** Names the call in messages ("LinkedIn post"). */
@@ -80,7 +80,7 @@ export function bearerClient(
   },
 ) {
   return (
-    method: 'GET' | 'POST',
+    method: BearerCall['method'],
     path: string,
     token: string,
     what: string,
