@@ -39,15 +39,19 @@ export const postUnpublishRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
           'Deletes the post from its platforms in the background, with its thread\'s follow-ups and its first comment: the asked targets become `removing`, then `removed` (a post already gone counts) or `remove_failed` (error_code, error_message). A target whose platform offers no delete stays `published` with `unpublish: "unsupported"`. `post.unpublished` is sent once every asked target has ended. Asking again while targets are removing changes nothing; a `remove_failed` target may be asked again. 409 post_not_published when the post has no published target (or is still publishing); 400 naming the target_ids that are not published targets of the post.',
         security: SECURED,
         params: IdParams('Post id'),
-        body: Type.Optional(UnpublishBody),
+        body: UnpublishBody,
         response: {
           202: Data(PostSchema, 'The post as asked: its targets removing (or unsupported)'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 404, 409),
         },
       },
+      // The body is optional: a POST without one asks for every published target.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
     },
     async (request, reply) => {
-      const targetIds = request.body?.target_ids;
+      const targetIds = request.body.target_ids;
       const post = unwrap(
         await unpublishPost(
           deps,
