@@ -14,6 +14,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Each DELETE /2/tweets/:id waits this long at the fake: kills land mid-delete. */
 const DELETE_DELAY_MS = 300;
 const END_TIMEOUT_MS = 50_000;
+/** Kills go on this long after the asks (the deletes run meanwhile), then the rest settles. */
+const KILL_WINDOW_MS = 15_000;
 
 interface TargetJson {
   platform: string;
@@ -75,6 +77,7 @@ function removalChecks(cluster: Cluster, posts: PostJson[], ids: readonly string
   );
   const left = cluster.x.tweets.filter((tweet) => platformIds.has(tweet.id)).length;
   const events = ids.filter((id) => cluster.receiver.events.get(`post.unpublished ${id}`)?.size);
+  const deleteRequests = cluster.x.requests.filter((r) => r.method === 'DELETE').length;
   const failures: string[] = [];
   if (count('removed') !== ids.length) {
     failures.push(`${ids.length - count('removed')} of ${ids.length} targets not removed`);
@@ -85,7 +88,7 @@ function removalChecks(cluster: Cluster, posts: PostJson[], ids: readonly string
     failures.push(`${ids.length - events.length} post.unpublished events missing`);
   }
   const notes = [
-    `  unpublished ${ids.length} threads (${platformIds.size} X posts, ${DELETE_DELAY_MS} ms a delete): removed ${count('removed')}, removing ${count('removing')}, remove_failed ${count('remove_failed')}; left on X ${left}; deletes sent ${cluster.x.deletes.deleted.length}; post.unpublished received ${events.length}`,
+    `  unpublished ${ids.length} threads (${platformIds.size} X posts, ${DELETE_DELAY_MS} ms a delete): removed ${count('removed')}, removing ${count('removing')}, remove_failed ${count('remove_failed')}; left on X ${left}; deletes done ${cluster.x.deletes.deleted.length} of ${deleteRequests} asked (a killed worker's are asked again); post.unpublished received ${events.length}`,
   ];
   return { failures, notes };
 }
@@ -117,7 +120,7 @@ export async function unpublishStorm(backend: Backend, size: Size): Promise<Resu
     let stop = false;
     const killer = (async () => {
       await sleep(300);
-      while (!stop && Date.now() - begun < END_TIMEOUT_MS) {
+      while (!stop && Date.now() - begun < KILL_WINDOW_MS) {
         await cluster.killAndRestartWorker();
         await sleep(700 + Math.random() * 600);
       }
@@ -128,6 +131,7 @@ export async function unpublishStorm(backend: Backend, size: Size): Promise<Resu
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     }
     const posts = await waitForRemovals(cluster, accepted);
+    const removedAfter = (Date.now() - begun) / 1000;
     stop = true;
     await killer;
     // The events: a delivery interrupted by a kill is retried after 5 s.
@@ -147,7 +151,10 @@ export async function unpublishStorm(backend: Backend, size: Size): Promise<Resu
       missingWebhooks: 0,
       errorLines,
       seconds: (Date.now() - begun) / 1000,
-      notes: checked.notes,
+      notes: [
+        ...checked.notes,
+        `  every target ended ${removedAfter.toFixed(1)} s after the first ask`,
+      ],
       failures: [
         ...checked.failures,
         ...(counts.published === size.unpublishPosts ? [] : ['not every post was published']),
