@@ -1,6 +1,7 @@
 /** Taking published posts down: the ask, the unpublish job, its retries and its event. */
 import { describe, expect, it } from 'vitest';
 import {
+  createMemoryPacer,
   createPost,
   createWebhook,
   type PlatformRemover,
@@ -302,5 +303,28 @@ describe('processUnpublishJob', () => {
     await processUnpublishJob(deps, post.id, jobCtx(1, 5, stop.signal));
     const target = (await deps.repos.posts.findById(post.id))?.targets[0];
     expect(target).toMatchObject({ status: 'removing', leaseExpiresAt: null, errorCode: null });
+  });
+
+  it("deletes go through the connection's pacer: past the budget a target waits, no attempt spent", async () => {
+    const { deps, alice, post, remover, targetOf } = await setup();
+    deps.pacing = {
+      pacer: createMemoryPacer(),
+      limitOf: (platform) => (platform === 'twitter' ? { count: 1, windowMs: 60_000 } : null),
+    };
+    // The budget's one slot goes to a publish of the same connection first.
+    const now = deps.clock.now();
+    const key = `twitter:${targetOf('twitter').socialAccountId}`;
+    await deps.pacing.pacer.take(key, { count: 1, windowMs: 60_000 }, 'another-target', now);
+    unwrap(
+      await unpublishPost(deps, alice.actor, post.id, { targetIds: [targetOf('twitter').id] }),
+    );
+    const result = await processUnpublishJob(deps, post.id, jobCtx(5, 5));
+    expect(result).toMatchObject({ kind: 'retry', spendsAttempt: false });
+    expect(remover.calls).toEqual([]);
+    expect((await deps.repos.posts.findById(post.id))?.targets[0]).toMatchObject({
+      status: 'removing',
+      leaseExpiresAt: null,
+      errorCode: 'rate_limited',
+    });
   });
 });
