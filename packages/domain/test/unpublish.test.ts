@@ -256,6 +256,18 @@ describe('processUnpublishJob', () => {
     expect(await statuses(deps, post.id)).toContainEqual(['twitter', 'removed', null]);
   });
 
+  it("a removed target's numbers are no longer read (its track ends gone); the others' are", async () => {
+    const { deps, alice, post, targetOf } = await setup();
+    const before = await deps.repos.metrics.listByPost(post.id);
+    expect(before.map((track) => track.dueAt === null)).toEqual([false, false]);
+    unwrap(await unpublishPost(deps, alice.actor, post.id, {}));
+    await deps.runJobs();
+    const tracks = await deps.repos.metrics.listByPost(post.id);
+    const of = (id: string) => tracks.find((track) => track.targetId === id);
+    expect(of(targetOf('twitter').id)).toMatchObject({ state: 'gone', dueAt: null });
+    expect(of(targetOf('youtube').id)?.dueAt).not.toBeNull();
+  });
+
   it('a crashed worker: its claim runs out and the reconciler resumes the target', async () => {
     const { deps, alice, post, remover, targetOf } = await setup();
     unwrap(

@@ -11,7 +11,7 @@ import type { JobContext, JobResult } from '../ports/index.ts';
 import { DONE, retryAfter, waitFor } from './job-results.ts';
 import { connectionsOf } from './publish-job.ts';
 import { type RemovalRun, removeClaimedTarget } from './remove-target.ts';
-import { closeUnpublish } from './unpublish-events.ts';
+import { closeUnpublish, stopReadingRemoved } from './unpublish-events.ts';
 
 /** Margin after another worker's lease runs out before taking its target over. */
 const LEASE_GRACE_MS = 100;
@@ -63,6 +63,7 @@ async function afterRuns(
 ): Promise<JobResult> {
   const removing = post.targets.filter((target) => target.status === 'removing');
   if (removing.length === 0) {
+    await stopReadingRemoved(deps, post);
     await closeUnpublish(
       deps,
       post,
