@@ -78,7 +78,10 @@ async function callRemover(
   try {
     const deferred = await paceTarget(deps, target, connection, job);
     if (deferred) {
-      return { outcome: failed('rate_limited', 'paced', true), leaseLost: false, deferred };
+      // Not sent: recordRemoval hands the target back until the slot (this outcome is what
+      // stands only when the job is stopping meanwhile).
+      const outcome = failed('rate_limited', "waiting for the connection's budget", true);
+      return { outcome, leaseLost: false, deferred };
     }
     const outcome = await remover.remove({
       connection: decryptConnection(deps, connection),
