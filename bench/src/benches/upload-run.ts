@@ -62,6 +62,7 @@ function publishRequest(mediaUrl: string): PublishRequest {
     resumeState: null,
     leaseExpiresAt: null,
     publishedAt: null,
+    unpublish: null,
     updatedAt: now,
   };
   return {

@@ -1,5 +1,5 @@
 /**
- * `pnpm chaos [--size ci|full] [--only storm,postgres,redis,webhooks]`: the fault suite. Runs
+ * `pnpm chaos [--size ci|full] [--only storm,postgres,redis,webhooks,unpublish]`: the fault suite. Runs
  * the service as processes (API + workers on PostgreSQL + BullMQ, from the real entry points)
  * against fake platforms, injects one fault per scenario, and prints, per scenario: posts
  * accepted, lost (never ended), published twice (counted at the fake platforms), outcome_unknown
@@ -16,12 +16,14 @@ import {
   storm,
   webhookReceiverDown,
 } from './scenarios.ts';
+import { unpublishStorm } from './unpublish.ts';
 
 const SCENARIOS = {
   storm,
   postgres: postgresDown,
   redis: redisLost,
   webhooks: webhookReceiverDown,
+  unpublish: unpublishStorm,
 } as const;
 type Name = keyof typeof SCENARIOS;
 
@@ -47,6 +49,7 @@ function describe(result: Result): string {
     `  posts accepted ${t.posts}, published ${t.published}, lost ${t.lost}, published twice ${t.duplicated}`,
     `  outcome_unknown targets ${t.outcomeUnknown}${unknown ? ` (${unknown})` : ''}, worker kills ${result.kills}${result.kills > 0 ? ` (${(t.outcomeUnknown / result.kills).toFixed(2)} unknown per kill)` : ''}${failed ? `, other failed targets: ${failed}` : ''}`,
     `  API answers: ${statuses || 'none'}; terminal webhooks missing ${result.missingWebhooks}; error log lines ${result.errorLines.length}`,
+    ...(result.notes ?? []),
     ...result.failures.map((failure) => `  ! ${failure}`),
     ...t.failures.map((failure) => `    failed target: ${failure.slice(0, 300)}`),
     ...result.errorLines.slice(0, 5).map((line) => `    ${line.slice(0, 300)}`),

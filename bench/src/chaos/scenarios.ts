@@ -24,11 +24,13 @@ export interface Size {
   /** Posts per second during the other faults, and for how many seconds. */
   ratePerSecond: number;
   loadSeconds: number;
+  /** X threads taken down under the unpublish storm. */
+  unpublishPosts: number;
 }
 
 export const SIZES: Record<Size['name'], Size> = {
-  ci: { name: 'ci', stormPosts: 40, ratePerSecond: 10, loadSeconds: 9 },
-  full: { name: 'full', stormPosts: 300, ratePerSecond: 20, loadSeconds: 12 },
+  ci: { name: 'ci', stormPosts: 40, ratePerSecond: 10, loadSeconds: 9, unpublishPosts: 12 },
+  full: { name: 'full', stormPosts: 300, ratePerSecond: 20, loadSeconds: 12, unpublishPosts: 60 },
 };
 
 export interface Result {
@@ -39,6 +41,8 @@ export interface Result {
   missingWebhooks: number;
   errorLines: string[];
   seconds: number;
+  /** Lines a scenario adds to its report (what it counted beside the publish tally). */
+  notes?: string[];
   /** Why it failed; empty when it passed. */
   failures: string[];
 }

@@ -31,6 +31,7 @@ export async function startBareQueue(
         return { kind: 'done' };
       },
       deliver: async () => ({ kind: 'done' }),
+      unpublish: async () => ({ kind: 'done' }),
     });
     return {
       starts,

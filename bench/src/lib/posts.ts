@@ -31,6 +31,7 @@ export function buildPost(
       resumeState: null,
       leaseExpiresAt: null,
       publishedAt: null,
+      unpublish: null,
       updatedAt: now,
     };
   });

@@ -39,6 +39,7 @@ export async function openStorage(config: Config, poolSize = 10): Promise<Storag
       enqueuePublish: unavailable,
       cancelPublish: unavailable,
       enqueueDelivery: unavailable,
+      enqueueUnpublish: unavailable,
       ping: async () => false,
       close: async () => {},
     },

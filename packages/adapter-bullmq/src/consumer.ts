@@ -1,6 +1,6 @@
 /**
  * Consumer side of the queue port on BullMQ: one Worker per queue (`publish`,
- * `webhook-delivery`), each on its own connections with `maxRetriesPerRequest: null` (workers
+ * `webhook-delivery`, `unpublish`), each on its own connections with `maxRetriesPerRequest: null` (workers
  * wait for Redis forever rather than fail).
  *
  * Attempts are counted by the adapter in the job data (`attempt`), not by BullMQ's own retry
@@ -41,6 +41,7 @@ import {
   positiveInt,
   type RedisConnectionInput,
   throttledErrorLog,
+  UNPUBLISH_QUEUE,
   withTimeout,
 } from './shared.ts';
 import { warnOnCoarseRedisTimers } from './timer-resolution.ts';
@@ -67,7 +68,7 @@ export interface BullmqConsumerOptions extends ConsumerTuning {
   logger?: Logger;
 }
 
-type Kind = 'publish' | 'deliver';
+type Kind = 'publish' | 'deliver' | 'unpublish';
 type JobData = PublishJobData | DeliveryJobData;
 
 export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsumer {
@@ -82,6 +83,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
   const maxAttempts: Record<Kind, number> = {
     publish: positiveInt('maxPublishAttempts', options.maxPublishAttempts, 6),
     deliver: positiveInt('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
+    unpublish: positiveInt('maxPublishAttempts', options.maxPublishAttempts, 6),
   };
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 2_000;
   const retryMaxDelayMs = options.retryMaxDelayMs ?? 5 * 60_000;
@@ -118,7 +120,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
     const max = maxAttempts[kind];
     return async (job: Job<JobData>, token?: string): Promise<void> => {
       const data = job.data as Partial<PublishJobData & DeliveryJobData>;
-      const id = kind === 'publish' ? data.postId : data.deliveryId;
+      const id = kind === 'deliver' ? data.deliveryId : data.postId;
       const attempt =
         Number.isInteger(data.attempt) && (data.attempt ?? 0) >= 1 ? (data.attempt ?? 1) : 1;
       const requestId = typeof data.requestId === 'string' ? data.requestId : undefined;
@@ -152,9 +154,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
         runJobAttempt(
           async () => {
             try {
-              return kind === 'publish'
-                ? await handlers.publish(id, ctx)
-                : await handlers.deliver(id, ctx);
+              return await handlers[kind](id, ctx);
             } finally {
               running.delete(key);
             }
@@ -202,6 +202,7 @@ export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsu
       const specs: Array<[Kind, string, number]> = [
         ['publish', PUBLISH_QUEUE, concurrency],
         ['deliver', DELIVERY_QUEUE, deliveryConcurrency],
+        ['unpublish', UNPUBLISH_QUEUE, concurrency],
       ];
       for (const [kind, queueName, workerConcurrency] of specs) {
         const worker = new Worker<JobData>(queueName, processor(kind, handlers), {

@@ -1,6 +1,6 @@
 /**
- * Producer side of the queue port on BullMQ: the `publish` queue (job id = post id) and the
- * `webhook-delivery` queue (job id = delivery id).
+ * Producer side of the queue port on BullMQ: the `publish` and `unpublish` queues (job id =
+ * post id) and the `webhook-delivery` queue (job id = delivery id).
  *
  * Fail fast: the producer owns one ioredis connection with the offline queue disabled, a
  * short command timeout and a quick reconnect. A call made while Redis is unreachable waits at
@@ -31,6 +31,8 @@ import {
   type PublishJobData,
   type RedisConnectionInput,
   throttledErrorLog,
+  UNPUBLISH_QUEUE,
+  type UnpublishJobData,
   withTimeout,
 } from './shared.ts';
 
@@ -117,7 +119,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
   const publishQueue = new Queue<PublishJobData>(PUBLISH_QUEUE, { connection: client, prefix });
   const deliveryQueue = new Queue<DeliveryJobData>(DELIVERY_QUEUE, { connection: client, prefix });
-  for (const queue of [publishQueue, deliveryQueue]) {
+  const unpublishQueue = new Queue<UnpublishJobData>(UNPUBLISH_QUEUE, {
+    connection: client,
+    prefix,
+  });
+  const queues = [publishQueue, deliveryQueue, unpublishQueue];
+  for (const queue of queues) {
     queue.on('error', (error) => logConnectionError(error, { prefix, queue: queue.name }));
   }
 
@@ -200,7 +207,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
   return {
     kind: 'redis',
-    dashboard: bullBoardDashboard([publishQueue, deliveryQueue]),
+    dashboard: bullBoardDashboard(queues),
     prefix,
 
     async enqueuePublish(postId, runAt, meta) {
@@ -209,6 +216,19 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
         run('enqueuePublish', () =>
           publishQueue.add(
             PUBLISH_QUEUE,
+            { postId, attempt: 1, ...requestIdOf(meta), ...trace },
+            { ...JOB_OPTIONS, jobId: postId, delay },
+          ),
+        ),
+      );
+    },
+
+    async enqueueUnpublish(postId, runAt, meta) {
+      const delay = delayUntil(runAt);
+      await inEnqueueSpan('bullmq', UNPUBLISH_QUEUE, postId, (trace) =>
+        run('enqueueUnpublish', () =>
+          unpublishQueue.add(
+            UNPUBLISH_QUEUE,
             { postId, attempt: 1, ...requestIdOf(meta), ...trace },
             { ...JOB_OPTIONS, jobId: postId, delay },
           ),
@@ -236,7 +256,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
 
     async prometheusMetrics() {
       const texts = await run('prometheusMetrics', () =>
-        Promise.all([publishQueue, deliveryQueue].map((queue) => queue.exportPrometheusMetrics())),
+        Promise.all(queues.map((queue) => queue.exportPrometheusMetrics())),
       );
       return mergePrometheusTexts(texts);
     },
@@ -257,12 +277,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
           // A cluster delays the queues' first commands until it knows its slots; ended before
           // that, it rejects them where nobody listens. Let them through first (bounded).
           await withTimeout(
-            Promise.allSettled([publishQueue.waitUntilReady(), deliveryQueue.waitUntilReady()]),
+            Promise.allSettled(queues.map((queue) => queue.waitUntilReady())),
             connectWaitMs,
             'cluster not ready',
           ).catch(() => {});
         }
-        await Promise.allSettled([publishQueue.close(), deliveryQueue.close()]);
+        await Promise.allSettled(queues.map((queue) => queue.close()));
         if (client.status === 'ready') {
           try {
             await withTimeout(client.quit(), commandTimeoutMs, 'quit timed out');

@@ -3,6 +3,8 @@ import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 /** Queue of publish jobs (job id = post id). */
 export const PUBLISH_QUEUE = 'publish';
+/** Queue of unpublish jobs (job id = post id: a UUID, no ':' that BullMQ's ids refuse). */
+export const UNPUBLISH_QUEUE = 'unpublish';
 /** Queue of webhook delivery jobs (job id = delivery id). */
 export const DELIVERY_QUEUE = 'webhook-delivery';
 /** Default key prefix. Use a hash tag such as `{sp}` on Redis Cluster. */
@@ -19,6 +21,9 @@ export interface PublishJobData {
   /** The W3C traceparent of the enqueue, when tracing is on: the job's span continues it. */
   traceparent?: string;
 }
+
+/** An unpublish job carries what a publish job does: the post id and the counters. */
+export type UnpublishJobData = PublishJobData;
 
 export interface DeliveryJobData {
   deliveryId: string;

@@ -66,6 +66,9 @@ function recordingHandlers(
     async deliver() {
       return { kind: 'done' };
     },
+    async unpublish() {
+      return { kind: 'done' };
+    },
   };
   return { calls, handlers };
 }
@@ -136,6 +139,7 @@ describeRedis(`bullmq adapter${suffix}`, () => {
     const deliveryId = globalThis.crypto.randomUUID();
     await queue.enqueuePublish(postId, new Date(Date.now() + 60_000));
     await queue.enqueueDelivery(deliveryId, null);
+    await queue.enqueueUnpublish(postId, new Date(Date.now() + 60_000));
 
     const redis = new Redis(REDIS_URL);
     cleanups.push(() => redis.quit());
@@ -143,12 +147,17 @@ describeRedis(`bullmq adapter${suffix}`, () => {
     expect(JSON.parse(publishJob.data ?? '{}')).toEqual({ postId, attempt: 1 });
     const deliveryJob = await redis.hgetall(`${prefix}:webhook-delivery:${deliveryId}`);
     expect(JSON.parse(deliveryJob.data ?? '{}')).toEqual({ deliveryId, attempt: 1 });
+    // The unpublish job of the same post: its own queue, the post id as job id.
+    const unpublishJob = await redis.hgetall(`${prefix}:unpublish:${postId}`);
+    expect(JSON.parse(unpublishJob.data ?? '{}')).toEqual({ postId, attempt: 1 });
     expect(await redis.zscore(`${prefix}:publish:delayed`, postId)).not.toBeNull();
     const keys = await listKeys(prefix);
     expect(
       keys.every(
         (key) =>
-          key.startsWith(`${prefix}:publish:`) || key.startsWith(`${prefix}:webhook-delivery:`),
+          key.startsWith(`${prefix}:publish:`) ||
+          key.startsWith(`${prefix}:webhook-delivery:`) ||
+          key.startsWith(`${prefix}:unpublish:`),
       ),
     ).toBe(true);
 
@@ -274,6 +283,9 @@ describeRedis(`bullmq adapter${suffix}`, () => {
         return { kind: 'retry', delayMs: 0, reason: 'shutting down' };
       },
       async deliver() {
+        return { kind: 'done' };
+      },
+      async unpublish() {
         return { kind: 'done' };
       },
     });

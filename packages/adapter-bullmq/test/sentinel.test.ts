@@ -68,6 +68,7 @@ describe('on Redis behind Sentinel', () => {
         return { kind: 'done' };
       },
       deliver: async () => ({ kind: 'done' }),
+      unpublish: async () => ({ kind: 'done' }),
     };
     try {
       await consumer.start(handlers);

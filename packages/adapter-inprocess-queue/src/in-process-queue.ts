@@ -5,7 +5,7 @@
  * this process only: nothing is durable, so after a restart the reconciler rebuilds the queue
  * from the database (due posts and pending deliveries are enqueued again; the job id dedupe
  * makes that safe). Semantics match the BullMQ adapter:
- * - one job per id and kind (publish: post id, deliver: delivery id); enqueueing an id that is
+ * - one job per id and kind (publish and unpublish: post id, deliver: delivery id); enqueueing an id that is
  *   waiting, delayed or active is a no-op; once the job finished (done or dropped) the id can be
  *   enqueued again;
  * - delays use timers; delays longer than a Node timer allows (2^31-1 ms, ~24.8 days) re-arm;
@@ -49,13 +49,21 @@ export interface InProcessQueueStats {
 export interface InProcessQueue extends PublishQueue, QueueConsumer {
   /** Closes both sides (the producer and the consumer are the same object). */
   close(): Promise<void>;
-  stats(): { publish: InProcessQueueStats; deliver: InProcessQueueStats };
+  stats(): {
+    publish: InProcessQueueStats;
+    deliver: InProcessQueueStats;
+    unpublish: InProcessQueueStats;
+  };
 }
 
-type Kind = 'publish' | 'deliver';
+type Kind = 'publish' | 'deliver' | 'unpublish';
 
 /** The queues' names, as BullMQ's: the same metrics series and span names in both modes. */
-const QUEUE_NAMES: Record<Kind, string> = { publish: 'publish', deliver: 'webhook-delivery' };
+const QUEUE_NAMES: Record<Kind, string> = {
+  publish: 'publish',
+  deliver: 'webhook-delivery',
+  unpublish: 'unpublish',
+};
 /** `messaging.system` of this queue's spans. */
 const SYSTEM = 'in-process';
 
@@ -110,6 +118,15 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       kind: 'deliver',
       limit: positiveInt('deliveryConcurrency', options.deliveryConcurrency, concurrency),
       maxAttempts: positiveInt('maxDeliveryAttempts', options.maxDeliveryAttempts, 20),
+      jobs: new Map(),
+      waiting: new Set(),
+      active: 0,
+    },
+    // Taking posts down: the publish lane's bounds, in a lane of its own (never blocks publishing).
+    unpublish: {
+      kind: 'unpublish',
+      limit: concurrency,
+      maxAttempts: positiveInt('maxPublishAttempts', options.maxPublishAttempts, 6),
       jobs: new Map(),
       waiting: new Set(),
       active: 0,
@@ -243,9 +260,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
         async () => {
           // Start the handler on a fresh microtask, never inside the enqueue call that woke it.
           await Promise.resolve();
-          return lane.kind === 'publish'
-            ? current.publish(entry.id, ctx)
-            : current.deliver(entry.id, ctx);
+          return current[lane.kind](entry.id, ctx);
         },
         entry.attempt,
         policy,
@@ -323,6 +338,11 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
     async cancelPublish(postId) {
       return cancel(lanes.publish, postId);
     },
+    async enqueueUnpublish(postId, runAt, meta) {
+      await inEnqueueSpan(SYSTEM, QUEUE_NAMES.unpublish, postId, async (trace) =>
+        add(lanes.unpublish, postId, runAt, meta, false, trace),
+      );
+    },
     async enqueueDelivery(deliveryId, runAt, meta) {
       await inEnqueueSpan(SYSTEM, QUEUE_NAMES.deliver, deliveryId, async (trace) =>
         add(lanes.deliver, deliveryId, runAt, meta, true, trace),
@@ -355,8 +375,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       if (closing) throw new Error('in-process queue is closed');
       if (handlers) throw new Error('in-process queue already started');
       handlers = jobHandlers;
-      pump(lanes.publish);
-      pump(lanes.deliver);
+      for (const lane of Object.values(lanes)) pump(lane);
     },
     close() {
       closePromise ??= shutdown();
@@ -366,6 +385,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       return {
         publish: laneStats(lanes.publish),
         deliver: laneStats(lanes.deliver),
+        unpublish: laneStats(lanes.unpublish),
       };
     },
   };

@@ -21,8 +21,9 @@ function make(options: InProcessQueueOptions = {}) {
 function handlers(
   publish: (id: string, ctx: JobContext) => Promise<JobResult>,
   deliver: (id: string, ctx: JobContext) => Promise<JobResult> = async () => ({ kind: 'done' }),
+  unpublish: (id: string, ctx: JobContext) => Promise<JobResult> = async () => ({ kind: 'done' }),
 ): JobHandlers {
-  return { publish, deliver };
+  return { publish, deliver, unpublish };
 }
 
 describe('in-process queue', () => {
@@ -153,6 +154,7 @@ describe('in-process queue', () => {
         throw new Error('sync');
       },
       deliver: async () => ({ kind: 'done' }),
+      unpublish: async () => ({ kind: 'done' }),
     });
     await queue.enqueuePublish('sync-throw', null);
     await vi.waitFor(() => expect(attempts).toEqual([1, 2]));

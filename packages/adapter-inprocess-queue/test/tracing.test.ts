@@ -47,6 +47,7 @@ it('the job span continues the enqueue span; a retry is a second attempt in the 
       return ctx.attempt === 1 ? { kind: 'retry', delayMs: 1, reason: 'again' } : { kind: 'done' };
     },
     deliver: async () => ({ kind: 'done' }),
+    unpublish: async () => ({ kind: 'done' }),
   });
   await inSpan('POST /posts', { kind: 'server' }, () => queue.enqueuePublish('post-1', null));
   await expect.poll(() => seen.length).toBe(2);

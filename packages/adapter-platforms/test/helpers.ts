@@ -183,6 +183,7 @@ export function makeRequest(input: RequestInput): Harness {
     resumeState: input.resumeState ?? null,
     leaseExpiresAt: null,
     publishedAt: null,
+    unpublish: null,
     updatedAt: now,
   };
   const progress: ResumeState[] = [];

@@ -7,20 +7,32 @@ import { THREADS_SCOPES } from '../src/threads/oauth.ts';
 import { YOUTUBE_SCOPES } from '../src/youtube/oauth.ts';
 import { testConfig } from './helpers.ts';
 
-const DELETING = ['facebook', 'threads', 'linkedin', 'youtube', 'pinterest', 'bluesky', 'mastodon'];
+const DELETING = [
+  'twitter',
+  'facebook',
+  'threads',
+  'linkedin',
+  'youtube',
+  'pinterest',
+  'bluesky',
+  'mastodon',
+];
 
 describe('removers', () => {
   const registry = createPlatformRegistry(testConfig());
 
-  it('facebook, threads, linkedin, youtube, pinterest, bluesky and mastodon delete', () => {
+  it('x, facebook, threads, linkedin, youtube, pinterest, bluesky and mastodon delete', () => {
     for (const platform of DELETING) {
       expect(registry.remover(platform), platform).toBeDefined();
     }
   });
 
-  it('instagram and tiktok offer no delete: no remover', () => {
-    expect(registry.remover('instagram')).toBeUndefined();
-    expect(registry.remover('tiktok')).toBeUndefined();
+  it('every other platform has no remover: its targets answer unsupported', () => {
+    const others = registry.names.filter((platform) => !DELETING.includes(platform));
+    expect(others).toEqual(
+      expect.arrayContaining(['instagram', 'tiktok', 'reddit', 'telegram', 'discord']),
+    );
+    for (const platform of others) expect(registry.remover(platform), platform).toBeUndefined();
     expect(registry.remover('myspace')).toBeUndefined();
   });
 

@@ -19,6 +19,7 @@ import type {
   SeriesTemplate,
   Slot,
   TargetStatus,
+  TargetUnpublish,
   ThreadPart,
   WebhookEvent,
 } from '@social-publisher/domain';
@@ -125,6 +126,8 @@ export interface PostsTable {
   series_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why the post was rejected; only on a `rejected` post (0015). */
   rejection_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The open unpublish request (0016); NULL: none. */
+  unpublish_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface PostTargetsTable {
@@ -148,6 +151,10 @@ export interface PostTargetsTable {
   resume_state: ColumnType<ResumeState | null, string | null, string | null>;
   lease_expires_at: ColumnType<Date | null, Date | null, Date | null>;
   published_at: ColumnType<Date | null, Date | null, Date | null>;
+  /** `unsupported`: asked to come down, its platform has no delete (migration 0014). */
+  unpublish: Generated<TargetUnpublish | null>;
+  /** The unpublish request the target was last asked in. */
+  unpublish_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   updated_at: Timestamp;
 }
 

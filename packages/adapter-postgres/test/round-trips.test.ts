@@ -9,6 +9,7 @@ import {
   deliverWebhook,
   type JobHandlers,
   processPublishJob,
+  processUnpublishJob,
   type UnitOfWork,
 } from '@social-publisher/domain';
 import { createTestDeps, seedConnection, seedUser } from '@social-publisher/domain/testing';
@@ -60,6 +61,7 @@ describe('database round trips of one 3-target post with 1 webhook', () => {
     const handlers: JobHandlers = {
       publish: (postId, ctx) => processPublishJob(deps, postId, ctx),
       deliver: (deliveryId, ctx) => deliverWebhook(deps, deliveryId, ctx),
+      unpublish: (postId, ctx) => processUnpublishJob(deps, postId, ctx),
     };
 
     const alice = await seedUser(deps, 'alice@example.com');

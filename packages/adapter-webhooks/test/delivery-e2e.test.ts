@@ -15,6 +15,7 @@ import {
   type JobHandlers,
   listDeliveries,
   processPublishJob,
+  processUnpublishJob,
   type SocialAccount,
   setWebhookActive,
   type WebhookEvent,
@@ -145,6 +146,7 @@ describe('webhook delivery end to end (domain + real sender + verifying receiver
     handlers = {
       publish: (postId, ctx) => processPublishJob(core, postId, ctx),
       deliver: (deliveryId, ctx) => deliverWebhook(core, deliveryId, ctx),
+      unpublish: (postId, ctx) => processUnpublishJob(core, postId, ctx),
     };
     user = await seedUser(core, 'e2e@example.com');
     connections = [

@@ -55,7 +55,7 @@ describe.skipIf(skipReason)(
       expect(apiKey.status).toBe(401);
     });
 
-    it('its API lists both queues, read-only', async () => {
+    it('its API lists the three queues, read-only', async () => {
       if (!system) throw new Error('no system');
       const answer = await fetch(`${system.api.baseUrl}/admin/queues/api/queues`, {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -66,6 +66,7 @@ describe.skipIf(skipReason)(
       };
       expect(body.queues.map((queue) => queue.name).sort()).toEqual([
         'publish',
+        'unpublish',
         'webhook-delivery',
       ]);
       expect(body.queues.every((queue) => queue.readOnlyMode)).toBe(true);

@@ -31,6 +31,7 @@ import {
   processPublishJob,
   readDueMetrics,
   rejectPost,
+  unpublishPost,
   updateWorkspace,
   WEBHOOK_EVENTS,
 } from '@social-publisher/domain';
@@ -342,6 +343,7 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     'post.approval_requested',
     'post.approved',
     'post.rejected',
+    'post.unpublished',
     'social_account.connected',
     'social_account.expired',
     'social_account.disconnected',
@@ -382,6 +384,8 @@ describe('docs/api.md event catalogue against the deliveries and the OpenAPI web
     const signal = new AbortController().signal;
     await processPublishJob(deps, now.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
     await approvalScenario(h);
+    // No remover in the harness: the published target is unsupported, the event sent at once.
+    await unpublishPost(deps, alice.actor, now.value.id, {});
     await expireConnection(deps, failing, 'the platform refused the token');
     await deleteSocialAccount(deps, alice.actor, connected.value.id);
     for (const delivery of deps.store.tables.deliveries.values()) {

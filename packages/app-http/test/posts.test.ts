@@ -44,6 +44,7 @@ const TARGET_KEYS = [
   'social_account_id',
   'status',
   'thread_post_ids',
+  'unpublish',
   'updated_at',
 ];
 

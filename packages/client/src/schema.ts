@@ -340,6 +340,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/posts/{id}/unpublish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take a published post down
+     * @description Deletes the post from its platforms in the background, with its thread's follow-ups and its first comment: the asked targets become `removing`, then `removed` (a post already gone counts) or `remove_failed` (error_code, error_message). A target whose platform offers no delete stays `published` with `unpublish: "unsupported"`. `post.unpublished` is sent once every asked target has ended. Asking again while targets are removing changes nothing; a `remove_failed` target may be asked again. 409 post_not_published when the post has no published target (or is still publishing); 400 naming the target_ids that are not published targets of the post.
+     */
+    post: operations['unpublishPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/analytics/daily': {
     parameters: {
       query?: never;
@@ -933,7 +953,7 @@ export interface webhooks {
     put?: never;
     /**
      * post.unpublished
-     * @description Every target asked to be taken down has ended (not sent yet). Headers: X-Social-Publisher-Event (post.unpublished), the signatures and webhook-id (the delivery id).
+     * @description Every target asked to be taken down (POST /posts/:id/unpublish) has ended. Headers: X-Social-Publisher-Event (post.unpublished), the signatures and webhook-id (the delivery id).
      */
     post: operations['postUnpublishedEvent'];
     delete?: never;
@@ -2408,10 +2428,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -2425,6 +2453,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -2922,10 +2951,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -2939,6 +2976,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -3514,10 +3552,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -3531,6 +3577,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -3841,10 +3888,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -3858,6 +3913,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -4105,10 +4161,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -4122,6 +4186,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -4617,10 +4682,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -4634,6 +4707,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -4944,10 +5018,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -4961,6 +5043,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -5257,10 +5340,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -5274,6 +5365,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];
@@ -6339,10 +6431,18 @@ export interface operations {
                         /** @description A sandbox target never reaches the platform */
                         sandbox: boolean;
                         /**
-                         * @description pending -> publishing -> published | failed, or cancelled
+                         * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                          * @enum {unknown}
                          */
-                        status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                        status:
+                          | 'pending'
+                          | 'publishing'
+                          | 'published'
+                          | 'failed'
+                          | 'cancelled'
+                          | 'removing'
+                          | 'removed'
+                          | 'remove_failed';
                         attempts: number;
                         /** @description The platform's error code, verbatim */
                         error_code: string | null;
@@ -6356,6 +6456,7 @@ export interface operations {
                         first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
+                        unpublish: 'unsupported' | null;
                         /** Format: date-time */
                         updated_at: string;
                       }[];
@@ -6726,10 +6827,18 @@ export interface operations {
                         /** @description A sandbox target never reaches the platform */
                         sandbox: boolean;
                         /**
-                         * @description pending -> publishing -> published | failed, or cancelled
+                         * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                          * @enum {unknown}
                          */
-                        status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                        status:
+                          | 'pending'
+                          | 'publishing'
+                          | 'published'
+                          | 'failed'
+                          | 'cancelled'
+                          | 'removing'
+                          | 'removed'
+                          | 'remove_failed';
                         attempts: number;
                         /** @description The platform's error code, verbatim */
                         error_code: string | null;
@@ -6743,6 +6852,7 @@ export interface operations {
                         first_comment_id: string | null;
                         /** Format: date-time */
                         published_at: string | null;
+                        unpublish: 'unsupported' | null;
                         /** Format: date-time */
                         updated_at: string;
                       }[];
@@ -8131,6 +8241,349 @@ export interface operations {
       };
     };
   };
+  unpublishPost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The targets to take down (1-50); default: every published one */
+          target_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The post as asked: its targets removing (or unsupported) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              id: string;
+              /**
+               * Format: uuid
+               * @description The account (personal or team) that owns the post
+               */
+              account_id: string;
+              /**
+               * Format: uuid
+               * @description The user who created it
+               */
+              created_by: string;
+              content: string;
+              media_urls: string[];
+              /** @description Per-platform options keyed by platform name */
+              platform_options: {
+                [key: string]: {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description Follow-ups published as replies after the main post */
+              thread: {
+                content: string;
+                media_urls: string[];
+              }[];
+              first_comment: string | null;
+              /**
+               * Format: date-time
+               * @description null for an immediate post
+               */
+              scheduled_at: string | null;
+              /**
+               * @description scheduled | queued -> publishing -> published | partial | failed; scheduled | queued -> cancelled; pending_approval -> scheduled | queued (approved) | rejected | cancelled
+               * @enum {unknown}
+               */
+              status:
+                | 'scheduled'
+                | 'queued'
+                | 'publishing'
+                | 'published'
+                | 'partial'
+                | 'failed'
+                | 'cancelled'
+                | 'pending_approval'
+                | 'rejected';
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              /** @description Every target is a sandbox one: nothing of this post reaches a platform */
+              sandbox: boolean;
+              post_targets: {
+                /** Format: uuid */
+                id: string;
+                /** @description The platform name, as in POST /posts platforms */
+                platform: string;
+                /**
+                 * Format: uuid
+                 * @description The connection published to
+                 */
+                social_account_id: string;
+                /** @description A sandbox target never reaches the platform */
+                sandbox: boolean;
+                /**
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
+                 * @enum {unknown}
+                 */
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
+                attempts: number;
+                /** @description The platform's error code, verbatim */
+                error_code: string | null;
+                error_message: string | null;
+                retryable: boolean | null;
+                platform_post_id: string | null;
+                platform_url: string | null;
+                /** @description Ids of the follow-ups published, in order (kept when a later one failed: never re-posted) */
+                thread_post_ids: string[];
+                /** @description Id of the first comment, once posted */
+                first_comment_id: string | null;
+                /** Format: date-time */
+                published_at: string | null;
+                unpublish: 'unsupported' | null;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              /**
+               * Format: uuid
+               * @description The repeating series (GET /post-series/:id) this post is an occurrence of
+               */
+              series_id: string | null;
+              /** @description Why an owner or an admin rejected it (status rejected) */
+              rejection_reason: string | null;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
   getDailyAnalytics: {
     parameters: {
       query?: {
@@ -9123,10 +9576,18 @@ export interface operations {
                 /** @description A sandbox target never reaches the platform */
                 sandbox: boolean;
                 /**
-                 * @description pending -> publishing -> published | failed, or cancelled
+                 * @description pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed
                  * @enum {unknown}
                  */
-                status: 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
+                status:
+                  | 'pending'
+                  | 'publishing'
+                  | 'published'
+                  | 'failed'
+                  | 'cancelled'
+                  | 'removing'
+                  | 'removed'
+                  | 'remove_failed';
                 attempts: number;
                 /** @description The platform's error code, verbatim */
                 error_code: string | null;
@@ -9140,6 +9601,7 @@ export interface operations {
                 first_comment_id: string | null;
                 /** Format: date-time */
                 published_at: string | null;
+                unpublish: 'unsupported' | null;
                 /** Format: date-time */
                 updated_at: string;
               }[];

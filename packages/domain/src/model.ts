@@ -177,13 +177,32 @@ export const TARGET_STATUSES = [
   'published',
   'failed',
   'cancelled',
+  // Taking a published target down (POST /posts/:id/unpublish): asked, done, given up.
+  'removing',
+  'removed',
+  'remove_failed',
 ] as const;
 export type TargetStatus = (typeof TARGET_STATUSES)[number];
 export const TERMINAL_TARGET_STATUSES: readonly TargetStatus[] = [
   'published',
   'failed',
   'cancelled',
+  'removed',
+  'remove_failed',
 ];
+/**
+ * The statuses of a target whose post is out on its platform and may be asked to come down
+ * (`remove_failed`: asked again). A `removing` one is already on its way: asking again is a no-op.
+ */
+export const UNPUBLISHABLE_TARGET_STATUSES: readonly TargetStatus[] = [
+  'published',
+  'remove_failed',
+];
+/**
+ * What an unpublish request said of a target beside its status: `unsupported` when its
+ * platform offers no delete (the target stays `published`).
+ */
+export type TargetUnpublish = 'unsupported';
 
 /** Per-platform options as sent by the client, keyed by platform name. Validated by rules. */
 export type PlatformOptions = Partial<Record<Platform, Record<string, unknown>>>;
@@ -250,9 +269,14 @@ export interface PostTarget {
   threadPostIds: string[];
   firstCommentId: string | null;
   resumeState: ResumeState | null;
-  /** While `publishing`: the claim is valid until then; past it the reconciler may resume. */
+  /**
+   * While `publishing` (or `removing` and claimed): the claim is valid until then; past it the
+   * reconciler may resume. A `removing` target without one waits for its job to claim it.
+   */
   leaseExpiresAt: Date | null;
   publishedAt: Date | null;
+  /** Set when it was asked to be taken down and its platform has no delete; null otherwise. */
+  unpublish: TargetUnpublish | null;
   updatedAt: Date;
 }
 
@@ -262,93 +286,7 @@ export interface PostWithTargets extends Post {
 
 // ---------------------------------------------------------------- webhooks
 
-/**
- * The event catalogue (docs/api.md#webhook-events), in its documented order. Some are in the
- * catalogue before anything sends them (subscribable, their payload documented): a webhook may
- * subscribe to them now and receives them once their cause exists.
- */
-export const WEBHOOK_EVENTS = [
-  'post.created',
-  'post.updated',
-  'post.cancelled',
-  'post.published',
-  'post.partial',
-  'post.failed',
-  'post.target.published',
-  'post.target.failed',
-  'post.unpublished',
-  'post.approval_requested',
-  'post.approved',
-  'post.rejected',
-  'post.metrics_updated',
-  'social_account.connected',
-  'social_account.expired',
-  'social_account.disconnected',
-  'comment.received',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-
-export interface Webhook {
-  id: string;
-  accountId: string;
-  createdBy: string;
-  url: string;
-  events: WebhookEvent[];
-  /**
-   * Only events about these connections reach the webhook (`social_account_ids`); null: every
-   * event of the account it subscribed to.
-   */
-  socialAccountIds: string[] | null;
-  active: boolean;
-  /** Why the service turned the webhook off (auto-disable, 410 Gone); null when it did not. */
-  disabledReason: string | null;
-  /**
-   * Since when every attempt failed: the first failed attempt after a delivered one (or after
-   * creation); cleared by a delivered attempt and by re-enabling. Auto-disable counts from it.
-   */
-  failingSince: Date | null;
-  /**
-   * The signing secret (`whsec_` + random, shown once at creation) as stored: sealed with the
-   * TokenCipher, bound to this webhook (`openWebhookSecret` reads it).
-   */
-  secretCiphertext: string;
-  createdAt: Date;
-}
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-export interface WebhookDelivery {
-  id: string;
-  webhookId: string;
-  accountId: string;
-  /** null exactly for events about a connection (`social_account.*`). */
-  postId: string | null;
-  event: WebhookEvent;
-  /** The exact JSON bytes (as a UTF-8 string) that are signed and sent on every attempt. */
-  payload: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-}
-
-export interface DeliveryAttempt {
-  id: string;
-  deliveryId: string;
-  attemptNo: number;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  createdAt: Date;
-}
-
-export interface DeliveryWithAttempts extends WebhookDelivery {
-  attemptLog: DeliveryAttempt[];
-}
+export * from './webhook-model.ts';
 
 // ---------------------------------------------------------------- callers
 

@@ -250,6 +250,7 @@ describe('memory repositories', () => {
             resumeState: null,
             leaseExpiresAt: null,
             publishedAt: null,
+            unpublish: null,
             updatedAt: now,
           },
         ],
@@ -276,6 +277,10 @@ describe('FakeQueue', () => {
       },
       deliver: async (id, ctx) => {
         seen.push(`deliver:${id}:${ctx.attempt}`);
+        return next(id);
+      },
+      unpublish: async (id, ctx) => {
+        seen.push(`unpublish:${id}:${ctx.attempt}`);
         return next(id);
       },
     };
@@ -336,6 +341,7 @@ describe('FakeQueue', () => {
         return { kind: 'done' };
       },
       deliver: async () => ({ kind: 'done' }),
+      unpublish: async () => ({ kind: 'done' }),
     });
     expect(cancelled).toBe(false);
   });
@@ -347,6 +353,7 @@ describe('FakeQueue', () => {
     const forever = {
       publish: async () => ({ kind: 'retry' as const, delayMs: 10, reason: 'x' }),
       deliver: async () => ({ kind: 'done' as const }),
+      unpublish: async () => ({ kind: 'done' as const }),
     };
     queue.maxAttempts = 1_000_000;
     expect(await queue.drain(forever, { maxRuns: 5 })).toBe(5);

@@ -37,6 +37,7 @@ describe('reconcile', () => {
       postsEnqueued: 2,
       leasesResumed: 0,
       deliveriesEnqueued: 0,
+      unpublishesEnqueued: 0,
       seriesOccurrencesCreated: 0,
       enqueueFailures: 0,
     });
@@ -106,6 +107,7 @@ describe('reconcile', () => {
       postsEnqueued: 0,
       leasesResumed: 0,
       deliveriesEnqueued: 0,
+      unpublishesEnqueued: 0,
       seriesOccurrencesCreated: 0,
       enqueueFailures: 0,
     });

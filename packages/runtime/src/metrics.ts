@@ -13,6 +13,7 @@ export interface ProcessMetrics extends Metrics {
     postsEnqueued: number;
     leasesResumed: number;
     deliveriesEnqueued: number;
+    unpublishesEnqueued: number;
   }): void;
   tokenPass(report: { refreshed: number; expired: number; failed: number }): void;
   /** The exposition text (Content-Type in `contentType`). */
@@ -88,6 +89,9 @@ export function createProcessMetrics(queue: () => PublishQueue | null): ProcessM
       if (report.leasesResumed > 0) reconciles.inc({ kind: 'lease' }, report.leasesResumed);
       if (report.deliveriesEnqueued > 0) {
         reconciles.inc({ kind: 'delivery' }, report.deliveriesEnqueued);
+      }
+      if (report.unpublishesEnqueued > 0) {
+        reconciles.inc({ kind: 'unpublish' }, report.unpublishesEnqueued);
       }
     },
     tokenPass: (report) => {

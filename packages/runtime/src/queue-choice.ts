@@ -80,6 +80,7 @@ function databaseOnlyQueue(): PublishQueue {
     enqueuePublish: async () => {},
     cancelPublish: async () => false,
     enqueueDelivery: async () => {},
+    enqueueUnpublish: async () => {},
     ping: async () => true,
     close: async () => {},
   };

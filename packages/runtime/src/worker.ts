@@ -15,6 +15,7 @@ import {
   type JobResult,
   type Logger,
   processPublishJob,
+  processUnpublishJob,
   readMetricsRound,
   reconcile,
   refreshExpiringTokens,
@@ -101,6 +102,9 @@ export async function startWorker(
     deliver: retryWhileUnreachable('deliver', (deliveryId, ctx) =>
       deliverWebhook(forRequest(deps, ctx), deliveryId, ctx),
     ),
+    unpublish: retryWhileUnreachable('unpublish', (postId, ctx) =>
+      processUnpublishJob(forRequest(deps, ctx), postId, ctx),
+    ),
   });
 
   /** An unreachable database is an outage to ride out (warn), anything else a bug (error). */
@@ -119,7 +123,8 @@ export async function startWorker(
     try {
       const report = await reconcile(deps);
       runtime.metrics.reconciled(report);
-      if (report.postsEnqueued + report.leasesResumed + report.deliveriesEnqueued > 0) {
+      const { postsEnqueued, leasesResumed, deliveriesEnqueued, unpublishesEnqueued } = report;
+      if (postsEnqueued + leasesResumed + deliveriesEnqueued + unpublishesEnqueued > 0) {
         logger.debug({ ...report }, 'reconciler pass');
       }
       // Hosted media nothing needs any more (MEDIA_RETENTION_DAYS after their last post).

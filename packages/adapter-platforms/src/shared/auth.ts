@@ -13,8 +13,11 @@ export type TokenRefresher = (
   signal: AbortSignal,
 ) => Promise<RefreshedTokens>;
 
+/** What a session needs of its run: the connection's tokens, where renewed ones are kept. */
+export type TokenHolder = Pick<PublishRequest, 'connection' | 'signal' | 'saveTokens'>;
+
 /**
- * The tokens of one publish run. `call` runs an API call with the current access token; when the
+ * The tokens of one publish run (or removal). `call` runs an API call with the current access token; when the
  * platform rejects the token (TokenRejected) it refreshes once per run, stores the new tokens
  * through `request.saveTokens` and retries the call once. Without a refresh token or refresher,
  * or when the refreshed token is rejected too, the run ends with `connection_expired`.
@@ -23,11 +26,11 @@ export class AuthSession {
   accessToken: string;
   refreshToken: string | null;
   #refreshed = false;
-  readonly #request: PublishRequest;
+  readonly #request: TokenHolder;
   readonly #refresher: TokenRefresher | null;
   readonly #platformLabel: string;
 
-  constructor(request: PublishRequest, refresher: TokenRefresher | null, platformLabel: string) {
+  constructor(request: TokenHolder, refresher: TokenRefresher | null, platformLabel: string) {
     this.#request = request;
     this.#refresher = refresher;
     this.#platformLabel = platformLabel;

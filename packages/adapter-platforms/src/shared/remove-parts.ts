@@ -3,6 +3,7 @@
 // gone counted as removed, and the first other refusal ending the removal with the platform's
 // own answer (read by the same api.ts mappers the publisher uses).
 import { errorMessage, type RemoveOutcome, type RemoveRequest } from '@social-publisher/domain';
+import { AuthSession, type TokenRefresher } from './auth.ts';
 import { PublishFailure, TokenRejected } from './outcome.ts';
 
 /** What a part of a published target is: each platform may delete them differently. */
@@ -103,4 +104,19 @@ export async function removeParts(
     }
   }
   return { kind: 'removed' };
+}
+
+/**
+ * The token session of one removal, for a platform whose refused token is renewed and tried
+ * again (as its publisher does): renewed once through `refresher` when the worker gave a way to
+ * keep the new tokens (`saveTokens`), else a refused token ends as `connection_expired`.
+ */
+export function removalSession(
+  request: RemoveRequest,
+  refresher: TokenRefresher | null,
+  label: string,
+): AuthSession {
+  const { saveTokens } = request;
+  if (!saveTokens) return new AuthSession({ ...request, saveTokens: async () => {} }, null, label);
+  return new AuthSession({ ...request, saveTokens }, refresher, label);
 }

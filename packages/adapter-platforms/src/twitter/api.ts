@@ -83,6 +83,22 @@ export function createXApi(
       }));
     },
 
+    /**
+     * DELETE /2/tweets/:id. X answers `{ data: { deleted: true } }`; for a post that is gone
+     * already `deleted: false` (or 404): both mean it is not there any more.
+     */
+    async deleteTweet(token: string, id: string): Promise<void> {
+      const path = `/2/tweets/${encodeURIComponent(id)}`;
+      try {
+        await call('DELETE', path, token, 'post delete', {
+          failure: (response, what) =>
+            response.status === 404 ? new PostGone() : xFailure(response, what),
+        });
+      } catch (error) {
+        if (!(error instanceof PostGone)) throw error;
+      }
+    },
+
     /** One image in one request (POST /2/media/upload, multipart) -> its media id. */
     async uploadImage(token: string, image: MediaPart): Promise<UploadedMedia> {
       const form = multipart(image, { media_category: 'tweet_image' });
@@ -134,6 +150,9 @@ export function createXApi(
     },
   };
 }
+
+/** A delete answered 404: the post is not there (any more). */
+class PostGone extends Error {}
 
 /** A media id and when X forgets it (`expires_after_secs`; null when X does not say). */
 export interface UploadedMedia {

@@ -3,6 +3,7 @@ import { createTwitterMetricsReader } from './metrics.ts';
 import { createTwitterOAuth } from './oauth.ts';
 import { TWITTER_OPTIONS_SCHEMA, validateTwitterOptions } from './options.ts';
 import { createTwitterPublisher } from './publisher.ts';
+import { createTwitterRemover } from './remove.ts';
 import { TWITTER_SETTINGS } from './settings.ts';
 import { weightedLength, X_MAX_WEIGHTED_LENGTH } from './text.ts';
 
@@ -19,4 +20,5 @@ export const twitter = definePlatform({
   createPublisher: createTwitterPublisher,
   createOAuth: createTwitterOAuth,
   createMetricsReader: createTwitterMetricsReader,
+  createRemover: createTwitterRemover,
 });

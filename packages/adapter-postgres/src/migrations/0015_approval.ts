@@ -11,7 +11,8 @@
  *
  * Existing rows keep their meaning: no team requires approval, no post waits.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { fromStatements } from './from-statements.ts';
 
 const STATUSES_BEFORE = sql.raw(
   `'scheduled', 'queued', 'publishing', 'published', 'partial', 'failed', 'cancelled'`,
@@ -44,11 +45,4 @@ const down = [
   sql`ALTER TABLE accounts DROP COLUMN IF EXISTS approval_required`,
 ];
 
-export const migration0015 = {
-  async up(db: Kysely<unknown>): Promise<void> {
-    for (const statement of up) await statement.execute(db);
-  },
-  async down(db: Kysely<unknown>): Promise<void> {
-    for (const statement of down) await statement.execute(db);
-  },
-};
+export const migration0015 = fromStatements(up, down);

@@ -90,6 +90,7 @@ export const targetColumns = [
   'post_targets.resume_state as resumeState',
   'post_targets.lease_expires_at as leaseExpiresAt',
   'post_targets.published_at as publishedAt',
+  'post_targets.unpublish as unpublish',
   'post_targets.updated_at as updatedAt',
 ] as const;
 

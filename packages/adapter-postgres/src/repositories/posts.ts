@@ -21,6 +21,7 @@ import {
   type StartInput,
   startPublishMany,
 } from './publish-run.ts';
+import { createPostUnpublishing } from './unpublish.ts';
 
 const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
 
@@ -74,6 +75,7 @@ const targetRows = (post: PostWithTargets) =>
     resume_state: target.resumeState,
     lease_expires_at: isoOrNull(target.leaseExpiresAt),
     published_at: isoOrNull(target.publishedAt),
+    unpublish: target.unpublish,
     updated_at: target.updatedAt.toISOString(),
   }));
 
@@ -81,7 +83,7 @@ const POST_INSERT_COLUMNS = sql.raw(
   'id, account_id, created_by, content, media_urls, platform_options, thread, first_comment, scheduled_at, status, created_at, updated_at, series_id, rejection_reason',
 );
 const TARGET_COLUMN_NAMES =
-  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, thread_post_ids, first_comment_id, resume_state, lease_expires_at, published_at, updated_at';
+  'id, post_id, position, platform, social_account_id, sandbox, status, attempts, error_code, error_message, retryable, platform_post_id, platform_url, thread_post_ids, first_comment_id, resume_state, lease_expires_at, published_at, unpublish, updated_at';
 const TARGET_INSERT_COLUMNS = sql.raw(TARGET_COLUMN_NAMES);
 
 /** The insert columns of new targets, their positions counted on from `last_position`. */
@@ -172,26 +174,28 @@ export function createPostRepository(
     return withTargets;
   }
 
+  /** One query: the post LEFT JOIN its targets, one row per target, in stored order. */
+  async function findById(id: string): Promise<PostWithTargets | null> {
+    const rows = await db
+      .selectFrom('posts')
+      .leftJoin('post_targets', 'post_targets.post_id', 'posts.id')
+      .select(postColumns)
+      .select(joinedTargetColumns)
+      .where('posts.id', '=', id)
+      .orderBy('post_targets.position')
+      .execute();
+    return postFromJoinedRows(rows as unknown as Array<Record<string, unknown>>);
+  }
+
   return {
+    ...createPostUnpublishing(db, findById),
+    findById,
     /**
      * One statement (a data-modifying CTE), so the post and its targets are stored together
      * even when the caller forgot the unit of work; shared with the inserts of the same moment.
      */
     async insert(post: PostWithTargets): Promise<void> {
       await insert(post);
-    },
-
-    /** One query: the post LEFT JOIN its targets, one row per target, in stored order. */
-    async findById(id: string): Promise<PostWithTargets | null> {
-      const rows = await db
-        .selectFrom('posts')
-        .leftJoin('post_targets', 'post_targets.post_id', 'posts.id')
-        .select(postColumns)
-        .select(joinedTargetColumns)
-        .where('posts.id', '=', id)
-        .orderBy('post_targets.position')
-        .execute();
-      return postFromJoinedRows(rows as unknown as Array<Record<string, unknown>>);
     },
 
     /**
@@ -301,7 +305,13 @@ export function createPostRepository(
         .updateTable('post_targets')
         .set({ lease_expires_at: leaseExpiresAt, updated_at: at })
         .where('id', '=', targetId)
-        .where('status', '=', 'publishing')
+        // A `removing` target is held only while claimed (a released one has no lease).
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'publishing'),
+            eb.and([eb('status', '=', 'removing'), eb('lease_expires_at', 'is not', null)]),
+          ]),
+        )
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

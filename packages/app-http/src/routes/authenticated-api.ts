@@ -19,6 +19,7 @@ import { postApprovalRoutes } from './post-approval.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
+import { postUnpublishRoutes } from './post-unpublish.ts';
 import { postRoutes } from './posts.ts';
 import { postBatchRoutes } from './posts-batch.ts';
 import { postImportRoutes } from './posts-import.ts';
@@ -64,6 +65,7 @@ export const authenticatedApi = fp(
       postImportRoutes,
       postSeriesRoutes,
       postMetricsRoutes,
+      postUnpublishRoutes,
       analyticsRoutes,
       slotRoutes,
       socialAccountRoutes,

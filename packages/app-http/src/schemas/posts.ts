@@ -17,7 +17,8 @@ export const PostTargetSchema = Type.Object(
     social_account_id: Uuid('The connection published to'),
     sandbox: Type.Boolean({ description: 'A sandbox target never reaches the platform' }),
     status: Type.Enum([...TARGET_STATUSES], {
-      description: 'pending -> publishing -> published | failed, or cancelled',
+      description:
+        'pending -> publishing -> published | failed, or cancelled; once published, POST /posts/:id/unpublish: removing -> removed | remove_failed',
     }),
     attempts: Type.Integer({ minimum: 0 }),
     error_code: Nullable(Type.String({ description: "The platform's error code, verbatim" })),
@@ -33,6 +34,12 @@ export const PostTargetSchema = Type.Object(
       Type.String({ description: 'Id of the first comment, once posted' }),
     ),
     published_at: Nullable(Timestamp()),
+    unpublish: Nullable(
+      Type.Enum(['unsupported'], {
+        description:
+          'unsupported: asked to be taken down, but its platform offers no delete (the target stays published); null otherwise',
+      }),
+    ),
     updated_at: Timestamp(),
   },
   { description: 'One destination of a post, with its own status and error details' },
@@ -93,6 +100,7 @@ function presentTarget(target: PostTarget): Static<typeof PostTargetSchema> {
     thread_post_ids: target.threadPostIds,
     first_comment_id: target.firstCommentId,
     published_at: iso(target.publishedAt),
+    unpublish: target.unpublish,
     updated_at: target.updatedAt.toISOString(),
   };
 }

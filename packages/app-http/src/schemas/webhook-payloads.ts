@@ -139,7 +139,7 @@ export const WEBHOOK_EVENT_WHEN: Record<WebhookEvent, string> = {
   'post.failed': 'A post reached its outcome and no target published.',
   'post.target.published': "One target's publication was recorded.",
   'post.target.failed': "One target's failure was recorded (it will not be retried).",
-  'post.unpublished': 'Every target asked to be taken down has ended (not sent yet).',
+  'post.unpublished': 'Every target asked to be taken down (POST /posts/:id/unpublish) has ended.',
   'post.approval_requested':
     "A member's post waits for approval (created, or an approved post edited by a member).",
   'post.approved': 'A post waiting for approval was approved (POST /posts/{id}/approve).',

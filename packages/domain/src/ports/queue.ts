@@ -16,6 +16,12 @@ export interface PublishQueue {
    * Re-adding while a job for the post is waiting, delayed or active is a no-op.
    */
   enqueuePublish(postId: string, runAt: Date | null, meta?: JobMeta): Promise<void>;
+  /**
+   * Adds the unpublish job of a post (job id = post id, on its own queue beside the publish
+   * one) to run at `runAt` (null or past = now). Re-adding while it is waiting, delayed or
+   * active is a no-op: two asks never race two runs.
+   */
+  enqueueUnpublish(postId: string, runAt: Date | null, meta?: JobMeta): Promise<void>;
   /** Removes the post's waiting or delayed job. Returns whether one was removed (an active job is left). */
   cancelPublish(postId: string): Promise<boolean>;
   /**
@@ -68,6 +74,8 @@ export type JobResult =
 export interface JobHandlers {
   publish(postId: string, ctx: JobContext): Promise<JobResult>;
   deliver(deliveryId: string, ctx: JobContext): Promise<JobResult>;
+  /** Takes a post's `removing` targets down (job id = post id). */
+  unpublish(postId: string, ctx: JobContext): Promise<JobResult>;
 }
 
 /**
@@ -77,11 +85,11 @@ export interface JobHandlers {
  */
 /** How a consumer runs jobs: the tunables every queue adapter takes, with the same defaults. */
 export interface ConsumerTuning {
-  /** Publish jobs run at the same time by this process (default 5). */
+  /** Publish jobs (and, apart, unpublish jobs) run at the same time by this process (default 5). */
   concurrency?: number;
   /** Delivery jobs run at the same time by this process (default: `concurrency`). */
   deliveryConcurrency?: number;
-  /** Attempts of a publish job before it is dropped (default 6). */
+  /** Attempts of a publish (or unpublish) job before it is dropped (default 6). */
   maxPublishAttempts?: number;
   /** Attempts of a delivery job before it is dropped (default 20). */
   maxDeliveryAttempts?: number;

@@ -12,6 +12,16 @@ export interface RemoveRequest {
   threadPostIds: readonly string[];
   firstCommentId: string | null;
   signal: AbortSignal;
+  /**
+   * Stores tokens the remover renewed after the platform refused the access token (a rotated
+   * refresh token is single-use: it must be kept). The worker always gives it; absent (a test
+   * calling a remover alone): tokens are not renewed, a refused token is `connection_expired`.
+   */
+  saveTokens?(tokens: {
+    accessToken: string;
+    refreshToken: string | null;
+    expiresAt: Date | null;
+  }): Promise<void>;
 }
 
 /**

@@ -16,4 +16,5 @@ export type * from './storage/repositories.ts';
 export type * from './storage/series.ts';
 export type * from './storage/slots.ts';
 export type * from './storage/social-accounts.ts';
+export type * from './storage/unpublish.ts';
 export type * from './storage/webhooks.ts';

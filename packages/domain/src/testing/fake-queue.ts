@@ -8,11 +8,11 @@ import type {
 } from '../ports/index.ts';
 import { FakeClock } from './clock.ts';
 
-export type JobKind = 'publish' | 'deliver';
+export type JobKind = 'publish' | 'deliver' | 'unpublish';
 
 export interface FakeJob {
   kind: JobKind;
-  /** Post id or delivery id (the job id, which makes re-adding a no-op). */
+  /** Post id or delivery id (the job id, which makes re-adding a no-op, per kind). */
   id: string;
   runAt: Date;
   attempt: number;
@@ -86,6 +86,10 @@ export class FakeQueue implements PublishQueue {
     this.#add('publish', postId, runAt, meta);
   }
 
+  async enqueueUnpublish(postId: string, runAt: Date | null, meta?: JobMeta): Promise<void> {
+    this.#add('unpublish', postId, runAt, meta);
+  }
+
   async enqueueDelivery(deliveryId: string, runAt: Date | null, meta?: JobMeta): Promise<void> {
     this.#add('deliver', deliveryId, runAt, meta);
   }
@@ -129,10 +133,7 @@ export class FakeQueue implements PublishQueue {
     };
     let result: JobResult | Error;
     try {
-      result =
-        job.kind === 'publish'
-          ? await handlers.publish(job.id, ctx)
-          : await handlers.deliver(job.id, ctx);
+      result = await handlers[job.kind](job.id, ctx);
     } catch (error) {
       result = error instanceof Error ? error : new Error(String(error));
     }

@@ -8,6 +8,7 @@ import type { PostPage, PostRepository } from '../ports/index.ts';
 import { trackMetrics } from './memory-metrics.ts';
 import { memoryPostRetention } from './memory-post-retention.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
+import { memoryPostUnpublishing } from './memory-unpublish.ts';
 
 const time = (date: Date | null): number => date?.getTime() ?? Number.NEGATIVE_INFINITY;
 
@@ -80,6 +81,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
   };
 
   return {
+    ...memoryPostUnpublishing(store),
     async insert(post) {
       const { targets: rows, ...plain } = post;
       for (const row of rows) {
@@ -163,7 +165,11 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
     },
     async renewLease(targetId, leaseExpiresAt, at) {
       const target = targets().get(targetId);
-      if (target?.status !== 'publishing') return false;
+      // A `removing` target is held only while claimed (a released one has no lease).
+      const held =
+        target?.status === 'publishing' ||
+        (target?.status === 'removing' && target.leaseExpiresAt !== null);
+      if (!target || !held) return false;
       target.leaseExpiresAt = new Date(leaseExpiresAt);
       target.updatedAt = new Date(at);
       return true;

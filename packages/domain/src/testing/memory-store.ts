@@ -50,6 +50,10 @@ export interface MemoryTables {
   metricTracks: Map<string, MetricTrack>;
   /** Append-only, in insertion order. */
   metricSnapshots: Map<string, MetricSnapshot>;
+  /** Open unpublish requests: post id -> when it opened (posts.unpublish_requested_at). */
+  unpublishRequests: Map<string, Date>;
+  /** The request each asked target was last asked in (post_targets.unpublish_requested_at). */
+  unpublishAsked: Map<string, Date>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -74,6 +78,8 @@ const emptyTables = (): MemoryTables => ({
   postMedia: new Map(),
   metricTracks: new Map(),
   metricSnapshots: new Map(),
+  unpublishRequests: new Map(),
+  unpublishAsked: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

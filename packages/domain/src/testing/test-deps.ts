@@ -3,6 +3,7 @@ import type { IdGenerator, JobHandlers, Repositories, TokenCipher } from '../por
 import { createAesGcmCipher } from '../secret-cipher.ts';
 import { deliverWebhook } from '../use-cases/deliver-webhook.ts';
 import { processPublishJob } from '../use-cases/publish-job.ts';
+import { processUnpublishJob } from '../use-cases/unpublish-job.ts';
 import { FakeClock } from './clock.ts';
 import { FakeQueue } from './fake-queue.ts';
 import { SequentialIds } from './ids.ts';
@@ -27,7 +28,7 @@ export interface TestDeps extends CoreDeps {
   webhookSender: RecordingWebhookSender;
   logger: MemoryLogger;
   media: MediaHosting & { store: MemoryMediaStore };
-  /** The worker's job handlers over these deps (processPublishJob, deliverWebhook). */
+  /** The worker's job handlers over these deps (processPublishJob, deliverWebhook, processUnpublishJob). */
   handlers: JobHandlers;
   /** Runs queued jobs until the queue is empty, advancing the clock to delayed ones. */
   runJobs(options?: { maxRuns?: number }): Promise<number>;
@@ -72,6 +73,7 @@ export function createTestDeps(overrides: TestDepsOverrides = {}): TestDeps {
     handlers: {
       publish: (postId, ctx) => processPublishJob(deps, postId, ctx),
       deliver: (deliveryId, ctx) => deliverWebhook(deps, deliveryId, ctx),
+      unpublish: (postId, ctx) => processUnpublishJob(deps, postId, ctx),
     },
     runJobs: (options) => queue.drain(deps.handlers, options),
   };

@@ -121,6 +121,7 @@ export function newTarget(
     resumeState: null,
     leaseExpiresAt: null,
     publishedAt: null,
+    unpublish: null,
     updatedAt: now,
   };
 }

@@ -23,7 +23,7 @@ const leaseExpired = (target: PostTarget, now: Date): boolean =>
  * The connections of the claimed targets, loaded once for the whole run. Sandbox targets never
  * use theirs (what was promised at creation holds), so a sandbox-only run loads none.
  */
-async function connectionsOf(
+export async function connectionsOf(
   deps: CoreDeps,
   claims: TargetClaim[],
 ): Promise<Map<string, SocialAccount>> {

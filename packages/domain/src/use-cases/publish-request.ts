@@ -5,7 +5,7 @@
  */
 import type { CoreDeps } from '../deps.ts';
 import type { Post, PostTarget, ResumeState, SocialAccount } from '../model.ts';
-import type { PublishConnection, PublishRequest } from '../ports/index.ts';
+import type { PublishConnection, PublishRequest, RefreshedTokens } from '../ports/index.ts';
 import { secretBinding } from '../secret-cipher.ts';
 import { intentOf, withIntent, withoutIntent } from './publish-intent.ts';
 
@@ -80,6 +80,31 @@ export function decryptConnection(
   };
 }
 
+/** Stores the tokens a platform call renewed (encrypted, bound to the connection). */
+export function tokenSaver(
+  deps: CoreDeps,
+  connection: SocialAccount,
+): (tokens: RefreshedTokens) => Promise<void> {
+  const { cipher } = deps;
+  return (tokens) =>
+    deps.repos.socialAccounts.updateTokens(
+      connection.id,
+      {
+        accessTokenCiphertext: cipher.encrypt(
+          tokens.accessToken,
+          secretBinding.accessToken(connection.id),
+        ),
+        // Platforms that do not rotate refresh tokens return none: keep the old one.
+        refreshTokenCiphertext:
+          tokens.refreshToken === null
+            ? connection.refreshTokenCiphertext
+            : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(connection.id)),
+        tokenExpiresAt: tokens.expiresAt,
+      },
+      deps.clock.now(),
+    );
+}
+
 export function buildRequest(
   deps: CoreDeps,
   post: Post,
@@ -88,7 +113,6 @@ export function buildRequest(
   signal: AbortSignal,
   beforeCountedCall: () => Promise<void>,
 ): PublishRequest {
-  const { cipher } = deps;
   const save = (state: ResumeState) =>
     deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now());
   // Once a platform has answered a create call, its answer lives only in this process until it
@@ -117,23 +141,7 @@ export function buildRequest(
       own = state;
       return saveAnswer(state);
     },
-    saveTokens: (tokens) =>
-      deps.repos.socialAccounts.updateTokens(
-        connection.id,
-        {
-          accessTokenCiphertext: cipher.encrypt(
-            tokens.accessToken,
-            secretBinding.accessToken(connection.id),
-          ),
-          // Platforms that do not rotate refresh tokens return none: keep the old one.
-          refreshTokenCiphertext:
-            tokens.refreshToken === null
-              ? connection.refreshTokenCiphertext
-              : cipher.encrypt(tokens.refreshToken, secretBinding.refreshToken(connection.id)),
-          tokenExpiresAt: tokens.expiresAt,
-        },
-        deps.clock.now(),
-      ),
+    saveTokens: tokenSaver(deps, connection),
     beforeCountedCall,
     signal,
   };

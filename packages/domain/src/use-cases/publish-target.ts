@@ -144,12 +144,12 @@ export type TargetRun =
  * A platform's "slow down" as this job may honour it: a wait until the time it named, or, when
  * the job has waited too often or the time is too far, a transient failure like any other.
  */
-function throttleAsFailure(
+export function throttleAsFailure(
   deps: CoreDeps,
-  outcome: Extract<PublishOutcome, { kind: 'throttled' }>,
+  outcome: { code: string; message: string; retryAt: Date },
   job: JobContext,
   at: Date,
-): Extract<PublishOutcome, { kind: 'failed' }> | null {
+): { kind: 'failed'; code: string; message: string; retryable: true } | null {
   const { publishMaxWaits, publishMaxWaitMs } = deps.settings;
   const until = outcome.retryAt.toISOString();
   if (outcome.retryAt.getTime() - at.getTime() > publishMaxWaitMs) {

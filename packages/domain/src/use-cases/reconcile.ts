@@ -5,6 +5,11 @@ export interface ReconcileReport {
   postsEnqueued: number;
   leasesResumed: number;
   deliveriesEnqueued: number;
+  /**
+   * Unpublish jobs added for open unpublish requests (a lost job, a crashed worker's targets,
+   * a request whose last target ended without closing it).
+   */
+  unpublishesEnqueued: number;
   /** Occurrences of repeating posts created ahead of their time. */
   seriesOccurrencesCreated: number;
   /** Enqueue calls that failed (logged); the next pass tries again. */
@@ -26,6 +31,7 @@ export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
     postsEnqueued: 0,
     leasesResumed: 0,
     deliveriesEnqueued: 0,
+    unpublishesEnqueued: 0,
     seriesOccurrencesCreated: 0,
     enqueueFailures: 0,
   };
@@ -56,6 +62,14 @@ export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
   );
   for (const postId of stalledPosts) {
     if (await attempt({ postId }, () => queue.enqueuePublish(postId, null))) report.leasesResumed++;
+  }
+
+  // Every open request: its job is a no-op to add while it waits or runs, and a dead worker's
+  // claims are taken over once their lease runs out (claimRemovals).
+  for (const postId of await repos.posts.findOpenUnpublishes(settings.reconcileBatchSize)) {
+    if (await attempt({ postId }, () => queue.enqueueUnpublish(postId, null))) {
+      report.unpublishesEnqueued++;
+    }
   }
 
   for (const delivery of await repos.deliveries.findDue(now, settings.reconcileBatchSize)) {

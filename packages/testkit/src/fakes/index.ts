@@ -177,6 +177,7 @@ export {
   type XScript,
   type XTweet,
 } from './x.ts';
+export type { XDeleting } from './x-deletes.ts';
 export { X_METRIC_KEYS, type XMetricKey, type XNonPublicMode, type XReading } from './x-metrics.ts';
 export {
   type FakeYoutube,

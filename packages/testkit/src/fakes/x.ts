@@ -1,7 +1,7 @@
 // A local X API v2 for the OAuth 2.0 Authorization Code flow with PKCE: consent
 // (/i/oauth2/authorize), tokens (/2/oauth2/token, HTTP Basic for confidential clients,
 // rotating refresh tokens) and identity (/2/users/me). One base URL serves the three hosts.
-// Posting and media are in x-posts.ts.
+// Posting and media are in x-posts.ts, deletes in x-deletes.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import {
@@ -17,10 +17,11 @@ import {
   sendJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { createXDeletes, type XDeleting } from './x-deletes.ts';
 import { createXReading, type XReading } from './x-metrics.ts';
 import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
 
-export type { XMedia, XReading, XTweet };
+export type { XDeleting, XMedia, XReading, XTweet };
 
 /** X's problem answer (RFC 7807-like) on the API host. */
 export interface XProblem {
@@ -71,6 +72,8 @@ export interface FakeX extends FakeServer {
    * post refused, or the call refused with 403).
    */
   metrics: XReading;
+  /** DELETE /2/tweets/:id (x-deletes.ts): the ids deleted, and a delay knob for slow deletes. */
+  deletes: XDeleting;
 }
 
 /** Where an answer goes that the client will never see. */
@@ -126,6 +129,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const user = { id: '1460000000000000001', name: 'Fake Account', username: 'fake_account' };
   const posting = createXPosting(options, () => user.id);
   const reading = createXReading(posting.tweets, () => user.id);
+  const deleting = createXDeletes(posting.tweets, () => user.id);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -241,6 +245,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       return reading.lookup(response, url.searchParams);
     }
     if (posting.handle(request, response, url, raw, recorded.body)) return;
+    if (deleting.handle(request.method ?? 'GET', url.pathname, response)) return;
     sendJson(
       response,
       404,
@@ -266,5 +271,6 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     media: posting.media,
     failNextVideo: posting.failNextVideo,
     metrics: reading.reading,
+    deletes: deleting.state,
   };
 }

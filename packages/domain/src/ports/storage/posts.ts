@@ -1,5 +1,6 @@
 import type { Post, PostStatus, PostTarget, PostWithTargets, ResumeState } from '../../model.ts';
 import type { PublishedParts, PublishedSoFar } from '../platform.ts';
+import type { PostUnpublishing } from './unpublish.ts';
 
 /** Outcome of one target as recorded by the publisher. */
 export type TargetCompletion =
@@ -102,7 +103,7 @@ export interface ApprovalDecision {
   at: Date;
 }
 
-export interface PostRepository {
+export interface PostRepository extends PostUnpublishing {
   /**
    * Inserts the post and its targets, atomically by itself (all or nothing, one statement), so
    * callers need no unit of work for it.
@@ -158,7 +159,10 @@ export interface PostRepository {
    * moment is either started or cancelled, never both. null when the post does not exist.
    */
   startPublish(postId: string, request: PublishStartRequest): Promise<PublishStart | null>;
-  /** Extends the lease of a target this worker holds; false if it is no longer `publishing`. */
+  /**
+   * Extends the lease of a target this worker holds; false if it is no longer `publishing` or
+   * `removing` (a publish run and a removal share the lease column).
+   */
   renewLease(targetId: string, leaseExpiresAt: Date, at: Date): Promise<boolean>;
   /** Stores platform intermediate ids (and extends the lease) before the publisher waits. */
   saveResumeState(

@@ -35,7 +35,7 @@ export interface QueueContractOptions {
 }
 
 interface Call {
-  kind: 'publish' | 'deliver';
+  kind: 'publish' | 'deliver' | 'unpublish';
   id: string;
   attempt: number;
   maxAttempts: number;
@@ -65,13 +65,18 @@ class Recorder {
   calls: Call[] = [];
   publishBehaviour: Behaviour = async () => DONE;
   deliverBehaviour: Behaviour = async () => DONE;
+  unpublishBehaviour: Behaviour = async () => DONE;
 
   handlers(): JobHandlers {
     const run = async (kind: Call['kind'], id: string, ctx: JobContext): Promise<JobResult> => {
       const call: Call = { kind, id, ...ctx, startedAt: Date.now() };
       this.calls.push(call);
       try {
-        const behaviour = kind === 'publish' ? this.publishBehaviour : this.deliverBehaviour;
+        const behaviour = {
+          publish: this.publishBehaviour,
+          deliver: this.deliverBehaviour,
+          unpublish: this.unpublishBehaviour,
+        }[kind];
         return await behaviour(id, ctx, call);
       } finally {
         call.finishedAt = Date.now();
@@ -80,6 +85,7 @@ class Recorder {
     return {
       publish: (postId, ctx) => run('publish', postId, ctx),
       deliver: (deliveryId, ctx) => run('deliver', deliveryId, ctx),
+      unpublish: (postId, ctx) => run('unpublish', postId, ctx),
     };
   }
 
@@ -406,6 +412,41 @@ export function describeQueueContract(
       await queue.enqueueDelivery(id, null);
       await rec.finished(id, 1, 5_000, 'publish');
       await rec.finished(id, 1, 5_000, 'deliver');
+    });
+
+    it('routes unpublish jobs to their handler, apart from the publish job of the same post', async () => {
+      const id = newId('unpublish');
+      // Twice while waiting (no consumer yet): one job; the publish job of the same id is another.
+      await queue.enqueueUnpublish(id, null);
+      await queue.enqueueUnpublish(id, null);
+      await queue.enqueuePublish(id, null);
+      await start();
+      const [call] = await rec.finished(id, 1, 5_000, 'unpublish');
+      expect(call?.attempt).toBe(1);
+      expect(call?.maxAttempts).toBeGreaterThanOrEqual(1);
+      await rec.finished(id, 1, 5_000, 'publish');
+      await sleep(200);
+      expect(rec.of(id, 'unpublish')).toHaveLength(1);
+      expect(rec.calls.filter((c) => c.kind === 'deliver')).toHaveLength(0);
+    });
+
+    it('dedupes an unpublish job asked again while it runs, and retries it with attempt 2', async () => {
+      const held = gate();
+      rec.unpublishBehaviour = async (_id, ctx) => {
+        if (ctx.attempt > 1) return DONE;
+        await held.promise;
+        return { kind: 'retry', delayMs: 100, reason: 'a delete failed' };
+      };
+      await start();
+      const id = newId('unpublish-active');
+      await queue.enqueueUnpublish(id, null);
+      await waitFor('the unpublish job to start', () => rec.of(id, 'unpublish').length === 1);
+      await queue.enqueueUnpublish(id, null);
+      held.open();
+      const calls = await rec.finished(id, 2, 5_000, 'unpublish');
+      expect(calls.map((c) => c.attempt)).toEqual([1, 2]);
+      await sleep(300);
+      expect(rec.of(id, 'unpublish')).toHaveLength(2);
     });
 
     it('runs a finished job again when its id is enqueued again', async () => {

@@ -18,6 +18,7 @@ import { describePostRetentionContract } from './storage-post-retention.ts';
 import { describePostRepositoryContract } from './storage-posts.ts';
 import { describeSocialAccountRepositoryContract } from './storage-social-accounts.ts';
 import { describeUnitOfWorkContract } from './storage-unit-of-work.ts';
+import { describePostUnpublishingContract } from './storage-unpublish.ts';
 import { describeWebhookRepositoryContract } from './storage-webhooks.ts';
 
 export type { StorageSetup, StorageUnderTest } from './storage-fixtures.ts';
@@ -29,6 +30,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describePostRepositoryContract(name, setup);
   describePostRetentionContract(name, setup);
   describeApprovalStorageContract(name, setup);
+  describePostUnpublishingContract(name, setup);
   describeWebhookRepositoryContract(name, setup);
   describeDeliveryRepositoryContract(name, setup);
   describeIdempotencyRepositoryContract(name, setup);

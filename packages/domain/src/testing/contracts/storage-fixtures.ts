@@ -186,6 +186,7 @@ export function makeTarget(
     resumeState: null,
     leaseExpiresAt: null,
     publishedAt: null,
+    unpublish: null,
     updatedAt: overrides.updatedAt ?? nextTime(),
     ...overrides,
   };
