@@ -193,6 +193,16 @@ describe.each(modes)('bluesky end to end, %s mode', (mode) => {
     expect(root?.record.embed).toMatchObject({ $type: 'app.bsky.embed.images' });
     const ref = (r: typeof root) => ({ uri: r?.uri, cid: r?.cid });
     expect(third?.record.reply).toEqual({ root: ref(root), parent: ref(second) });
+
+    // Taken down: deleteRecord for each reply (last first), then the post.
+    const asked = await api().call('POST', `/posts/${post.id}/unpublish`);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    await waitFor('the Bluesky target to be removed', async () => {
+      const got = await api().call<{ data: PostJson }>('GET', `/posts/${post.id}`);
+      return got.body.data.post_targets[0]?.status === 'removed' ? true : undefined;
+    });
+    const uris = [root?.uri, second?.uri, third?.uri];
+    expect(bsky().posts.filter((r) => uris.includes(r.uri))).toEqual([]);
   }, 30_000);
 
   it("a published post's numbers are read from Bluesky (getPosts) on refresh", async (context) => {

@@ -121,6 +121,16 @@ function defineMastodonScenarios(get: () => System): void {
     const read = await refreshAndRead(system.api, done.id);
     expect(read.targets[0]).toMatchObject({ state: 'fresh', error: null });
     expect(read.targets[0]?.metrics).toMatchObject({ likes: 41, shares: 2, comments: 0 });
+
+    // Taken down on the instance: the replies (last first), then the status.
+    const asked = await system.api.call('POST', `/posts/${done.id}/unpublish`);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    await waitFor('the Mastodon target to be removed', async () => {
+      const got = await system.api.call<{ data: PostJson }>('GET', `/posts/${done.id}`);
+      return got.body.data.post_targets[0]?.status === 'removed' ? true : undefined;
+    });
+    const postedIds = posted.map((s) => s.id);
+    expect(fake.statuses.filter((s) => postedIds.includes(s.id))).toEqual([]);
   });
 
   it("refuses a post too long for the connection's instance, naming its limit", async () => {
