@@ -9,8 +9,8 @@ import type {
   PlatformCredentials,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { unansweredCheck } from '../shared/credential-check.ts';
 import { asString, isRecord, isTransientStatus } from '../shared/http.ts';
-import { PublishFailure } from '../shared/outcome.ts';
 import { DiscordAnswerError, scrubToken, webhookCall } from './api.ts';
 import { codeOf, webhookGone } from './errors.ts';
 import type { DiscordSettings } from './settings.ts';
@@ -96,20 +96,7 @@ export function createDiscordCredentials(
         return await read(ref, signal ? AbortSignal.any([signal, deadline]) : deadline);
       } catch (error) {
         if (error instanceof DiscordAnswerError) return { ok: false, error: answerFailure(error) };
-        const message =
-          error instanceof PublishFailure && error.outcome.kind === 'failed'
-            ? error.outcome.message
-            : error instanceof Error
-              ? error.message
-              : String(error);
-        return {
-          ok: false,
-          error: {
-            code: 'network_error',
-            message: scrubToken(message, ref.token),
-            transient: true,
-          },
-        };
+        return unansweredCheck(error, (text) => scrubToken(text, ref.token));
       }
     },
   };

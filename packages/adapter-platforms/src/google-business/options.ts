@@ -2,6 +2,7 @@
 // (developers.google.com/my-business/reference/rest/v4/accounts.locations.localPosts:
 // CallToAction, LocalPost.languageCode).
 import { isRecord, type Problem, typeName } from '@social-publisher/domain';
+import { describeValue, isHttpUrl } from '../shared/options.ts';
 
 /** A post's summary (the content) is at most 1,500 characters. */
 export const GOOGLE_BUSINESS_SUMMARY_MAX = 1_500;
@@ -83,7 +84,7 @@ export function validateGoogleBusinessOptions(value: Record<string, unknown>): P
   ) {
     problems.push({
       field: `${BASE}.language_code`,
-      message: `must be a BCP 47 language tag such as en or pt-BR, got ${describe(language)}`,
+      message: `must be a BCP 47 language tag such as en or pt-BR, got ${describeValue(language)}`,
     });
   }
   if (value.call_to_action !== undefined)
@@ -104,7 +105,7 @@ function callToActionProblems(cta: unknown): Problem[] {
   if (!ACTION_TYPES.includes(actionType as ActionType)) {
     problems.push({
       field: `${field}.action_type`,
-      message: `is required: one of ${ACTION_TYPES.join(', ')}${actionType === undefined ? '' : `, got ${describe(actionType)}`}`,
+      message: `is required: one of ${ACTION_TYPES.join(', ')}${actionType === undefined ? '' : `, got ${describeValue(actionType)}`}`,
     });
   }
   if (actionType === 'CALL') {
@@ -124,15 +125,3 @@ function callToActionProblems(cta: unknown): Problem[] {
   }
   return problems;
 }
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-const describe = (value: unknown): string =>
-  typeof value === 'string' ? JSON.stringify(value) : typeName(value);

@@ -8,8 +8,7 @@ import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/inte
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
-import { progressPublisher } from '../shared/progress-publisher.ts';
-import { type PublishRun, startPublishRun } from '../shared/publish-run.ts';
+import { type OneCallRun, oneCallPublisher } from '../shared/publish-run.ts';
 import { createGoogleBusinessApi, googleBusinessRefresher, LABEL, type LocalPost } from './api.ts';
 import { googleBusinessOptionsOf } from './options.ts';
 import type { GoogleBusinessSettings } from './settings.ts';
@@ -18,31 +17,21 @@ import { validateGoogleBusiness } from './validate.ts';
 /** The intent step of POST .../localPosts. */
 const CREATE_POST = 'create_local_post';
 
-/** Nothing is stored between runs: the one create call is covered by its intent. */
-type GoogleBusinessRun = PublishRun<
-  ReturnType<typeof createGoogleBusinessApi>,
-  Record<string, never>
->;
+type GoogleBusinessRun = OneCallRun<ReturnType<typeof createGoogleBusinessApi>>;
 
 export function createGoogleBusinessPublisher(
   settings: GoogleBusinessSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
   const runtime = withRedirectingMedia(baseRuntime);
-  const refresher = googleBusinessRefresher(settings, runtime);
-  return progressPublisher({
+  return oneCallPublisher({
     platform: 'google_business',
+    label: LABEL,
     validate: validateGoogleBusiness,
-    readProgress: () => null,
-    run: (request: PublishRequest) =>
-      publish(
-        startPublishRun(request, runtime, {
-          label: LABEL,
-          refresher,
-          api: createGoogleBusinessApi(settings, runtime, request.signal),
-          progress: {},
-        }),
-      ),
+    runtime,
+    refresher: googleBusinessRefresher(settings, runtime),
+    api: (signal) => createGoogleBusinessApi(settings, runtime, signal),
+    publish,
   });
 }
 

@@ -1,4 +1,5 @@
 import { isRecord, type Problem, typeName } from '@social-publisher/domain';
+import { describeValue, isHttpUrl } from '../shared/options.ts';
 
 /** Pinterest's own bounds (developers.pinterest.com "Create Pin"). */
 export const PINTEREST_TITLE_MAX = 100;
@@ -68,7 +69,7 @@ export function validatePinterestOptions(value: Record<string, unknown>): Proble
   if (boardId !== undefined && (typeof boardId !== 'string' || !BOARD_ID_PATTERN.test(boardId))) {
     problems.push({
       field: `${BASE}.board_id`,
-      message: `must be the board's numeric id as a string, got ${describe(boardId)}`,
+      message: `must be the board's numeric id as a string, got ${describeValue(boardId)}`,
     });
   }
   problems.push(...text(value, 'title', PINTEREST_TITLE_MAX));
@@ -101,15 +102,3 @@ function text(value: Record<string, unknown>, key: string, max: number): Problem
   }
   return [];
 }
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-const describe = (value: unknown): string =>
-  typeof value === 'string' ? JSON.stringify(value) : typeName(value);

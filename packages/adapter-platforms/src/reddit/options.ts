@@ -1,6 +1,7 @@
 // `platform_options.reddit`: where the post goes (subreddit), its title, self or link, flair and
 // marks. Reddit's own bounds (reddit.com/dev/api#POST_api_submit, its submission form).
 import { isRecord, type Problem, typeName } from '@social-publisher/domain';
+import { describeValue, isHttpUrl } from '../shared/options.ts';
 
 export const REDDIT_TITLE_MAX = 300;
 /** Reddit's longest self-post body (the post's content). */
@@ -92,7 +93,7 @@ export function validateRedditOptions(value: Record<string, unknown>): Problem[]
   ) {
     problem(
       'subreddit',
-      `must be a subreddit name without r/ (2-21 letters, digits or _), got ${describe(subreddit)}`,
+      `must be a subreddit name without r/ (2-21 letters, digits or _), got ${describeValue(subreddit)}`,
     );
   }
   if (title !== undefined) {
@@ -103,7 +104,7 @@ export function validateRedditOptions(value: Record<string, unknown>): Problem[]
     }
   }
   if (kind !== undefined && !KINDS.includes(kind as RedditKind)) {
-    problem('kind', `must be self or link, got ${describe(kind)}`);
+    problem('kind', `must be self or link, got ${describeValue(kind)}`);
   }
   if (url !== undefined && (typeof url !== 'string' || !isHttpUrl(url))) {
     problem('url', 'must be an absolute http(s) URL');
@@ -123,15 +124,3 @@ export function validateRedditOptions(value: Record<string, unknown>): Problem[]
   }
   return problems;
 }
-
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-const describe = (value: unknown): string =>
-  typeof value === 'string' ? JSON.stringify(value) : typeName(value);

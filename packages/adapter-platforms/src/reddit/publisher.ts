@@ -1,14 +1,13 @@
 // Reddit posts: one POST /api/submit, a text post (its body the content) or a link post, sent
 // once under an intent; a run that finds an earlier run's intent looks among the user's latest
 // submissions first (same subreddit and title, made since the intent) instead of posting again.
-import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
-import { progressPublisher } from '../shared/progress-publisher.ts';
-import { type PublishRun, startPublishRun } from '../shared/publish-run.ts';
+import { type OneCallRun, oneCallPublisher } from '../shared/publish-run.ts';
 import { createRedditApi, LABEL, redditRefresher, type Submitted } from './api.ts';
 import { usernameOf } from './oauth.ts';
 import { type RedditOptions, redditOptionsOf } from './options.ts';
@@ -18,28 +17,21 @@ import { linkOf, validateReddit } from './validate.ts';
 /** The intent step of POST /api/submit. */
 const SUBMIT = 'submit';
 
-/** Nothing is stored between runs: the one create call is covered by its intent. */
-type RedditRun = PublishRun<ReturnType<typeof createRedditApi>, Record<string, never>>;
+type RedditRun = OneCallRun<ReturnType<typeof createRedditApi>>;
 
 export function createRedditPublisher(
   settings: RedditSettings,
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
   const runtime = withRedirectingMedia(baseRuntime);
-  const refresher = redditRefresher(settings, runtime);
-  return progressPublisher({
+  return oneCallPublisher({
     platform: 'reddit',
+    label: LABEL,
     validate: validateReddit,
-    readProgress: () => null,
-    run: (request: PublishRequest) =>
-      publish(
-        startPublishRun(request, runtime, {
-          label: LABEL,
-          refresher,
-          api: createRedditApi(settings, runtime, request.signal),
-          progress: {},
-        }),
-      ),
+    runtime,
+    refresher: redditRefresher(settings, runtime),
+    api: (signal) => createRedditApi(settings, runtime, signal),
+    publish,
   });
 }
 

@@ -1,3 +1,5 @@
+import { typeName } from '@social-publisher/domain';
+
 export type Options = Record<string, unknown>;
 
 /** The options object of one platform (`platform_options.<platform>`), or an empty one. */
@@ -17,3 +19,17 @@ export const stringOption = (options: Options, key: string): string | undefined 
   const value = options[key];
   return typeof value === 'string' ? value : undefined;
 };
+
+/** Whether `value` is an absolute http(s) URL (an option a platform will link to or fetch). */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** How an option's value is named in a message: a string quoted, anything else by its type. */
+export const describeValue = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value) : typeName(value);

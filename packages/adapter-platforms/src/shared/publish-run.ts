@@ -2,10 +2,11 @@
 // Pinterest, Bluesky, Facebook, Threads): made once at its start and handed to each of its
 // steps, which then live as plain functions in the network's folder rather than closures of
 // one long run.
-import type { PublishRequest } from '@social-publisher/domain';
+import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession, type TokenRefresher } from './auth.ts';
 import { createMediaFetcher } from './media-fetch.ts';
+import { progressPublisher } from './progress-publisher.ts';
 
 export interface PublishRun<Api, Progress> {
   request: PublishRequest;
@@ -36,4 +37,38 @@ export function startPublishRun<Api, Progress>(
     progress,
     save: () => request.saveProgress(structuredClone(progress) as never),
   };
+}
+
+/** A run that stores nothing between attempts: its one create call is covered by an intent. */
+export type OneCallRun<Api> = PublishRun<Api, Record<string, never>>;
+
+/**
+ * The publisher of a platform whose post is one create call under an intent (Reddit, Google
+ * Business Profile): publish and resume are the same run, with nothing stored in between; a
+ * resumed run finds the intent and looks the post up before sending.
+ */
+export function oneCallPublisher<Api>(spec: {
+  platform: string;
+  label: string;
+  validate: PlatformPublisher['validate'];
+  runtime: PublisherRuntime;
+  refresher: TokenRefresher | null;
+  api(signal: AbortSignal): Api;
+  publish(run: OneCallRun<Api>): Promise<PublishOutcome>;
+}): PlatformPublisher {
+  const { label, runtime, refresher } = spec;
+  return progressPublisher({
+    platform: spec.platform,
+    validate: spec.validate,
+    readProgress: () => null,
+    run: (request: PublishRequest) =>
+      spec.publish(
+        startPublishRun(request, runtime, {
+          label,
+          refresher,
+          api: spec.api(request.signal),
+          progress: {},
+        }),
+      ),
+  });
 }

@@ -8,8 +8,8 @@ import type {
   PlatformCredentials,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { unansweredCheck } from '../shared/credential-check.ts';
 import { asString, isRecord, isTransientStatus } from '../shared/http.ts';
-import { PublishFailure } from '../shared/outcome.ts';
 import { botCall, codeOf, scrubToken, TelegramAnswerError } from './bot-api.ts';
 import type { TelegramSettings } from './settings.ts';
 
@@ -166,16 +166,7 @@ export function createTelegramCredentials(
         return await check(token, chatId, signal ? AbortSignal.any([signal, deadline]) : deadline);
       } catch (error) {
         if (error instanceof TelegramAnswerError) return { ok: false, error: answerFailure(error) };
-        const message =
-          error instanceof PublishFailure && error.outcome.kind === 'failed'
-            ? error.outcome.message
-            : error instanceof Error
-              ? error.message
-              : String(error);
-        return {
-          ok: false,
-          error: { code: 'network_error', message: scrubToken(message, token), transient: true },
-        };
+        return unansweredCheck(error, (text) => scrubToken(text, token));
       }
     },
   };
