@@ -21,6 +21,7 @@ import {
   type StartInput,
   startPublishMany,
 } from './publish-run.ts';
+import { releaseClaim } from './target-release.ts';
 import { createPostUnpublishing } from './unpublish.ts';
 
 const NOT_DONE: readonly PostStatus[] = ['scheduled', 'queued', 'publishing'];
@@ -340,19 +341,7 @@ export function createPostRepository(
     },
 
     async releaseTarget(targetId, error, at): Promise<void> {
-      await db
-        .updateTable('post_targets')
-        .set({
-          status: 'pending',
-          lease_expires_at: null,
-          updated_at: at,
-          ...(error === null
-            ? {}
-            : { error_code: error.errorCode, error_message: error.errorMessage }),
-        })
-        .where('id', '=', targetId)
-        .where('status', '=', 'publishing')
-        .execute();
+      await releaseClaim(db, { targetId, claimed: 'publishing', back: 'pending', error, at });
     },
 
     /** One statement for this call and the others of the same moment (publish-run.ts). */

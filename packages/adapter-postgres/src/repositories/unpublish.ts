@@ -19,6 +19,7 @@ import { type Kysely, sql } from 'kysely';
 import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { columnList, targetColumns } from './columns.ts';
+import { releaseClaim } from './target-release.ts';
 
 const returnedTarget = columnList(targetColumns, 't');
 
@@ -129,18 +130,7 @@ export function createPostUnpublishing(
     },
 
     async releaseRemoval(targetId, error, at) {
-      await db
-        .updateTable('post_targets')
-        .set({
-          lease_expires_at: null,
-          updated_at: at,
-          ...(error === null
-            ? {}
-            : { error_code: error.errorCode, error_message: error.errorMessage }),
-        })
-        .where('id', '=', targetId)
-        .where('status', '=', 'removing')
-        .execute();
+      await releaseClaim(db, { targetId, claimed: 'removing', error, at });
     },
 
     async completeRemoval(targetId, completion) {
