@@ -5,7 +5,7 @@ import type {
   PublishRequest,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
+import { sendFollowUps } from '../shared/follow-ups.ts';
 import { uploadTimeoutMs } from '../shared/http.ts';
 import { intentAt, outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
@@ -109,18 +109,14 @@ export function createDiscordPublisher(
     }
     const messageId = progress.messageId;
     const published = publishedAs(messageId, progress.channelId, request.connection.platformData);
-    const thread = request.post.thread;
-    if (thread.length === 0) return published;
-    if (stored?.messageId !== messageId) await save();
-    const soFar = () => ({ ...published, threadPostIds: [...progress.threadIds] });
-    return afterMainPost(request.signal, soFar, async () => {
-      for (let index = progress.threadIds.length; index < thread.length; index++) {
-        const part = thread[index] as ThreadPart;
-        progress.threadIds.push((await sendPart(request, `${FOLLOW_UP}${index}`, part)).id);
-        await save();
-      }
-      return soFar();
-    });
+    const mainStored = stored?.messageId === messageId;
+    // Webhooks cannot reply: each follow-up is a further message.
+    return sendFollowUps(
+      request,
+      published,
+      { sent: progress.threadIds, mainStored, save },
+      async (part, index) => (await sendPart(request, `${FOLLOW_UP}${index}`, part)).id,
+    );
   }
 
   return progressPublisher({ platform: 'discord', validate: validateDiscord, readProgress, run });

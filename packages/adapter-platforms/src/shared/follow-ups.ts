@@ -1,4 +1,9 @@
-import type { PublishedSoFar, PublishOutcome } from '@social-publisher/domain';
+import type {
+  PublishedSoFar,
+  PublishOutcome,
+  PublishRequest,
+  ThreadPart,
+} from '@social-publisher/domain';
 import { failedOutcome, PublishFailure } from './outcome.ts';
 
 /** A follow-up of a thread, as the steps that send one take it. */
@@ -32,4 +37,38 @@ export async function afterMainPost(
       publishedSoFar: soFar(),
     });
   }
+}
+
+/** The main post as published: its id and public URL. */
+export interface MainPost {
+  kind: 'published';
+  platformPostId: string;
+  platformUrl: string | null;
+}
+
+/**
+ * Sends the thread's follow-ups still to send after the main post (`sent` holds the ids of those
+ * sent before, and grows), storing the progress after each (`save`): a retry goes on from the
+ * next part. `mainStored`: the stored progress already held the main post's id (else it is
+ * stored first). `send` gets the part, its index and the id of the message before it.
+ */
+export async function sendFollowUps(
+  request: PublishRequest,
+  main: MainPost,
+  progress: { sent: string[]; mainStored: boolean; save(): Promise<void> },
+  send: (part: ThreadPart, index: number, previousId: string) => Promise<string>,
+): Promise<PublishOutcome> {
+  const thread = request.post.thread;
+  if (thread.length === 0) return main;
+  const { sent, save } = progress;
+  if (!progress.mainStored) await save();
+  const soFar = () => ({ ...main, threadPostIds: [...sent] });
+  return afterMainPost(request.signal, soFar, async () => {
+    for (let index = sent.length; index < thread.length; index++) {
+      const part = thread[index] as ThreadPart;
+      sent.push(await send(part, index, sent[index - 1] ?? main.platformPostId));
+      await save();
+    }
+    return soFar();
+  });
 }

@@ -5,7 +5,7 @@ import type {
   PublishRequest,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { afterMainPost, type ThreadPart } from '../shared/follow-ups.ts';
+import { sendFollowUps } from '../shared/follow-ups.ts';
 import { intentAt, outcomeUnknown, sendOnce } from '../shared/intent.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { optionsOf } from '../shared/options.ts';
@@ -74,19 +74,14 @@ export function createTelegramPublisher(
     }
     const messageId = progress.messageId;
     const published = publishedAs(messageId, request.connection.platformData);
-    const thread = request.post.thread;
-    if (thread.length === 0) return published;
-    if (stored?.messageId !== messageId) await save();
-    const soFar = () => ({ ...published, threadPostIds: [...progress.threadIds] });
-    return afterMainPost(request.signal, soFar, async () => {
-      for (let index = progress.threadIds.length; index < thread.length; index++) {
-        const part = thread[index] as ThreadPart;
-        const previous = progress.threadIds[index - 1] ?? messageId;
-        progress.threadIds.push(await sendPart(request, `${FOLLOW_UP}${index}`, part, previous));
-        await save();
-      }
-      return soFar();
-    });
+    const mainStored = stored?.messageId === messageId;
+    // Each follow-up answers the message before it.
+    return sendFollowUps(
+      request,
+      published,
+      { sent: progress.threadIds, mainStored, save },
+      (part, index, previous) => sendPart(request, `${FOLLOW_UP}${index}`, part, previous),
+    );
   }
 
   return progressPublisher({
