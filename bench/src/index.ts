@@ -11,6 +11,7 @@ import { metricsBench } from './benches/metrics/index.ts';
 import { pacingBench } from './benches/pacing.ts';
 import { pipelineBench } from './benches/pipeline.ts';
 import { scheduleBench } from './benches/schedule.ts';
+import { soakBench } from './benches/soak.ts';
 import { uploadBench } from './benches/upload.ts';
 import type { Bench, BenchOptions } from './lib/bench.ts';
 import { type Figure, figureLine, met, score, summaryTable } from './lib/report.ts';
@@ -31,6 +32,7 @@ export const BENCHES: Record<string, Bench> = {
   media: mediaBench,
   metrics: metricsBench,
   history: historyBench,
+  soak: soakBench,
 };
 
 export interface RunOptions extends BenchOptions {

@@ -40,10 +40,11 @@ const EXPECTED: Record<string, RegExp[]> = {
   upload: [/peak RSS growth/, /throughput/],
   pacing: [/refused calls/, /other connections' posts started/, /hot connection's last call/],
   history: [/create p99/, /GET \/posts middle page/, /reconcile pass/, /finalize/],
+  soak: [/create p99, last interval/, /not finished 10 s after/],
 };
 
 /** Benchmarks measured in PostgreSQL mode only (what they measure has no embedded form). */
-const PRODUCTION_ONLY = new Set(['upload', 'history']);
+const PRODUCTION_ONLY = new Set(['upload', 'history', 'soak']);
 
 describe.skipIf(!servers)(
   `benchmarks at smoke size${servers ? '' : ' (skipped: PostgreSQL or Redis not reachable)'}`,

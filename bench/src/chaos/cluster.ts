@@ -57,6 +57,11 @@ export interface Cluster {
   readonly kills: number;
   /** Lines logged at error level or above by any process. */
   errorLines(): string[];
+  /** The API's origin (`http://127.0.0.1:<port>`) and the run's API key, for load generators. */
+  origin: string;
+  key: string;
+  /** The running processes' ids: the API and each worker (RSS, CPU of each). */
+  pids(): { api: number[]; workers: number[] };
   close(): Promise<void>;
 }
 
@@ -165,7 +170,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       return child;
     };
 
-    launch('api', [API_MAIN, '--api-only']);
+    const api = launch('api', [API_MAIN, '--api-only']);
     const baseUrl = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -204,6 +209,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       media,
       receiver,
       call,
+      origin: baseUrl,
+      key: bootstrapKey,
       get kills() {
         return kills;
       },
@@ -218,6 +225,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         workers[index] = launch('worker', [WORKER_MAIN]);
       },
       errorLines: () => [...errors],
+      pids: () => ({
+        api: api.pid === undefined ? [] : [api.pid],
+        workers: workers.flatMap((worker) => (worker.pid === undefined ? [] : [worker.pid])),
+      }),
       close,
     };
   } catch (error) {
