@@ -63,6 +63,19 @@ async function somePostIds(db: AnyDb, userId: string, count: number): Promise<st
   return rows.map((row) => row.id);
 }
 
+/**
+ * The posts the create figure made wait for a worker that never comes: finished here, so the
+ * next size's due scan and reconcile pass find what the seeded history holds, not them.
+ */
+async function finishCreated(db: AnyDb): Promise<void> {
+  await sql`
+    with done as (
+      update posts set status = 'cancelled', updated_at = now()
+      where content = 'History bench post' and status = 'queued' returning id)
+    update post_targets set status = 'cancelled', updated_at = now()
+    where post_id in (select id from done)`.execute(db);
+}
+
 export async function measureApi(
   origin: string,
   db: AnyDb,
@@ -77,8 +90,14 @@ export async function measureApi(
   const cursor = await middleCursor(db, seeded.userId);
   const ids = await somePostIds(db, seeded.userId, runs + 1);
   let next = 0;
+  const created = await timed(
+    runs,
+    () => call(origin, key, '/posts', { method: 'POST', body }),
+    'create',
+  );
+  await finishCreated(db);
   return [
-    await timed(runs, () => call(origin, key, '/posts', { method: 'POST', body }), 'create'),
+    created,
     await timed(runs, () => call(origin, key, '/posts?limit=50'), 'GET /posts first page'),
     await timed(
       runs,
