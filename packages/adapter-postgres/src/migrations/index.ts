@@ -18,6 +18,7 @@ import { migration0011 } from './0011_metrics.ts';
 import { migration0012 } from './0012_webhook_events_by_shape.ts';
 import { migration0013 } from './0013_webhook_filters_and_auto_disable.ts';
 import { migration0014 } from './0014_posts_retention.ts';
+import { migration0017 } from './0017_comments.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0012_webhook_events_by_shape': migration0012,
   '0013_webhook_filters_and_auto_disable': migration0013,
   '0014_posts_retention': migration0014,
+  '0017_comments': migration0017,
 };

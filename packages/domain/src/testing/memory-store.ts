@@ -1,3 +1,4 @@
+import type { CommentReply, CommentTrack, StoredComment } from '../comments-model.ts';
 import type { Media } from '../media-model.ts';
 import type { MetricSnapshot, MetricTrack } from '../metrics-model.ts';
 import type {
@@ -50,6 +51,9 @@ export interface MemoryTables {
   metricTracks: Map<string, MetricTrack>;
   /** Append-only, in insertion order. */
   metricSnapshots: Map<string, MetricSnapshot>;
+  commentTracks: Map<string, CommentTrack>;
+  comments: Map<string, StoredComment>;
+  commentReplies: Map<string, CommentReply>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -74,6 +78,9 @@ const emptyTables = (): MemoryTables => ({
   postMedia: new Map(),
   metricTracks: new Map(),
   metricSnapshots: new Map(),
+  commentTracks: new Map(),
+  comments: new Map(),
+  commentReplies: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

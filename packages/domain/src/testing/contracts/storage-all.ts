@@ -6,6 +6,7 @@
  */
 import { describeAccountRepositoryContract } from './storage-accounts.ts';
 import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
+import { describeCommentsRepositoryContract } from './storage-comments.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
@@ -33,6 +34,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeOAuthStateRepositoryContract(name, setup);
   describeMediaRepositoryContract(name, setup);
   describeMetricsRepositoryContract(name, setup);
+  describeCommentsRepositoryContract(name, setup);
   describePlatformAppRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }
