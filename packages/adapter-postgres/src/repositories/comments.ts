@@ -204,5 +204,14 @@ export function createCommentsRepository(db: Kysely<Database>): CommentsReposito
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    async restartReply(id, intentAt) {
+      const result = await db
+        .updateTable('comment_replies')
+        .set({ state: 'sending', intent_at: intentAt, error: null })
+        .where('id', '=', id)
+        .where('state', '=', 'failed')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
   };
 }

@@ -184,5 +184,13 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
       reply.error = end.error ?? null;
       return true;
     },
+    async restartReply(id, intentAt) {
+      const reply = replies().get(id);
+      if (reply?.state !== 'failed') return false;
+      reply.state = 'sending';
+      reply.intentAt = new Date(intentAt);
+      reply.error = null;
+      return true;
+    },
   };
 }

@@ -71,4 +71,9 @@ export interface CommentsRepository {
   findReply(accountId: string, idempotencyKey: string): Promise<CommentReply | null>;
   /** Ends a `sending` reply; false when it was not `sending` any more. */
   endReply(id: string, end: ReplyEnd): Promise<boolean>;
+  /**
+   * A `failed` reply (the platform refused it: nothing was posted) asked again with its key:
+   * `sending` again from `intentAt`. False when it was not `failed` (someone else restarted it).
+   */
+  restartReply(id: string, intentAt: Date): Promise<boolean>;
 }

@@ -243,6 +243,17 @@ export function describeCommentsRepositoryContract(name: string, setup: StorageS
         state: 'sent',
       });
       expect(await comments().findReply(post.accountId, 'unknown')).toBeNull();
+      // Only a refused reply starts again.
+      expect(await comments().restartReply(reply.id, nextTime())).toBe(false);
+      const refused = { ...reply, id: newId(), idempotencyKey: `key-${newId()}` };
+      await comments().createReply(refused);
+      await comments().endReply(refused.id, { state: 'failed', error: 'too long' });
+      const again = nextTime();
+      expect(await comments().restartReply(refused.id, again)).toBe(true);
+      expect(await comments().findReply(post.accountId, refused.idempotencyKey)).toEqual({
+        ...refused,
+        intentAt: again,
+      });
     });
   });
 }
