@@ -16,6 +16,13 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/posts/{id}/metrics'],
   ['get', '/posts/{id}/metrics/history'],
   ['post', '/posts/{id}/metrics/refresh'],
+  ['get', '/posts/{id}/comments'],
+  ['post', '/posts/{id}/comments/refresh'],
+  ['get', '/inbox'],
+  ['post', '/inbox/read'],
+  ['post', '/comments/{id}/replies'],
+  ['post', '/comments/{id}/hide'],
+  ['delete', '/comments/{id}'],
   ['get', '/analytics/daily'],
   ['get', '/post-series/{id}'],
   ['delete', '/post-series/{id}'],
@@ -65,6 +72,13 @@ const OPERATION_IDS: Record<string, string> = {
   'get /posts/{id}/metrics': 'getPostMetrics',
   'get /posts/{id}/metrics/history': 'getPostMetricsHistory',
   'post /posts/{id}/metrics/refresh': 'refreshPostMetrics',
+  'get /posts/{id}/comments': 'listPostComments',
+  'post /posts/{id}/comments/refresh': 'refreshPostComments',
+  'get /inbox': 'listInbox',
+  'post /inbox/read': 'markCommentsRead',
+  'post /comments/{id}/replies': 'replyToComment',
+  'post /comments/{id}/hide': 'hideComment',
+  'delete /comments/{id}': 'deleteComment',
   'get /analytics/daily': 'getDailyAnalytics',
   'get /post-series/{id}': 'getPostSeries',
   'delete /post-series/{id}': 'stopPostSeries',
@@ -158,11 +172,12 @@ describe('GET /openapi.json', () => {
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
     // (POST /posts/import and POST /media take a file as it streams: no JSON body schema;
-    // redeliver and a metrics refresh take no body at all.)
+    // redeliver and a metrics or comments refresh take no body at all.)
     if (
       ['post', 'patch'].includes(method) &&
       !path.endsWith('/redeliver') &&
       !path.endsWith('/metrics/refresh') &&
+      !path.endsWith('/comments/refresh') &&
       path !== '/posts/import' &&
       path !== '/media'
     ) {

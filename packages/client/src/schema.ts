@@ -300,6 +300,146 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/posts/{id}/comments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A post's comments
+     * @description The comments read under the post's published targets (or target_id's), newest first (created_at, then id), with what each platform lets you do to each (can), and where each target's reading stands (targets: `unsupported` for TikTok and Pinterest posts, whose comments are not read).
+     */
+    get: operations['listPostComments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/{id}/comments/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a post's comments again soon
+     * @description Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone or unsupported. 409 post_not_published when no target was published.
+     */
+    post: operations['refreshPostComments'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/inbox': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Comments across your posts
+     * @description The comments under every post of your personal account (or workspace_id's), newest first, with read. unread=true: only those not marked read; platform: only that platform's.
+     */
+    get: operations['listInbox'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/inbox/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark comments read
+     * @description Marks read the comments of comment_ids within your reach (others and unknown ids are left alone); answers how many changed.
+     */
+    post: operations['markCommentsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}/replies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reply to a comment
+     * @description Posts the reply on the comment's platform, as the connection, and answers it as a comment of yours. With Idempotency-Key the reply is posted at most once: the same key answers it again (or says its outcome is unknown after a crash; it is never sent twice). 400 when text is empty or over the platform's limit (the message names it); 409 comment_gone when the platform deleted the comment; 422 unsupported where the platform offers no reply.
+     */
+    post: operations['replyToComment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}/hide': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hide or show a comment
+     * @description Hides the comment on its platform (hidden: false shows it again). 422 unsupported, with the platform's reason, where can.hide is false.
+     */
+    post: operations['hideComment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a comment
+     * @description Deletes the comment on its platform (one already gone there counts as deleted), then here. 422 unsupported, with the platform's reason, where can.delete is false.
+     */
+    delete: operations['deleteComment'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/analytics/daily': {
     parameters: {
       query?: never;
@@ -1033,7 +1173,7 @@ export interface webhooks {
     put?: never;
     /**
      * comment.received
-     * @description A comment arrived on a published target (not sent yet). Headers: X-Social-Publisher-Event (comment.received), the signatures and webhook-id (the delivery id).
+     * @description A comment by someone else was read under a published target (once per comment). Headers: X-Social-Publisher-Event (comment.received), the signatures and webhook-id (the delivery id).
      */
     post: operations['commentReceivedEvent'];
     delete?: never;
@@ -2485,7 +2625,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2861,7 +3001,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2987,7 +3127,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3380,7 +3520,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3506,7 +3646,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3766,7 +3906,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3963,7 +4103,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4047,7 +4187,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4406,7 +4546,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4532,7 +4672,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4933,7 +5073,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5359,7 +5499,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5485,7 +5625,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5742,7 +5882,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5868,7 +6008,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6085,7 +6225,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6302,7 +6442,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6537,7 +6677,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6740,7 +6880,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6912,7 +7052,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6996,7 +7136,1750 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listPostComments: {
+    parameters: {
+      query?: {
+        /** @description Only this target */
+        target_id?: string;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (1-500, default 50) */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The comments, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            }[];
+            /** @description The cursor of the next page, null on the last */
+            next_cursor: string | null;
+            targets: {
+              /** Format: uuid */
+              target_id: string;
+              platform: string;
+              /**
+               * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (error says why); unsupported: the platform offers no comments to read here (TikTok, Pinterest); gone: the post no longer exists on the platform
+               * @enum {unknown}
+               */
+              state: 'pending' | 'fresh' | 'stale' | 'unsupported' | 'gone';
+              /**
+               * Format: date-time
+               * @description When its comments were last read; null: never
+               */
+              read_at: string | null;
+              /**
+               * Format: date-time
+               * @description When the next read is due; null: none planned
+               */
+              next_refresh_at: string | null;
+              error: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  refreshPostComments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Where each target stands */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              target_id: string;
+              platform: string;
+              /**
+               * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (error says why); unsupported: the platform offers no comments to read here (TikTok, Pinterest); gone: the post no longer exists on the platform
+               * @enum {unknown}
+               */
+              state: 'pending' | 'fresh' | 'stale' | 'unsupported' | 'gone';
+              /**
+               * Format: date-time
+               * @description When its comments were last read; null: never
+               */
+              read_at: string | null;
+              /**
+               * Format: date-time
+               * @description When the next read is due; null: none planned
+               */
+              next_refresh_at: string | null;
+              error: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listInbox: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+        platform?:
+          | 'tiktok'
+          | 'instagram'
+          | 'youtube'
+          | 'twitter'
+          | 'linkedin'
+          | 'facebook'
+          | 'pinterest'
+          | 'threads'
+          | 'bluesky'
+          | 'mastodon';
+        /** @description true: only the unread ones */
+        unread?: boolean;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (1-500, default 50) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The comments, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            }[];
+            /** @description The cursor of the next page, null on the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  markCommentsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          comment_ids: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description How many changed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              marked: number;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  replyToComment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The same key answers the same reply: it is posted once, whatever happens to the request */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          text: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The reply */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A comment under a published target */
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  hideComment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          hidden: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The comment */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A comment under a published target */
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteComment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7224,7 +9107,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7410,7 +9293,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7652,7 +9535,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8028,7 +9911,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8154,7 +10037,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8350,7 +10233,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8514,7 +10397,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8640,7 +10523,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8856,7 +10739,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9024,7 +10907,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9268,7 +11151,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9457,7 +11340,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9585,7 +11468,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9711,7 +11594,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9900,7 +11783,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10101,7 +11984,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10274,7 +12157,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10400,7 +12283,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10601,7 +12484,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10769,7 +12652,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10994,7 +12877,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11222,7 +13105,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11378,7 +13261,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11462,7 +13345,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11600,7 +13483,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11723,7 +13606,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11849,7 +13732,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12000,7 +13883,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12126,7 +14009,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12254,7 +14137,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12338,7 +14221,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12535,7 +14418,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12783,7 +14666,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12975,7 +14858,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13104,7 +14987,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13188,7 +15071,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;

@@ -12,6 +12,7 @@ import type { AttemptBudget } from '../rate-limit/attempts.ts';
 import type { RateLimiter } from '../rate-limit/limiter.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { commentRoutes } from './comments.ts';
 import { connectRoutes } from './connect.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
@@ -61,6 +62,7 @@ export const authenticatedApi = fp(
       postImportRoutes,
       postSeriesRoutes,
       postMetricsRoutes,
+      commentRoutes,
       analyticsRoutes,
       slotRoutes,
       socialAccountRoutes,
