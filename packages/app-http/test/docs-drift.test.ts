@@ -301,7 +301,7 @@ describe('docs/api.md comment.received example against what the comments read pa
     if (!example) throw new Error(`docs/api.md has no ${EVENT} example`);
     const { deps, alice } = h;
     deps.platforms.setCommentsClient('twitter', {
-      replyMaxLength: 280,
+      replyMaxLength: () => 280,
       can: () => ({ reply: true, hide: false, delete: false }),
       list: async () => ({
         kind: 'listed',

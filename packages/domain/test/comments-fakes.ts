@@ -47,7 +47,7 @@ export function scriptedComments(): ScriptedComments {
     client: undefined as unknown as PlatformCommentsClient,
   };
   state.client = {
-    replyMaxLength: 20,
+    replyMaxLength: () => 20,
     can: (facts) => ({ reply: true, hide: false, delete: facts.mine }),
     cannot: (action) => `the scripted platform cannot ${action} that comment`,
     async list() {

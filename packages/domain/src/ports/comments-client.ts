@@ -1,4 +1,5 @@
 import type { CommentAuthor } from '../comments-model.ts';
+import type { PlatformData } from '../model.ts';
 import type { PublishConnection } from './connection.ts';
 
 /** One comment as the platform gave it. */
@@ -99,8 +100,8 @@ export interface CommentFacts {
 export interface PlatformCommentsClient {
   /** The scopes reading and answering need (absent: those of publishing). */
   readonly scopes?: readonly string[];
-  /** The longest reply in characters (code points). */
-  readonly replyMaxLength: number;
+  /** The longest reply in characters (code points) for a connection (an instance's own). */
+  replyMaxLength(platformData: PlatformData | null): number;
   /** What may be done to a comment; a capability without its call is always false. */
   can(comment: CommentFacts): CommentCapabilities;
   /** Why a capability is false, for the 422 `unsupported` that a refused action answers. */

@@ -160,7 +160,8 @@ export async function replyToComment(
   const call = await commentCall(deps, parent);
   if (!call.ok) return call;
   const { client } = call.value;
-  const invalid = checkText(text, client.replyMaxLength, parent.platform);
+  const max = client.replyMaxLength(call.value.request.connection.platformData);
+  const invalid = checkText(text, max, parent.platform);
   if (invalid) return err(invalid);
   if (!client.can(parent).reply) {
     return err(unsupported(`this ${parent.platform} comment cannot be answered`));

@@ -4,6 +4,7 @@ export * from './comment-actions.ts';
 export * from './comment-reply.ts';
 export * from './comments.ts';
 export * from './comments-reads.ts';
+export * from './comments-round.ts';
 export * from './connect-account.ts';
 export * from './connect-browser.ts';
 export * from './connect-credentials.ts';
