@@ -28,7 +28,8 @@ const signal = () => new AbortController().signal;
 const connection = (accessToken = 'mastodon-token'): PublishConnection => ({
   id: 'conn-1',
   platform: 'mastodon',
-  externalId: fake.account.id,
+  // As the connect flow makes it: the account id at the instance's host.
+  externalId: `${fake.account.id}@${new URL(fake.baseUrl).host}`,
   accessToken,
   refreshToken: null,
   tokenExpiresAt: null,

@@ -68,6 +68,13 @@ function commentOf(status: unknown, postId: string, ownId: string): PlatformComm
   };
 }
 
+/**
+ * The connection's account id on its instance: connections made here are `<id>@<instance
+ * host>` (one account id per instance), a brought token may be the bare id.
+ */
+const accountIdOf = (connection: PublishConnection): string =>
+  connection.externalId.split('@')[0] ?? connection.externalId;
+
 export function createMastodonCommentsClient(
   _settings: MastodonSettings,
   baseRuntime: PublisherRuntime,
@@ -101,7 +108,7 @@ export function createMastodonCommentsClient(
     );
     const body = isRecord(answer.json) ? answer.json : {};
     const list = Array.isArray(body.descendants) ? body.descendants : [];
-    return list.flatMap((status) => commentOf(status, postId, connection.externalId) ?? []);
+    return list.flatMap((status) => commentOf(status, postId, accountIdOf(connection)) ?? []);
   }
 
   return {
@@ -126,8 +133,8 @@ export function createMastodonCommentsClient(
             headers: { 'idempotency-key': idempotencyKey },
           });
           const posted =
-            commentOf(answer.json, '', connection.externalId) ??
-            fallback(answer, text, platformCommentId, connection.externalId);
+            commentOf(answer.json, '', accountIdOf(connection)) ??
+            fallback(answer, text, platformCommentId, accountIdOf(connection));
           return { kind: 'sent' as const, comment: { ...posted, mine: true } };
         },
         { sends: true },
