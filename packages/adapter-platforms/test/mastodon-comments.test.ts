@@ -100,6 +100,7 @@ describe('Mastodon comments', () => {
         platformCommentId: question.id,
         text: 'Tomorrow',
         idempotencyKey: 'reply-key-1',
+        intentAt: since,
         signal: signal(),
       });
     const sent = await ask();
@@ -121,6 +122,7 @@ describe('Mastodon comments', () => {
         platformCommentId: question.id,
         text,
         since,
+        idempotencyKey: 'reply-key-1',
         signal: signal(),
       });
     expect(await find('Tomorrow')).toEqual({ kind: 'found', comment: sent.comment });
@@ -139,6 +141,7 @@ describe('Mastodon comments', () => {
       platformCommentId: '404404404',
       text: 'Hello?',
       idempotencyKey: 'reply-key-gone',
+      intentAt: new Date(),
       signal: signal(),
     });
     expect(answer.kind).toBe('gone');
@@ -153,6 +156,7 @@ describe('Mastodon comments', () => {
       platformCommentId: question.id,
       text: 'Oops',
       idempotencyKey: 'reply-key-delete',
+      intentAt: new Date(),
       signal: signal(),
     });
     if (sent.kind !== 'sent') throw new Error('not sent');

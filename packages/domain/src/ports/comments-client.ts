@@ -61,12 +61,18 @@ export interface ReplyRequest extends CommentRequest {
   text: string;
   /** The same for every attempt of this reply: platforms that take one never post it twice. */
   idempotencyKey: string;
+  /** When the reply was recorded, the same for every attempt (a record key may derive from it). */
+  intentAt: Date;
 }
 
-/** Looks for a reply an earlier attempt may have posted: ours, with this text, since then. */
+/**
+ * Looks for a reply an earlier attempt may have posted: ours, with this text, since then (or,
+ * where the platform keys records by what the reply sent, by its key and intent time).
+ */
 export interface FindReplyRequest extends CommentRequest {
   text: string;
   since: Date;
+  idempotencyKey: string;
 }
 
 export type ReplyOutcome =

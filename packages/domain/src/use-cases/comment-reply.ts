@@ -78,6 +78,7 @@ async function send(
       ...call.request,
       text: reply.text,
       idempotencyKey: reply.id,
+      intentAt: reply.intentAt,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (error) {
@@ -108,6 +109,7 @@ async function resume(
       ...call.request,
       text: reply.text,
       since: reply.intentAt,
+      idempotencyKey: reply.id,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     })
     .catch(() => null);
