@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createTwitterCommentsClient } from './comments.ts';
 import { createTwitterMetricsReader } from './metrics.ts';
 import { createTwitterOAuth } from './oauth.ts';
 import { TWITTER_OPTIONS_SCHEMA, validateTwitterOptions } from './options.ts';
@@ -19,4 +20,5 @@ export const twitter = definePlatform({
   createPublisher: createTwitterPublisher,
   createOAuth: createTwitterOAuth,
   createMetricsReader: createTwitterMetricsReader,
+  createCommentsClient: createTwitterCommentsClient,
 });

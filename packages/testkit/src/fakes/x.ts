@@ -17,6 +17,7 @@ import {
   sendJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { createXConversations } from './x-conversations.ts';
 import { createXReading, type XReading } from './x-metrics.ts';
 import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
 
@@ -71,6 +72,12 @@ export interface FakeX extends FakeServer {
    * post refused, or the call refused with 403).
    */
   metrics: XReading;
+  /**
+   * Replies by other users (x-conversations.ts): `addReply(postId, text)` makes one; the
+   * conversation search shows it, and `hidden` holds the replies hidden by PUT .../hidden.
+   */
+  addReply(replyTo: string, text: string): XTweet;
+  hidden: Set<string>;
 }
 
 /** Where an answer goes that the client will never see. */
@@ -126,6 +133,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const user = { id: '1460000000000000001', name: 'Fake Account', username: 'fake_account' };
   const posting = createXPosting(options, () => user.id);
   const reading = createXReading(posting.tweets, () => user.id);
+  const conversations = createXConversations(posting.tweets, () => user);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -241,6 +249,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       return reading.lookup(response, url.searchParams);
     }
     if (posting.handle(request, response, url, raw, recorded.body)) return;
+    if (conversations.handle(request, response, url, recorded.body)) return;
     sendJson(
       response,
       404,
@@ -266,5 +275,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     media: posting.media,
     failNextVideo: posting.failNextVideo,
     metrics: reading.reading,
+    addReply: (replyTo, text) => conversations.addReply(replyTo, text),
+    hidden: conversations.hidden,
   };
 }
