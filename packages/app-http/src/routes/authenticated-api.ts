@@ -14,8 +14,10 @@ import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { commentRoutes } from './comments.ts';
 import { connectRoutes } from './connect.ts';
+import { inboxRoutes } from './inbox.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
+import { postCommentRoutes } from './post-comments.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
@@ -62,6 +64,8 @@ export const authenticatedApi = fp(
       postImportRoutes,
       postSeriesRoutes,
       postMetricsRoutes,
+      postCommentRoutes,
+      inboxRoutes,
       commentRoutes,
       analyticsRoutes,
       slotRoutes,

@@ -1,8 +1,10 @@
 /** The representation of comments (snake_case) and how the domain's values become it. */
 import {
+  COMMENTS_PAGE_DEFAULT_LIMIT,
   COMMENTS_STATES,
   type CommentTargetState,
   type CommentView,
+  MAX_PAGE_SIZE,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from './common.ts';
@@ -78,3 +80,20 @@ export const presentCommentTarget = (state: CommentTargetState) => ({
   next_refresh_at: iso(state.nextRefreshAt),
   error: state.error,
 });
+
+/** The paging fields of the comment lists (GET /posts/:id/comments, GET /inbox). */
+export const CommentPageFields = {
+  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: COMMENTS_PAGE_DEFAULT_LIMIT,
+      description: `Page size (1-${MAX_PAGE_SIZE}, default ${COMMENTS_PAGE_DEFAULT_LIMIT})`,
+    }),
+  ),
+};
+
+export const NextCursor = Nullable(
+  Type.String({ description: 'The cursor of the next page, null on the last' }),
+);
