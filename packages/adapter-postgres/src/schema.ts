@@ -355,6 +355,7 @@ export interface CommentsTable {
   mine: boolean;
   read: boolean;
   received_at: Timestamp;
+  sandbox: boolean;
 }
 
 /** A reply asked for, recorded before it is sent (its Idempotency-Key unique per account). */

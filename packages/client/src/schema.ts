@@ -7229,6 +7229,8 @@ export interface operations {
               mine: boolean;
               /** @description Marked read (POST /inbox/read); ours are read already */
               read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
               /** @description What its platform lets this connection do to it */
               can: {
                 reply: boolean;
@@ -7704,6 +7706,8 @@ export interface operations {
               mine: boolean;
               /** @description Marked read (POST /inbox/read); ours are read already */
               read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
               /** @description What its platform lets this connection do to it */
               can: {
                 reply: boolean;
@@ -8136,6 +8140,8 @@ export interface operations {
               mine: boolean;
               /** @description Marked read (POST /inbox/read); ours are read already */
               read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
               /** @description What its platform lets this connection do to it */
               can: {
                 reply: boolean;
@@ -8449,6 +8455,8 @@ export interface operations {
               mine: boolean;
               /** @description Marked read (POST /inbox/read); ours are read already */
               read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
               /** @description What its platform lets this connection do to it */
               can: {
                 reply: boolean;

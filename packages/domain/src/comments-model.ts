@@ -60,6 +60,8 @@ export interface StoredComment {
   mine: boolean;
   read: boolean;
   receivedAt: Date;
+  /** Under a sandbox target: made up, never read from a platform (sandbox-comments.ts). */
+  sandbox: boolean;
 }
 
 /**

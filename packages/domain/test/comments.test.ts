@@ -130,6 +130,41 @@ describe('reading comments', () => {
   });
 });
 
+describe('sandbox comments', () => {
+  it('a sandbox target gets made-up comments with age, answered without any platform', async () => {
+    const deps = createTestDeps();
+    const alice = await seedUser(deps);
+    const connection = await seedConnection(deps, alice.user.id, 'tiktok', { sandbox: true });
+    const post = unwrap(
+      await createPost(
+        deps,
+        alice.ctx,
+        {
+          content: 'sandbox',
+          social_account_ids: [connection.id],
+          media_urls: ['https://cdn.example.com/a.mp4'],
+        },
+        'now',
+      ),
+    );
+    await processPublishJob(deps, post.id, jobCtx());
+    await readSoon(deps);
+    const first = unwrap(await listPostComments(deps, alice.actor, post.id, {}));
+    expect(first.items.map((c) => c.text)).toEqual(['Sandbox comment 1']);
+    expect(first.items[0]).toMatchObject({ sandbox: true, can: { reply: true, hide: true } });
+    deps.clock.advance(2 * 60 * MINUTE);
+    await readDueComments(deps, signal());
+    const later = unwrap(await listPostComments(deps, alice.actor, post.id, {}));
+    expect(later.items.map((c) => c.text)).toEqual(['Sandbox comment 2', 'Sandbox comment 1']);
+    const parent = later.items[1];
+    const reply = unwrap(await replyToComment(deps, alice.actor, parent?.id ?? '', 'hi', 'k'));
+    expect(reply).toMatchObject({ mine: true, sandbox: true, parentId: parent?.id });
+    expect(unwrap(await hideComment(deps, alice.actor, parent?.id ?? '', true)).hidden).toBe(true);
+    unwrap(await deleteComment(deps, alice.actor, reply.id));
+    expect(await deps.repos.comments.findById(reply.id)).toBeNull();
+  });
+});
+
 describe('comments through the API', () => {
   it('lists a post comments and the inbox newest first; others get 404; marks read', async () => {
     const { deps, fake, setup } = await setUp();

@@ -59,6 +59,7 @@ const up = [
       mine                 boolean NOT NULL,
       read                 boolean NOT NULL,
       received_at          timestamptz NOT NULL,
+      sandbox              boolean NOT NULL,
       UNIQUE (target_id, platform_comment_id)
     )`,
   // A post's comments, newest first (GET /posts/:id/comments, keyset on (created_at, id)).

@@ -42,6 +42,7 @@ export function commentFromRow(
     mine: row.mine,
     read: row.read,
     receivedAt: row.received_at,
+    sandbox: row.sandbox,
   };
 }
 
@@ -64,6 +65,7 @@ export function commentRow(comment: StoredComment): Selectable<CommentsTable> {
     mine: comment.mine,
     read: comment.read,
     received_at: comment.receivedAt,
+    sandbox: comment.sandbox,
   };
 }
 

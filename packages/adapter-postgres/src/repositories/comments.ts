@@ -37,15 +37,15 @@ where m.target_id = u.target_id`;
 const insertNewStatement = (rows: unknown[]) => sql<Selectable<CommentsTable>>`
 insert into comments (id, account_id, post_id, target_id, social_account_id, platform,
   platform_comment_id, parent_platform_id, author_id, author_name, author_handle, text,
-  created_at, hidden, mine, read, received_at)
+  created_at, hidden, mine, read, received_at, sandbox)
 select r.id, r.account_id, r.post_id, r.target_id, r.social_account_id, r.platform,
   r.platform_comment_id, r.parent_platform_id, r.author_id, r.author_name, r.author_handle,
-  r.text, r.created_at, r.hidden, r.mine, r.read, r.received_at
+  r.text, r.created_at, r.hidden, r.mine, r.read, r.received_at, r.sandbox
 from json_to_recordset(${JSON.stringify(rows)}::json) as r(
   id uuid, account_id uuid, post_id uuid, target_id uuid, social_account_id uuid, platform text,
   platform_comment_id text, parent_platform_id text, author_id text, author_name text,
   author_handle text, text text, created_at timestamptz, hidden boolean, mine boolean,
-  read boolean, received_at timestamptz)
+  read boolean, received_at timestamptz, sandbox boolean)
 where exists (select 1 from post_targets t where t.id = r.target_id)
 on conflict do nothing
 returning *`;

@@ -32,6 +32,7 @@ export const CommentSchema = Type.Object(
     hidden: Type.Boolean(),
     mine: Type.Boolean({ description: "Written by the connection's own account (our replies)" }),
     read: Type.Boolean({ description: 'Marked read (POST /inbox/read); ours are read already' }),
+    sandbox: Type.Boolean({ description: 'Made up under a sandbox target, never read' }),
     can: Type.Object(
       { reply: Type.Boolean(), hide: Type.Boolean(), delete: Type.Boolean() },
       { description: 'What its platform lets this connection do to it' },
@@ -69,6 +70,7 @@ export const presentComment = (comment: CommentView) => ({
   hidden: comment.hidden,
   mine: comment.mine,
   read: comment.read,
+  sandbox: comment.sandbox,
   can: comment.can,
 });
 

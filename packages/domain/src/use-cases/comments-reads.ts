@@ -30,6 +30,7 @@ import {
   paceRead,
   readableConnection,
 } from './read-pass.ts';
+import { sandboxComments } from './sandbox-comments.ts';
 
 /** The most comments one read of one target stores (the platform's pages are followed to it). */
 export const COMMENTS_READ_LIMIT = 500;
@@ -82,7 +83,10 @@ function afterRead(
 /** A platform's comment as we store it. */
 export function storedFrom(
   deps: Pick<CoreDeps, 'ids'>,
-  track: Pick<CommentTrack, 'accountId' | 'postId' | 'targetId' | 'socialAccountId' | 'platform'>,
+  track: Pick<
+    CommentTrack,
+    'accountId' | 'postId' | 'targetId' | 'socialAccountId' | 'platform' | 'sandbox'
+  >,
   comment: PlatformComment,
   at: Date,
 ): StoredComment {
@@ -104,6 +108,7 @@ export function storedFrom(
     // Our own comments are never news to us.
     read: comment.mine,
     receivedAt: at,
+    sandbox: track.sandbox,
   };
 }
 
@@ -199,7 +204,7 @@ async function readTracks(
   return result;
 }
 
-/** The due tracks of one connection: sandbox ones have no comments; the others are read. */
+/** The due tracks of one connection: sandbox ones get made-up comments; the others are read. */
 async function readConnection(
   deps: CoreDeps,
   connection: SocialAccount | null,
@@ -211,8 +216,11 @@ async function readConnection(
   const at = deps.clock.now();
   const sandbox = tracks.filter((track) => track.sandbox);
   const real = tracks.filter((track) => !track.sandbox);
-  const updates = sandbox.map((track) => afterRead(deps, track, { kind: 'read' }, at));
-  const result: GroupResult = { updates, postponed: [], stored: 0 };
+  const result: GroupResult = { updates: [], postponed: [], stored: 0 };
+  for (const track of sandbox) {
+    result.stored += await storeNew(deps, track, sandboxComments(track, at), at);
+    result.updates.push(afterRead(deps, track, { kind: 'read' }, at));
+  }
   if (real.length === 0) return result;
   const reading = readingOf(connection, client, platform);
   if (!reading.ok) {

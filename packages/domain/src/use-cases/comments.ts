@@ -21,6 +21,7 @@ import { isUuid } from '../rules/shape.ts';
 import { canAccessAccount, resolveContext } from './access.ts';
 import { decodeCursor, pageOf } from './paging.ts';
 import { getPost } from './posts.ts';
+import { commentsClientFor } from './sandbox-comments.ts';
 
 /** GET /posts/:id/comments and GET /inbox without `limit`. */
 export const COMMENTS_PAGE_DEFAULT_LIMIT = 50;
@@ -55,7 +56,7 @@ const NOTHING: CommentCapabilities = { reply: false, hide: false, delete: false 
 
 /** A comment with its capabilities: none on a platform without a comments client. */
 export function viewOf(deps: Pick<CoreDeps, 'platforms'>, comment: StoredComment): CommentView {
-  const client = deps.platforms.commentsClient(comment.platform);
+  const client = commentsClientFor(deps, comment.platform, comment.sandbox);
   const can = client ? client.can(comment) : NOTHING;
   return {
     ...comment,
@@ -69,7 +70,7 @@ export function viewOf(deps: Pick<CoreDeps, 'platforms'>, comment: StoredComment
 
 /** A track as the list shows it: `unsupported` wherever the platform reads no comments. */
 function targetState(deps: Pick<CoreDeps, 'platforms'>, track: CommentTrack): CommentTargetState {
-  const client = deps.platforms.commentsClient(track.platform);
+  const client = commentsClientFor(deps, track.platform, track.sandbox);
   return {
     targetId: track.targetId,
     platform: track.platform,
@@ -221,7 +222,7 @@ export function clientOf(
   deps: Pick<CoreDeps, 'platforms'>,
   comment: StoredComment,
 ): Result<PlatformCommentsClient, DomainError> {
-  const client = deps.platforms.commentsClient(comment.platform);
+  const client = commentsClientFor(deps, comment.platform, comment.sandbox);
   return client
     ? ok(client)
     : err(unsupported(`${comment.platform} comments cannot be answered or moderated here`));

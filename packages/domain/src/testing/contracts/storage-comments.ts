@@ -85,6 +85,7 @@ export function describeCommentsRepositoryContract(name: string, setup: StorageS
         mine: false,
         read: false,
         receivedAt: nextTime(),
+        sandbox: false,
         ...changes,
       };
     }
