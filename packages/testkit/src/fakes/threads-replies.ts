@@ -5,37 +5,45 @@
 // /{reply-id}/manage_reply `hide` (`{ success: true }`). A post it does not hold is 100/33.
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.ts';
-import type { ThreadsPost } from './threads.ts';
+
+/** What these routes read of a published post or reply (threads.ts ThreadsPost). */
+export interface ThreadsReplyFields {
+  id: string;
+  userId: string;
+  text: string;
+  replyTo: string | null;
+  timestamp: string;
+  permalink: string;
+}
 
 const FAN = { id: '27000000000000099', username: 'a_fan' };
 
-export function createThreadsReplies(
-  posts: ThreadsPost[],
+export function createThreadsReplies<P extends ThreadsReplyFields>(
+  posts: P[],
   profile: () => { id: string; username: string },
   newId: () => string,
+  /** A post of the fake's own shape with these fields (a text reply). */
+  asPost: (fields: ThreadsReplyFields) => P,
   notThere: (response: ServerResponse, id: string) => void,
 ) {
   const hidden = new Set<string>();
   const usernames = new Map<string, string>([[FAN.id, FAN.username]]);
 
-  function addReply(replyTo: string, text: string): ThreadsPost {
+  function addReply(replyTo: string, text: string): P {
     const id = newId();
-    const reply: ThreadsPost = {
+    const reply = asPost({
       id,
-      containerId: '',
       userId: FAN.id,
-      mediaType: 'TEXT',
       text,
       replyTo,
-      mediaUrls: [],
       timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, '+0000'),
       permalink: `https://www.threads.net/@${FAN.username}/post/${id}`,
-    };
+    });
     posts.push(reply);
     return reply;
   }
 
-  const json = (post: ThreadsPost) => ({
+  const json = (post: ThreadsReplyFields) => ({
     id: post.id,
     text: post.text,
     username: post.userId === profile().id ? profile().username : usernames.get(post.userId),
@@ -48,9 +56,9 @@ export function createThreadsReplies(
   });
 
   /** Every reply below `id`, in time order (a reply after its parent). */
-  function below(id: string): ThreadsPost[] {
+  function below(id: string): P[] {
     const found = new Set([id]);
-    const out: ThreadsPost[] = [];
+    const out: P[] = [];
     for (const post of posts) {
       if (post.replyTo !== null && found.has(post.replyTo)) {
         found.add(post.id);

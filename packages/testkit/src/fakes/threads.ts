@@ -277,6 +277,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     posts,
     () => profile,
     newId,
+    (fields): ThreadsPost => ({ ...fields, containerId: '', mediaType: 'TEXT', mediaUrls: [] }),
     (response, id) =>
       graphError(response, {
         code: 100,
