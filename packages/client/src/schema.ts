@@ -331,7 +331,7 @@ export interface paths {
     put?: never;
     /**
      * Read a post's comments again soon
-     * @description Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone or unsupported. 409 post_not_published when no target was published.
+     * @description Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone. 409 post_not_published when no target was published.
      */
     post: operations['refreshPostComments'];
     delete?: never;

@@ -105,7 +105,7 @@ export function createCommentsRepository(db: Kysely<Database>): CommentsReposito
         .updateTable('comment_tracks')
         .set({ due_at: now })
         .where('post_id', '=', postId)
-        .where('state', 'not in', ['gone', 'unsupported'])
+        .where('state', '<>', 'gone')
         .where((eb) => eb.or([eb('read_at', 'is', null), eb('read_at', '<=', readBefore)]))
         .where((eb) => eb.or([eb('due_at', 'is', null), eb('due_at', '>', now)]))
         .executeTakeFirst();

@@ -73,7 +73,7 @@ export const postCommentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async 
         operationId: 'refreshPostComments',
         summary: "Read a post's comments again soon",
         description:
-          'Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone or unsupported. 409 post_not_published when no target was published.',
+          'Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone. 409 post_not_published when no target was published.',
         security: SECURED,
         params: IdParams('Post id'),
         response: {

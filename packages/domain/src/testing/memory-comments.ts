@@ -87,8 +87,7 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
     async requestRefresh(postId, now, readBefore) {
       let asked = 0;
       for (const track of tracks().values()) {
-        if (track.postId !== postId || track.state === 'gone' || track.state === 'unsupported')
-          continue;
+        if (track.postId !== postId || track.state === 'gone') continue;
         if (track.readAt && track.readAt > readBefore) continue;
         if (track.dueAt && track.dueAt <= now) continue;
         track.dueAt = new Date(now);

@@ -45,7 +45,10 @@ export interface CommentsRepository {
   postpone(postponements: readonly TrackPostponement[]): Promise<void>;
   /** The tracks of a post's targets (ordered by target id). */
   tracksOfPost(postId: string): Promise<CommentTrack[]>;
-  /** Makes due now every track of the post not gone/unsupported, not read after `readBefore`. */
+  /**
+   * Makes due now every track of the post not gone, not read after `readBefore` and not already
+   * due (an `unsupported` one too: a connection made again may hold the scope now).
+   */
   requestRefresh(postId: string, now: Date, readBefore: Date): Promise<number>;
   /**
    * Stores the comments not stored yet (by target and platform comment id) and returns those

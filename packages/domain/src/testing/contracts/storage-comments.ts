@@ -149,6 +149,19 @@ export function describeCommentsRepositoryContract(name: string, setup: StorageS
       expect(await comments().requestRefresh(post.id, now, now)).toBe(0);
       const after = await comments().tracksOfPost(post.id);
       expect(after.find((t) => t.targetId === first?.targetId)?.dueAt).toEqual(now);
+      // An unsupported one is asked again: the connection may hold the scope by now.
+      const other = await publish(1, plus(nextTime(), 100 * HOUR));
+      const [lacking] = other.tracks;
+      await comments().record([
+        {
+          targetId: lacking?.targetId ?? '',
+          state: 'unsupported',
+          step: 0,
+          dueAt: null,
+          error: 'scope',
+        },
+      ]);
+      expect(await comments().requestRefresh(other.post.id, now, now)).toBe(1);
     });
 
     it('stores a comment once per target and platform id, and says which were new', async () => {
