@@ -89,6 +89,7 @@ export function instrumentDeps(deps: CoreDeps): Instrumentation {
     oauth: (platform) => platforms.oauth(platform),
     credentials: (platform) => platforms.credentials(platform),
     remover: (platform) => platforms.remover(platform),
+    commentsClient: (platform) => platforms.commentsClient(platform),
     metricsReader(platform) {
       const reader = platforms.metricsReader(platform);
       if (!reader) return reader;

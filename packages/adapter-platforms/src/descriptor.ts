@@ -1,4 +1,5 @@
 import type {
+  PlatformCommentsClient,
   PlatformCredentials,
   PlatformMediaRules,
   PlatformMetricsReader,
@@ -81,6 +82,8 @@ export interface PlatformDefinition<S extends PlatformSettingsSpec> {
   createMetricsReader?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformMetricsReader;
   /** How its published posts are deleted (absent: unpublish answers `unsupported`). */
   createRemover?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformRemover;
+  /** How the comments under its posts are read and answered (absent: `unsupported`). */
+  createCommentsClient?(settings: SettingsOf<S>, runtime: PublisherRuntime): PlatformCommentsClient;
 }
 
 /**
@@ -113,6 +116,10 @@ export interface PlatformDescriptor {
     settings: Readonly<Record<string, string | undefined>>,
     runtime: PublisherRuntime,
   ): PlatformRemover;
+  createCommentsClient?(
+    settings: Readonly<Record<string, string | undefined>>,
+    runtime: PublisherRuntime,
+  ): PlatformCommentsClient;
 }
 
 /** Options of a platform that documents none: any object. */
@@ -177,6 +184,18 @@ export function definePlatform<S extends PlatformSettingsSpec>(
             values: Readonly<Record<string, string | undefined>>,
             runtime: PublisherRuntime,
           ) => definition.createRemover?.(values as SettingsOf<S>, runtime) as PlatformRemover,
+        }
+      : {}),
+    ...(definition.createCommentsClient
+      ? {
+          createCommentsClient: (
+            values: Readonly<Record<string, string | undefined>>,
+            runtime: PublisherRuntime,
+          ) =>
+            definition.createCommentsClient?.(
+              values as SettingsOf<S>,
+              runtime,
+            ) as PlatformCommentsClient,
         }
       : {}),
   };

@@ -1,5 +1,6 @@
 import type {
   Platform,
+  PlatformCommentsClient,
   PlatformCredentials,
   PlatformMetricsReader,
   PlatformOAuth,
@@ -67,6 +68,7 @@ export function createPlatformRegistry(
   const credentials = new Map<Platform, PlatformCredentials>();
   const readers = new Map<Platform, PlatformMetricsReader>();
   const removers = new Map<Platform, PlatformRemover>();
+  const commentsClients = new Map<Platform, PlatformCommentsClient>();
   for (const descriptor of descriptors) {
     rules.set(descriptor.name, descriptor.rules);
     const settings = completeSettings(descriptor, config.settings[descriptor.name] ?? {});
@@ -79,6 +81,8 @@ export function createPlatformRegistry(
     if (reader) readers.set(descriptor.name, reader);
     const remover = descriptor.createRemover?.(settings, runtime);
     if (remover) removers.set(descriptor.name, remover);
+    const comments = descriptor.createCommentsClient?.(settings, runtime);
+    if (comments) commentsClients.set(descriptor.name, comments);
   }
   const names = descriptors.map((descriptor) => descriptor.name);
   return {
@@ -89,5 +93,6 @@ export function createPlatformRegistry(
     credentials: (platform) => credentials.get(platform),
     metricsReader: (platform) => readers.get(platform),
     remover: (platform) => removers.get(platform),
+    commentsClient: (platform) => commentsClients.get(platform),
   };
 }

@@ -22,6 +22,7 @@ const SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
   'instagram_business_manage_insights',
+  'instagram_business_manage_comments',
 ];
 
 const settingsFor = (baseUrl: string, overrides: Record<string, string | undefined> = {}) => ({

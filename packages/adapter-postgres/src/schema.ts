@@ -6,6 +6,7 @@
 
 import type {
   AccountKind,
+  CommentsState,
   ConnectionStatus,
   DeliveryStatus,
   MetricsState,
@@ -14,6 +15,7 @@ import type {
   PlatformOptions,
   PostSeriesStatus,
   PostStatus,
+  ReplyState,
   ResumeState,
   Role,
   SeriesTemplate,
@@ -234,6 +236,9 @@ export interface Database {
   post_media: PostMediaTable;
   metric_tracks: MetricTracksTable;
   metric_snapshots: MetricSnapshotsTable;
+  comment_tracks: CommentTracksTable;
+  comments: CommentsTable;
+  comment_replies: CommentRepliesTable;
 }
 
 export interface MediaTable {
@@ -323,4 +328,57 @@ export interface MetricSnapshotsTable extends MetricColumns {
   taken_at: Timestamp;
   raw: Json<Record<string, unknown>>;
   sandbox: boolean;
+}
+
+/** When a published target's comments are read next (0017_comments). */
+export interface CommentTracksTable {
+  target_id: string;
+  post_id: string;
+  account_id: string;
+  social_account_id: string;
+  platform: Platform;
+  platform_post_id: string;
+  published_at: Timestamp;
+  sandbox: boolean;
+  state: CommentsState;
+  step: number;
+  due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A comment under a published target, once per (target_id, platform_comment_id). */
+export interface CommentsTable {
+  id: string;
+  account_id: string;
+  post_id: string;
+  target_id: string;
+  social_account_id: string;
+  platform: Platform;
+  platform_comment_id: string;
+  parent_platform_id: string | null;
+  author_id: string;
+  author_name: string | null;
+  author_handle: string | null;
+  text: string;
+  created_at: Timestamp;
+  hidden: boolean;
+  mine: boolean;
+  read: boolean;
+  received_at: Timestamp;
+  sandbox: boolean;
+}
+
+/** A reply asked for, recorded before it is sent (its Idempotency-Key unique per account). */
+export interface CommentRepliesTable {
+  id: string;
+  account_id: string;
+  comment_id: string;
+  idempotency_key: string;
+  text: string;
+  state: ReplyState;
+  intent_at: Timestamp;
+  platform_comment_id: string | null;
+  reply_comment_id: string | null;
+  error: string | null;
 }

@@ -65,6 +65,9 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   media_quota_exceeded: 413,
   media_type_mismatch: 415,
   unsupported_media_type: 415,
+  comment_gone: 409,
+  unsupported: 422,
+  platform_refused: 422,
 };
 
 export function fromDomainError(error: DomainError): HttpError {

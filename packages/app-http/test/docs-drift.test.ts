@@ -9,7 +9,8 @@
  *    the payload the service stores and sends for a post with that outcome: a post is
  *    published through the publish job (which builds the payload when the post finishes) with
  *    scripted platform outcomes, and its delivery's payload is compared. The same for
- *    post.metrics_updated, sent by the worker's read pass for a sandbox post.
+ *    post.metrics_updated, sent by the worker's read pass for a sandbox post, and for
+ *    comment.received, sent by the comments read pass.
  * 3. The catalogue: one example per event; the examples of every event sent today have the keys
  *    (level by level, in order) of a real delivery, produced by the use cases that cause them;
  *    every example has the top-level and `data` keys, in order, of its payload in the OpenAPI
@@ -29,6 +30,7 @@ import {
   METRIC_NAMES,
   type MetricName,
   processPublishJob,
+  readDueComments,
   readDueMetrics,
   rejectPost,
   unpublishPost,
@@ -324,6 +326,67 @@ async function approvalScenario(h: Harness): Promise<void> {
     if (!decided.ok) throw new Error(JSON.stringify(decided.error));
   }
 }
+describe('docs/api.md comment.received example against what the comments read pass sends', () => {
+  const EVENT = 'comment.received';
+  const example = jsonBlocks(section(API_MD, 'webhook-payload')).find(
+    (block) => (block as { event?: unknown } | null)?.event === EVENT,
+  );
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+
+  it('has exactly the keys, in order and with the JSON types, of the payload sent', async () => {
+    if (!example) throw new Error(`docs/api.md has no ${EVENT} example`);
+    const { deps, alice } = h;
+    deps.platforms.setCommentsClient('twitter', {
+      replyMaxLength: () => 280,
+      can: () => ({ reply: true, hide: false, delete: false }),
+      list: async () => ({
+        kind: 'listed',
+        comments: [
+          {
+            platformCommentId: 'c-1',
+            parentPlatformId: null,
+            author: { id: 'u-1', name: 'A viewer', handle: null },
+            text: 'Nice',
+            createdAt: new Date('2030-01-31T10:59:40.000Z'),
+            hidden: false,
+            mine: false,
+          },
+        ],
+      }),
+      reply: async () => ({ kind: 'gone', message: 'unused' }),
+      findReply: async () => ({ kind: 'not_found' }),
+    });
+    const hook = await createWebhook(deps, alice.ctx, {
+      url: 'https://hooks.example.com/drift-comments',
+      events: [EVENT],
+    });
+    expect(hook.ok).toBe(true);
+    const connection = await seedConnection(deps, alice.user.id, 'twitter');
+    const post = await createPost(
+      deps,
+      alice.ctx,
+      { content: 'drift', social_account_ids: [connection.id] },
+      'now',
+    );
+    if (!post.ok) throw new Error(JSON.stringify(post.error));
+    const signal = new AbortController().signal;
+    await processPublishJob(deps, post.value.id, { attempt: 1, maxAttempts: 5, waits: 0, signal });
+    deps.clock.advance(3_600_000);
+    await readDueComments(deps, signal);
+    const delivery = [...deps.store.tables.deliveries.values()].find(
+      (candidate) => candidate.event === EVENT,
+    );
+    if (!delivery) throw new Error(`the read pass sent no ${EVENT}`);
+    const sent = JSON.parse(delivery.payload);
+    expect(keyPaths(example)).toEqual(keyPaths(sent));
+    expect(shapeOf(example)).toEqual(shapeOf(sent));
+  });
+});
 
 describe('docs/api.md event catalogue against the deliveries and the OpenAPI webhooks section', () => {
   type Example = { event: string; data: Record<string, unknown> };

@@ -3,7 +3,8 @@
  * registers its app there once (reused by later connects), the browser consents with PKCE, the
  * callback makes the connection with its instance and that instance's status length; posts
  * are checked against that length and published (a thread as replies, under Idempotency-Keys)
- * by the worker to the fake instance.
+ * by the worker to the fake instance; the comments under it are read by the worker, announced
+ * once, shown in the inbox and answered once per Idempotency-Key.
  */
 import { describe, expect, it } from 'vitest';
 import type { PostJson } from '../src/schemas/posts.ts';
@@ -58,6 +59,30 @@ async function published(system: System, id: string): Promise<PostJson> {
     return ['published', 'failed', 'partial'].includes(post.body.data.status)
       ? post.body.data
       : undefined;
+  });
+}
+
+interface CommentJson {
+  id: string;
+  text: string;
+  [field: string]: unknown;
+}
+
+/**
+ * POST /posts/:id/comments/refresh, then GET until the worker has read the target again and
+ * the post has at least `count` comments of others.
+ */
+async function readComments(system: System, postId: string, count: number) {
+  type Listed = { data: CommentJson[]; targets: Array<{ read_at: string | null }> };
+  const before = await system.api.call<Listed>('GET', `/posts/${postId}/comments`);
+  const lastRead = before.body.targets[0]?.read_at ?? null;
+  const asked = await system.api.call('POST', `/posts/${postId}/comments/refresh`);
+  expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+  return waitFor(`the comments of post ${postId}`, async () => {
+    const got = await system.api.call<Listed>('GET', `/posts/${postId}/comments`);
+    const readAt = got.body.targets[0]?.read_at ?? null;
+    const others = got.body.data.filter((c) => c.mine === false);
+    return readAt !== null && readAt !== lastRead && others.length >= count ? others : undefined;
   });
 }
 
@@ -179,6 +204,79 @@ function defineMastodonScenarios(get: () => System): void {
     expect(system.mastodon.requests.length).toBe(before);
   });
 
+  it('comments: read by the worker, announced once, in the inbox, answered once per key', async () => {
+    const system = get();
+    const fake = system.mastodon;
+    const { ids } = await connect(system, fake.baseUrl);
+    const hook = await system.api.call<{ data: { secret: string } }>('POST', '/webhooks', {
+      url: system.receiver.url('/comments'),
+      events: ['comment.received'],
+    });
+    expect(hook.status).toBe(201);
+    system.receiver.register('/comments', hook.body.data.secret);
+    const created = await system.api.call<{ data: PostJson }>('POST', '/posts', {
+      content: `Comment on this (${system.mode})`,
+      social_account_ids: ids,
+    });
+    const done = await published(system, created.body.data.id);
+    const statusId = done.post_targets[0]?.platform_post_id ?? '';
+    const fan = fake.addReply(statusId, 'Lovely post');
+    const comments = await readComments(system, done.id, 1);
+    expect(comments[0]).toMatchObject({
+      platform: 'mastodon',
+      platform_comment_id: fan.id,
+      parent_id: null,
+      author: { id: fan.account.id, handle: fan.account.acct },
+      text: 'Lovely post',
+      mine: false,
+      read: false,
+      can: { reply: true, hide: false, delete: false },
+    });
+    const announced = () => system.receiver.arrivalsFor(done.id, '/comments');
+    await waitFor('comment.received', async () => (announced().length > 0 ? true : undefined));
+    // Read again: the same comment is neither stored nor announced twice.
+    await readComments(system, done.id, 1);
+    expect(announced()).toHaveLength(1);
+    expect(announced()[0]?.payload.data).toMatchObject({ comment_id: fan.id, text: 'Lovely post' });
+
+    const inbox = await system.api.call<{ data: Array<{ id: string }> }>(
+      'GET',
+      '/inbox?unread=true',
+    );
+    expect(inbox.body.data.map((c) => c.id)).toContain(comments[0]?.id);
+    const reply = () =>
+      system.api.call<{ data: { id: string; mine: boolean; parent_id: string } }>(
+        'POST',
+        `/comments/${comments[0]?.id}/replies`,
+        { text: 'Thank you!' },
+        { 'idempotency-key': `reply-${system.mode}` },
+      );
+    const first = await reply();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.data).toMatchObject({ mine: true, parent_id: comments[0]?.id });
+    const second = await reply();
+    expect(second.status).toBe(201);
+    expect(second.body.data.id).toBe(first.body.data.id);
+    expect(fake.statuses.filter((s) => s.inReplyToId === fan.id)).toHaveLength(1);
+
+    const hidden = await system.api.call<{ error: { code: string } }>(
+      'POST',
+      `/comments/${comments[0]?.id}/hide`,
+      { hidden: true },
+    );
+    expect(hidden.status).toBe(422);
+    expect(hidden.body.error.code).toBe('unsupported');
+    const marked = await system.api.call<{ data: { marked: number } }>('POST', '/inbox/read', {
+      comment_ids: [comments[0]?.id],
+    });
+    expect(marked.body.data.marked).toBe(1);
+    const unread = await system.api.call<{ data: Array<{ id: string }> }>(
+      'GET',
+      '/inbox?unread=true',
+    );
+    expect(unread.body.data.map((c) => c.id)).not.toContain(comments[0]?.id);
+  });
+
   it('bad connect input is a clear 400, and nothing reaches the instance', async () => {
     const system = get();
     const before = system.mastodon.requests.length;
@@ -200,7 +298,9 @@ function defineMastodonScenarios(get: () => System): void {
 }
 
 describe('mastodon, embedded mode', () => {
-  const e2e = useSystem('embedded', { env: { METRICS_READ_INTERVAL_MS: '100' } });
+  const e2e = useSystem('embedded', {
+    env: { METRICS_READ_INTERVAL_MS: '100', METRICS_MIN_REFRESH_S: '0' },
+  });
   defineMastodonScenarios(e2e.get);
 });
 
@@ -211,7 +311,7 @@ describe.skipIf(production.skipReason)(
   () => {
     const e2e = useSystem('production', {
       database: production.database,
-      env: { METRICS_READ_INTERVAL_MS: '100' },
+      env: { METRICS_READ_INTERVAL_MS: '100', METRICS_MIN_REFRESH_S: '0' },
     });
     defineMastodonScenarios(e2e.get);
   },

@@ -19,6 +19,13 @@ export const ROUTES: Array<[method: string, path: string]> = [
   ['get', '/posts/{id}/metrics/history'],
   ['post', '/posts/{id}/metrics/refresh'],
   ['post', '/posts/{id}/unpublish'],
+  ['get', '/posts/{id}/comments'],
+  ['post', '/posts/{id}/comments/refresh'],
+  ['get', '/inbox'],
+  ['post', '/inbox/read'],
+  ['post', '/comments/{id}/replies'],
+  ['post', '/comments/{id}/hide'],
+  ['delete', '/comments/{id}'],
   ['get', '/analytics/daily'],
   ['get', '/post-series/{id}'],
   ['delete', '/post-series/{id}'],
@@ -72,6 +79,13 @@ const OPERATION_IDS: Record<string, string> = {
   'get /posts/{id}/metrics/history': 'getPostMetricsHistory',
   'post /posts/{id}/metrics/refresh': 'refreshPostMetrics',
   'post /posts/{id}/unpublish': 'unpublishPost',
+  'get /posts/{id}/comments': 'listPostComments',
+  'post /posts/{id}/comments/refresh': 'refreshPostComments',
+  'get /inbox': 'listInbox',
+  'post /inbox/read': 'markCommentsRead',
+  'post /comments/{id}/replies': 'replyToComment',
+  'post /comments/{id}/hide': 'hideComment',
+  'delete /comments/{id}': 'deleteComment',
   'get /analytics/daily': 'getDailyAnalytics',
   'get /post-series/{id}': 'getPostSeries',
   'delete /post-series/{id}': 'stopPostSeries',
@@ -166,12 +180,13 @@ describe('GET /openapi.json', () => {
       expect(JSON.stringify(unauthorized)).toContain('"code"');
     }
     // (POST /posts/import and POST /media take a file as it streams: no JSON body schema;
-    // redeliver, a metrics refresh and an approval take no body at all.)
+    // redeliver, a metrics or comments refresh and an approval take no body at all.)
     if (
       ['post', 'patch'].includes(method) &&
       !path.endsWith('/redeliver') &&
       !path.endsWith('/metrics/refresh') &&
       !path.endsWith('/approve') &&
+      !path.endsWith('/comments/refresh') &&
       path !== '/posts/import' &&
       path !== '/media'
     ) {

@@ -360,6 +360,146 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/posts/{id}/comments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A post's comments
+     * @description The comments read under the post's published targets (or target_id's), newest first (created_at, then id), with what each platform lets you do to each (can), and where each target's reading stands (targets: `unsupported` for TikTok and Pinterest posts, whose comments are not read).
+     */
+    get: operations['listPostComments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/posts/{id}/comments/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a post's comments again soon
+     * @description Makes the published targets due for a comments read now (the worker reads them shortly, on the read budget), except those read within METRICS_MIN_REFRESH_S and those gone. 409 post_not_published when no target was published.
+     */
+    post: operations['refreshPostComments'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/inbox': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Comments across your posts
+     * @description The comments under every post of your personal account (or workspace_id's), newest first, with read. unread=true: only those not marked read; platform: only that platform's.
+     */
+    get: operations['listInbox'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/inbox/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark comments read
+     * @description Marks read the comments of comment_ids within your reach (others and unknown ids are left alone); answers how many changed.
+     */
+    post: operations['markCommentsRead'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}/replies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reply to a comment
+     * @description Posts the reply on the comment's platform, as the connection, and answers it as a comment of yours. With Idempotency-Key the reply is posted at most once: the same key answers it again (or says its outcome is unknown after a crash; it is never sent twice). 400 when text is empty or over the platform's limit (the message names it); 409 comment_gone when the platform deleted the comment; 422 unsupported where the platform offers no reply.
+     */
+    post: operations['replyToComment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}/hide': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hide or show a comment
+     * @description Hides the comment on its platform (hidden: false shows it again). 422 unsupported, with the platform's reason, where can.hide is false.
+     */
+    post: operations['hideComment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/comments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a comment
+     * @description Deletes the comment on its platform (one already gone there counts as deleted), then here. 422 unsupported, with the platform's reason, where can.delete is false.
+     */
+    delete: operations['deleteComment'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/analytics/daily': {
     parameters: {
       query?: never;
@@ -1113,7 +1253,7 @@ export interface webhooks {
     put?: never;
     /**
      * comment.received
-     * @description A comment arrived on a published target (not sent yet). Headers: X-Social-Publisher-Event (comment.received), the signatures and webhook-id (the delivery id).
+     * @description A comment by someone else was read under a published target (once per comment). Headers: X-Social-Publisher-Event (comment.received), the signatures and webhook-id (the delivery id).
      */
     post: operations['commentReceivedEvent'];
     delete?: never;
@@ -2596,7 +2736,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3054,7 +3194,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3180,7 +3320,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3655,7 +3795,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3781,7 +3921,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4054,7 +4194,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4264,7 +4404,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4348,7 +4488,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4785,7 +4925,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4911,7 +5051,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5142,7 +5282,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5226,7 +5366,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5464,7 +5604,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5590,7 +5730,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6060,7 +6200,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6568,7 +6708,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6694,7 +6834,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -6964,7 +7104,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7090,7 +7230,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7307,7 +7447,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7524,7 +7664,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7759,7 +7899,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -7962,7 +8102,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8134,7 +8274,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8218,7 +8358,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8435,7 +8575,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8561,7 +8701,1762 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listPostComments: {
+    parameters: {
+      query?: {
+        /** @description Only this target */
+        target_id?: string;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (1-500, default 50) */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The comments, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            }[];
+            /** @description The cursor of the next page, null on the last */
+            next_cursor: string | null;
+            targets: {
+              /** Format: uuid */
+              target_id: string;
+              platform: string;
+              /**
+               * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (error says why); unsupported: the platform offers no comments to read here (TikTok, Pinterest); gone: the post no longer exists on the platform
+               * @enum {unknown}
+               */
+              state: 'pending' | 'fresh' | 'stale' | 'unsupported' | 'gone';
+              /**
+               * Format: date-time
+               * @description When its comments were last read; null: never
+               */
+              read_at: string | null;
+              /**
+               * Format: date-time
+               * @description When the next read is due; null: none planned
+               */
+              next_refresh_at: string | null;
+              error: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  refreshPostComments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Post id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Where each target stands */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              target_id: string;
+              platform: string;
+              /**
+               * @description pending: not read yet; fresh: the last read worked; stale: the last read failed (error says why); unsupported: the platform offers no comments to read here (TikTok, Pinterest); gone: the post no longer exists on the platform
+               * @enum {unknown}
+               */
+              state: 'pending' | 'fresh' | 'stale' | 'unsupported' | 'gone';
+              /**
+               * Format: date-time
+               * @description When its comments were last read; null: never
+               */
+              read_at: string | null;
+              /**
+               * Format: date-time
+               * @description When the next read is due; null: none planned
+               */
+              next_refresh_at: string | null;
+              error: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  listInbox: {
+    parameters: {
+      query?: {
+        /** @description Team account to act in; default: your personal account */
+        workspace_id?: string;
+        platform?:
+          | 'tiktok'
+          | 'instagram'
+          | 'youtube'
+          | 'twitter'
+          | 'linkedin'
+          | 'facebook'
+          | 'pinterest'
+          | 'threads'
+          | 'bluesky'
+          | 'mastodon'
+          | 'reddit'
+          | 'google_business'
+          | 'telegram'
+          | 'discord';
+        /** @description true: only the unread ones */
+        unread?: boolean;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        /** @description Page size (1-500, default 50) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The comments, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            }[];
+            /** @description The cursor of the next page, null on the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  markCommentsRead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          comment_ids: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description How many changed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              marked: number;
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  replyToComment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The same key answers the same reply: it is posted once, whatever happens to the request */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          text: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The reply */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A comment under a published target */
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  hideComment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          hidden: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The comment */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A comment under a published target */
+            data: {
+              /**
+               * Format: uuid
+               * @description The comment id here (POST /comments/{id}/replies, /hide, DELETE)
+               */
+              id: string;
+              /** Format: uuid */
+              post_id: string;
+              /**
+               * Format: uuid
+               * @description The post target it answers (post_targets[].id of GET /posts/{id})
+               */
+              target_id: string;
+              /**
+               * Format: uuid
+               * @description The connection the target was published to
+               */
+              social_account_id: string;
+              /** @description The platform name, as in POST /posts platforms */
+              platform: string;
+              /** @description The id on the platform */
+              platform_comment_id: string;
+              /**
+               * Format: uuid
+               * @description The comment it answers, when held here; null: it answers the post (or one not held)
+               */
+              parent_id: string | null;
+              author: {
+                /** @description The author's account id on the platform */
+                id: string;
+                name: string | null;
+                handle: string | null;
+              };
+              text: string;
+              /**
+               * Format: date-time
+               * @description When it was written, as the platform says
+               */
+              created_at: string;
+              hidden: boolean;
+              /** @description Written by the connection's own account (our replies) */
+              mine: boolean;
+              /** @description Marked read (POST /inbox/read); ours are read already */
+              read: boolean;
+              /** @description Made up under a sandbox target, never read */
+              sandbox: boolean;
+              /** @description What its platform lets this connection do to it */
+              can: {
+                reply: boolean;
+                hide: boolean;
+                delete: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description payload_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported_media_type: the body must be JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteComment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Comment id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (each problem in details), invalid_json, bad_request, platform_not_configured, platform_auth_failed (POST /social-accounts: the platform refused the credentials) or no_slots (POST /posts/queue) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unauthorized: missing or invalid credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description not_found: no such resource within your reach */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description rate_limited (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description internal_error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description Stable snake_case error code */
+              code: string;
+              /** @description Human-readable sentence */
+              message: string;
+              details?: {
+                /** @description Path of the offending field, e.g. `media_urls[0]` */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8793,7 +10688,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -8979,7 +10874,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9221,7 +11116,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -9679,7 +11574,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9805,7 +11700,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10001,7 +11896,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10175,7 +12070,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10301,7 +12196,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10517,7 +12412,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10685,7 +12580,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -10933,7 +12828,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11122,7 +13017,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11250,7 +13145,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11376,7 +13271,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11565,7 +13460,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11766,7 +13661,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -11939,7 +13834,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12065,7 +13960,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12266,7 +14161,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12434,7 +14329,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12659,7 +14554,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12887,7 +14782,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13043,7 +14938,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13127,7 +15022,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13267,7 +15162,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13392,7 +15287,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13518,7 +15413,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13669,7 +15564,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13795,7 +15690,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13923,7 +15818,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -14007,7 +15902,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -14262,7 +16157,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -14459,7 +16354,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -14707,7 +16602,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -14899,7 +16794,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;
@@ -15028,7 +16923,7 @@ export interface operations {
           };
         };
       };
-      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused */
+      /** @description conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15112,7 +17007,7 @@ export interface operations {
           };
         };
       };
-      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down */
+      /** @description auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down */
       503: {
         headers: {
           [name: string]: unknown;

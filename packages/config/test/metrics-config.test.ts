@@ -14,6 +14,21 @@ describe('metrics settings', () => {
     expect(postMetrics.retentionMs).toBe(400 * 24 * HOUR);
   });
 
+  it('COMMENTS_REFRESH_SCHEDULE: 15m,1h,6h,24h,72h,7d by default, read and refused alike', () => {
+    expect(loadConfig({}).postComments.refreshScheduleMs).toEqual(
+      [0.25, 1, 6, 24, 72, 168].map((h) => h * HOUR),
+    );
+    expect(loadConfig({ COMMENTS_REFRESH_SCHEDULE: '5m,1d' }).postComments).toEqual({
+      refreshScheduleMs: [5 * 60_000, 24 * HOUR],
+    });
+    expect(loadConfig({ COMMENTS_REFRESH_SCHEDULE: 'off' }).postComments.refreshScheduleMs).toEqual(
+      [],
+    );
+    expect(() => loadConfig({ COMMENTS_REFRESH_SCHEDULE: '2h,1h' })).toThrow(
+      /COMMENTS_REFRESH_SCHEDULE/,
+    );
+  });
+
   it('a schedule is read as offsets; off is none', () => {
     expect(parseRefreshSchedule('30m, 2h,1d')).toEqual([0.5 * HOUR, 2 * HOUR, 24 * HOUR]);
     expect(parseRefreshSchedule('off')).toEqual([]);

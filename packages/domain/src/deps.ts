@@ -3,7 +3,11 @@ import {
   PUBLISH_RETRY_MAX_MS,
   WEBHOOK_DELIVERY_SCHEDULE_MS,
 } from './policies/backoff.ts';
-import { METRICS_PASS_SIZE, METRICS_REFRESH_SCHEDULE_MS } from './policies/metrics-schedule.ts';
+import {
+  COMMENTS_REFRESH_SCHEDULE_MS,
+  METRICS_PASS_SIZE,
+  METRICS_REFRESH_SCHEDULE_MS,
+} from './policies/metrics-schedule.ts';
 import type {
   Clock,
   ConnectionPacer,
@@ -65,6 +69,11 @@ export interface CoreSettings {
   tokenRefreshLeaseMs: number;
   /** METRICS_REFRESH_SCHEDULE: the offsets after publication at which numbers are read. */
   metricsRefreshScheduleMs: number[];
+  /**
+   * COMMENTS_REFRESH_SCHEDULE: the offsets after publication at which comments are read (the
+   * pass size, concurrency, lease and debounce of the metrics reads apply to them too).
+   */
+  commentsRefreshScheduleMs: number[];
   /** METRICS_MIN_REFRESH_S in ms: a target read more recently is not read again when asked. */
   metricsMinRefreshMs: number;
   /** METRICS_RETENTION_DAYS in ms: snapshots older than this are deleted. */
@@ -106,6 +115,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   webhookAllowPrivateNetworks: false,
   webhookDisableAfterDays: DEFAULT_WEBHOOK_DISABLE_AFTER_DAYS,
   metricsRefreshScheduleMs: [...METRICS_REFRESH_SCHEDULE_MS],
+  commentsRefreshScheduleMs: [...COMMENTS_REFRESH_SCHEDULE_MS],
   metricsMinRefreshMs: 60_000,
   metricsRetentionMs: 400 * 86_400_000,
   metricsPassSize: METRICS_PASS_SIZE,

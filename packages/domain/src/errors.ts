@@ -39,7 +39,13 @@ export type DomainError =
   /** POST /media whose first bytes are not of its declared type (HTML sent as image/png). */
   | { code: 'media_type_mismatch'; message: string }
   /** POST /media with a type it does not host. */
-  | { code: 'unsupported_media_type'; message: string };
+  | { code: 'unsupported_media_type'; message: string }
+  /** A reply to (or an action on) a comment the platform deleted meanwhile. */
+  | { code: 'comment_gone'; message: string }
+  /** What the platform does not offer for this comment (hide, delete, any comments): why. */
+  | { code: 'unsupported'; message: string }
+  /** The platform refused a comment action for good (its own code and words in the message). */
+  | { code: 'platform_refused'; message: string };
 
 export const validationFailed = (details: Problem[]): DomainError => ({
   code: 'validation_failed',
@@ -89,6 +95,12 @@ export const unsupportedMediaType = (message: string): DomainError => ({
 export const noSlots = (message: string): DomainError => ({ code: 'no_slots', message });
 export const limitExceeded = (message: string): DomainError => ({
   code: 'limit_exceeded',
+  message,
+});
+export const commentGone = (message: string): DomainError => ({ code: 'comment_gone', message });
+export const unsupported = (message: string): DomainError => ({ code: 'unsupported', message });
+export const platformRefused = (message: string): DomainError => ({
+  code: 'platform_refused',
   message,
 });
 export const unauthorized = (message = 'missing or invalid credential'): DomainError => ({

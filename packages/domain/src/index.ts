@@ -1,4 +1,5 @@
 export * from './adapter-defaults.ts';
+export * from './comments-model.ts';
 export * from './crypto.ts';
 export * from './deps.ts';
 export * from './errors.ts';

@@ -102,6 +102,7 @@ function settingsFrom(config: Config): CoreSettings {
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     webhookDisableAfterDays: config.webhookDisableAfterDays,
     metricsRefreshScheduleMs: config.postMetrics.refreshScheduleMs,
+    commentsRefreshScheduleMs: config.postComments.refreshScheduleMs,
     metricsMinRefreshMs: config.postMetrics.minRefreshMs,
     metricsRetentionMs: config.postMetrics.retentionMs,
     postsRetentionMs:

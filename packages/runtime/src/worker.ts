@@ -1,7 +1,8 @@
 /**
  * The worker: consumes publish and webhook-delivery jobs with the domain use cases, runs the
  * reconciler (the database is the truth; the reconciler re-adds whatever the queue lost) and
- * the token pass (tokens renewed before they expire; expired connect states removed). Safe
+ * the token pass (tokens renewed before they expire; expired connect states removed), and the
+ * read rounds of published posts' numbers and comments. Safe
  * with any number of workers: enqueueing is idempotent (job id = post/delivery id), targets
  * are claimed with conditional updates, and connections are renewed under a lease.
  */
@@ -16,6 +17,7 @@ import {
   type Logger,
   processPublishJob,
   processUnpublishJob,
+  readCommentsRound,
   readMetricsRound,
   reconcile,
   refreshExpiringTokens,
@@ -38,6 +40,8 @@ export interface Worker {
   refreshTokensNow(): Promise<void>;
   /** Runs one metrics pass now (the due reads of posts' numbers). */
   readMetricsNow(): Promise<void>;
+  /** Runs one comments round now (the due reads of published posts' comments). */
+  readCommentsNow(): Promise<void>;
 }
 
 /** Passes one metrics round may run back to back while each finds a full batch due. */
@@ -165,11 +169,22 @@ export async function startWorker(
     }
   }, metricsIntervalMs);
 
+  // Comments are read on the same cadence and read budget as the numbers, in a pass of their own.
+  const commentReads = periodic(async () => {
+    try {
+      const report = await readCommentsRound(deps, passAbort.signal, METRICS_PASSES_PER_ROUND);
+      if (report.claimed > 0) logger.debug({ ...report }, 'comments round');
+    } catch (error) {
+      passFailed('comments', error);
+    }
+  }, metricsIntervalMs);
+
   // Once at start: rebuilds the in-process queue from the database (and catches up after downtime).
   await reconciler.runNow();
   reconciler.start();
   void tokens.runNow().then(() => tokens.start());
   metricReads.start();
+  commentReads.start();
   logger.info(
     { reconcileIntervalMs, tokenRefreshIntervalMs: tokenIntervalMs, queue: runtime.queueKind },
     'worker started',
@@ -180,10 +195,16 @@ export async function startWorker(
     reconcileNow: () => reconciler.runNow(),
     refreshTokensNow: () => tokens.runNow(),
     readMetricsNow: () => metricReads.runNow(),
+    readCommentsNow: () => commentReads.runNow(),
     stop: () => {
       stopping ??= (async () => {
         passAbort.abort(new Error('worker stopping'));
-        await Promise.all([reconciler.stop(), tokens.stop(), metricReads.stop()]);
+        await Promise.all([
+          reconciler.stop(),
+          tokens.stop(),
+          metricReads.stop(),
+          commentReads.stop(),
+        ]);
         logger.info({}, 'worker stopping: waiting for jobs in flight');
         try {
           await consumer.close();

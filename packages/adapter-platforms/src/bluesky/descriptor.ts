@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createBlueskyCommentsClient } from './comments.ts';
 import { createBlueskyMetricsReader } from './metrics.ts';
 import { createBlueskyPublisher } from './publisher.ts';
 import { createBlueskyRemover } from './remove.ts';
@@ -20,4 +21,5 @@ export const bluesky = definePlatform({
   createCredentials: createBlueskyCredentials,
   createMetricsReader: createBlueskyMetricsReader,
   createRemover: createBlueskyRemover,
+  createCommentsClient: createBlueskyCommentsClient,
 });

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createFacebookCommentsClient } from './comments.ts';
 import { createFacebookMetricsReader } from './metrics.ts';
 import { createFacebookOAuth } from './oauth.ts';
 import { FACEBOOK_OPTIONS_SCHEMA, validateFacebookOptions } from './options.ts';
@@ -19,4 +20,5 @@ export const facebook = definePlatform({
   createOAuth: createFacebookOAuth,
   createMetricsReader: createFacebookMetricsReader,
   createRemover: createFacebookRemover,
+  createCommentsClient: createFacebookCommentsClient,
 });

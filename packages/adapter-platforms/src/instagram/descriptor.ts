@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createInstagramCommentsClient } from './comments.ts';
 import { createInstagramMetricsReader } from './metrics.ts';
 import { createInstagramOAuth } from './oauth.ts';
 import { createInstagramPublisher } from './publisher.ts';
@@ -13,4 +14,5 @@ export const instagram = definePlatform({
   createPublisher: createInstagramPublisher,
   createOAuth: createInstagramOAuth,
   createMetricsReader: createInstagramMetricsReader,
+  createCommentsClient: createInstagramCommentsClient,
 });

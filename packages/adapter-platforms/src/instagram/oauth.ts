@@ -17,10 +17,14 @@ import { INSTAGRAM_SETTINGS, type InstagramSettings } from './settings.ts';
 /** Business Login for Instagram's permission to read a media's insights (its numbers). */
 export const INSTAGRAM_INSIGHTS_SCOPE = 'instagram_business_manage_insights';
 
+/** Business Login for Instagram's permission to read, answer, hide and delete comments. */
+export const INSTAGRAM_COMMENTS_SCOPE = 'instagram_business_manage_comments';
+
 export const INSTAGRAM_SCOPES = [
   'instagram_business_basic',
   'instagram_business_content_publish',
   INSTAGRAM_INSIGHTS_SCOPE,
+  INSTAGRAM_COMMENTS_SCOPE,
 ] as const;
 
 const LABEL = 'Instagram';

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createLinkedinCommentsClient } from './comments.ts';
 import { createLinkedinMetricsReader } from './metrics.ts';
 import { createLinkedinOAuth } from './oauth.ts';
 import { createLinkedinPublisher } from './publisher.ts';
@@ -16,4 +17,5 @@ export const linkedin = definePlatform({
   createOAuth: createLinkedinOAuth,
   createMetricsReader: createLinkedinMetricsReader,
   createRemover: createLinkedinRemover,
+  createCommentsClient: createLinkedinCommentsClient,
 });

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createMastodonCommentsClient } from './comments.ts';
 import { createMastodonMetricsReader } from './metrics.ts';
 import { createMastodonOAuth, MASTODON_CONNECT_FIELDS } from './oauth.ts';
 import { MASTODON_OPTIONS_SCHEMA, validateMastodonOptions } from './options.ts';
@@ -24,4 +25,5 @@ export const mastodon = definePlatform({
   createOAuth: createMastodonOAuth,
   createMetricsReader: createMastodonMetricsReader,
   createRemover: createMastodonRemover,
+  createCommentsClient: createMastodonCommentsClient,
 });

@@ -5,8 +5,8 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { type HttpResult, httpCall, uploadTimeoutMs } from './http.ts';
 import { type Multipart, multipartHeaders } from './multipart.ts';
 
-/** DELETE: a remover's call (no body). */
-export type BearerMethod = 'GET' | 'POST' | 'DELETE';
+/** DELETE: a remover's call (no body); PUT: X's hide of a reply. */
+export type BearerMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface BearerCall {
   method: BearerMethod;

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createThreadsCommentsClient } from './comments.ts';
 import { createThreadsMetricsReader } from './metrics.ts';
 import { createThreadsOAuth } from './oauth.ts';
 import { createThreadsPublisher } from './publisher.ts';
@@ -22,4 +23,5 @@ export const threads = definePlatform({
   createOAuth: createThreadsOAuth,
   createMetricsReader: createThreadsMetricsReader,
   createRemover: createThreadsRemover,
+  createCommentsClient: createThreadsCommentsClient,
 });

@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createTwitterCommentsClient } from './comments.ts';
 import { createTwitterMetricsReader } from './metrics.ts';
 import { createTwitterOAuth } from './oauth.ts';
 import { TWITTER_OPTIONS_SCHEMA, validateTwitterOptions } from './options.ts';
@@ -21,4 +22,5 @@ export const twitter = definePlatform({
   createOAuth: createTwitterOAuth,
   createMetricsReader: createTwitterMetricsReader,
   createRemover: createTwitterRemover,
+  createCommentsClient: createTwitterCommentsClient,
 });

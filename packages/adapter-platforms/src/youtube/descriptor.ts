@@ -1,4 +1,5 @@
 import { definePlatform } from '../descriptor.ts';
+import { createYoutubeCommentsClient } from './comments.ts';
 import { createYoutubeMetricsReader } from './metrics.ts';
 import { createYoutubeOAuth } from './oauth.ts';
 import { validateYoutubeOptions, YOUTUBE_OPTIONS_SCHEMA } from './options.ts';
@@ -20,4 +21,5 @@ export const youtube = definePlatform({
   createOAuth: createYoutubeOAuth,
   createMetricsReader: createYoutubeMetricsReader,
   createRemover: createYoutubeRemover,
+  createCommentsClient: createYoutubeCommentsClient,
 });

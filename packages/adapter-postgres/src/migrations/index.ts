@@ -20,6 +20,7 @@ import { migration0013 } from './0013_webhook_filters_and_auto_disable.ts';
 import { migration0014 } from './0014_posts_retention.ts';
 import { migration0015 } from './0015_approval.ts';
 import { migration0016 } from './0016_unpublish.ts';
+import { migration0017 } from './0017_comments.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0014_posts_retention': migration0014,
   '0015_approval': migration0015,
   '0016_unpublish': migration0016,
+  '0017_comments': migration0017,
 };

@@ -4,6 +4,7 @@ import type { StatementSharing } from '../batch.ts';
 import type { Database } from '../schema.ts';
 import { createAccountRepository } from './accounts.ts';
 import { createApiKeyRepository } from './api-keys.ts';
+import { createCommentsRepository } from './comments.ts';
 import { createDeliveryRepository } from './deliveries.ts';
 import { createIdempotencyRepository } from './idempotency.ts';
 import { createMediaRepository } from './media.ts';
@@ -39,5 +40,6 @@ export function createRepositories(
     slots: createSlotRepository(db),
     media: createMediaRepository(db),
     metrics: createMetricsRepository(db),
+    comments: createCommentsRepository(db),
   };
 }

@@ -7,6 +7,7 @@ import {
 } from '@social-publisher/domain';
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Database, MetricSnapshotsTable, MetricTracksTable } from '../schema.ts';
+import { claimDueStatement, postponeStatement } from './due-claim.ts';
 import {
   metricColumnList,
   metricColumnTypes,
@@ -20,29 +21,6 @@ import {
 const DAY_MS = 86_400_000;
 
 type TrackRow = Selectable<MetricTracksTable>;
-
-/**
- * The due tracks, earliest first, leased in the same statement. SKIP LOCKED: a track another
- * worker is claiming is left to it, so two workers never take the same one; the partial index
- * on due_at keeps the cost to the due rows. The outer rows carry the due time as it was before
- * the claim (the read pass measures lateness from it).
- */
-const claimStatement = (now: Date, limit: number, leaseUntil: Date) => sql<
-  TrackRow & { claimed_due_at: Date }
->`
-with due as (
-  select target_id, due_at from metric_tracks
-  where due_at is not null and due_at <= ${now}
-  order by due_at, target_id
-  limit ${limit}
-  for update skip locked
-),
-claimed as (
-  update metric_tracks m set due_at = ${leaseUntil}
-  from due where m.target_id = due.target_id
-  returning m.*, due.due_at as claimed_due_at
-)
-select * from claimed order by claimed_due_at, target_id`;
 
 /** Each metric column of the track from the last read of the call, or kept without one. */
 const latestMetricsSet = sql.raw(
@@ -116,7 +94,8 @@ export function createMetricsRepository(db: Kysely<Database>): MetricsRepository
   return {
     async claimDue(now, limit, leaseUntil) {
       if (limit <= 0) return [];
-      const { rows } = await claimStatement(now, limit, leaseUntil).execute(db);
+      const claim = claimDueStatement<TrackRow>('metric_tracks', now, limit, leaseUntil);
+      const { rows } = await claim.execute(db);
       return rows.map((row): MetricTrack => ({ ...trackFromRow(row), dueAt: row.claimed_due_at }));
     },
 
@@ -127,12 +106,7 @@ export function createMetricsRepository(db: Kysely<Database>): MetricsRepository
 
     async postpone(postponements) {
       if (postponements.length === 0) return;
-      const ids = postponements.map((p) => p.targetId);
-      const dues = postponements.map((p) => p.dueAt.toISOString());
-      await sql`
-        update metric_tracks m set due_at = p.due_at
-        from unnest(${ids}::uuid[], ${dues}::timestamptz[]) as p(target_id, due_at)
-        where m.target_id = p.target_id`.execute(db);
+      await postponeStatement('metric_tracks', postponements).execute(db);
     },
 
     async listByPost(postId) {

@@ -155,8 +155,8 @@ export async function startPublishMany(
  * Completions of any number of `publishing` targets: the published ones take their platform
  * ids and clear the error, the failed ones keep the ids they had and take the error. A
  * published one with a `metrics_due_at` starts its metrics track (`pending`, its first read
- * due then) in the same statement: a target is never published without the track it was
- * promised. Returns the updated rows; a target that was not `publishing` is left out.
+ * due then) in the same statement, and with a `comments_due_at` its comment track likewise:
+ * a target is never published without the tracks it was promised. Returns the updated rows; a target that was not `publishing` is left out.
  */
 const completedList = columnList(targetColumns, 'completed');
 
@@ -166,7 +166,7 @@ with completion as (
     id uuid, status text, platform_post_id text, platform_url text,
     thread_post_ids jsonb, first_comment_id text,
     error_code text, error_message text, retryable boolean, at timestamptz,
-    metrics_due_at timestamptz)
+    metrics_due_at timestamptz, comments_due_at timestamptz)
 ),
 completed as (
   update post_targets t set
@@ -187,7 +187,7 @@ completed as (
     -- Locked in id order: two completions of overlapping targets wait instead of deadlocking.
     select l.id from post_targets l join completion on completion.id = l.id
     where l.status = 'publishing' order by l.id for update of l)
-  returning t.*, c.metrics_due_at
+  returning t.*, c.metrics_due_at, c.comments_due_at
 ),
 tracked as (
   insert into metric_tracks (target_id, post_id, account_id, social_account_id, platform,
@@ -197,6 +197,16 @@ tracked as (
          completed.sandbox, 'pending', 0, completed.metrics_due_at
   from completed join posts on posts.id = completed.post_id
   where completed.status = 'published' and completed.metrics_due_at is not null
+  on conflict do nothing
+),
+comments_tracked as (
+  insert into comment_tracks (target_id, post_id, account_id, social_account_id, platform,
+                              platform_post_id, published_at, sandbox, state, step, due_at)
+  select completed.id, completed.post_id, posts.account_id, completed.social_account_id,
+         completed.platform, completed.platform_post_id, completed.published_at,
+         completed.sandbox, 'pending', 0, completed.comments_due_at
+  from completed join posts on posts.id = completed.post_id
+  where completed.status = 'published' and completed.comments_due_at is not null
   on conflict do nothing
 )
 select ${sql.raw(completedList)} from completed`;
@@ -224,6 +234,7 @@ export async function completeTargetsMany(
           retryable: null,
           at: c.at.toISOString(),
           metrics_due_at: c.metricsDueAt?.toISOString() ?? null,
+          comments_due_at: c.commentsDueAt?.toISOString() ?? null,
         }
       : {
           id: targetId,
@@ -237,6 +248,7 @@ export async function completeTargetsMany(
           retryable: c.retryable,
           at: c.at.toISOString(),
           metrics_due_at: null,
+          comments_due_at: null,
         },
   );
   const result = await completeStatement(rows).execute(db);

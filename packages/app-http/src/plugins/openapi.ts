@@ -61,6 +61,7 @@ export const openApi = fp(
           { name: 'Workspaces' },
           { name: 'Media' },
           { name: 'Metrics' },
+          { name: 'Comments' },
           { name: 'System' },
         ],
         components: {

@@ -12,10 +12,13 @@ import type { AttemptBudget } from '../rate-limit/attempts.ts';
 import type { RateLimiter } from '../rate-limit/limiter.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { commentRoutes } from './comments.ts';
 import { connectRoutes } from './connect.ts';
+import { inboxRoutes } from './inbox.ts';
 import { mediaRoutes } from './media.ts';
 import { mediaUploadRoutes } from './media-upload.ts';
 import { postApprovalRoutes } from './post-approval.ts';
+import { postCommentRoutes } from './post-comments.ts';
 import { postEditRoutes } from './post-edit.ts';
 import { postMetricsRoutes } from './post-metrics.ts';
 import { postSeriesRoutes } from './post-series.ts';
@@ -66,6 +69,9 @@ export const authenticatedApi = fp(
       postSeriesRoutes,
       postMetricsRoutes,
       postUnpublishRoutes,
+      postCommentRoutes,
+      inboxRoutes,
+      commentRoutes,
       analyticsRoutes,
       slotRoutes,
       socialAccountRoutes,

@@ -62,13 +62,14 @@ export const ERROR_DESCRIPTIONS = {
   401: 'unauthorized: missing or invalid credential (WWW-Authenticate: Bearer)',
   403: 'forbidden: not a member of the workspace, or not allowed in it; own_post: approving or rejecting a post you created',
   404: 'not_found: no such resource within your reach',
-  409: 'conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh), limit_exceeded or idempotency_key_reused',
+  409: 'conflict, post_not_editable, post_not_pending (approving or rejecting a post that does not wait for approval), post_not_published (POST /posts/{id}/metrics/refresh or /unpublish), limit_exceeded, idempotency_key_reused or comment_gone (the platform deleted the comment meanwhile)',
   413: 'payload_too_large',
+  422: 'unsupported (the platform does not offer that for this comment: the message says why) or platform_refused (the platform refused the comment action, in its own words)',
   415: 'unsupported_media_type: the body must be JSON',
   429: 'rate_limited (Retry-After says when to retry)',
   431: "headers_too_large: the request line and headers (a long URL counts) are over the server's limit (16 KiB), answered before any route runs",
   500: 'internal_error',
-  503: 'auth_unavailable (the JWT key set cannot be reached), platform_unavailable (POST /social-accounts: the platform could not be reached to check the credentials) or shutting_down',
+  503: 'auth_unavailable (the JWT key set cannot be reached), platform_unavailable (the platform could not be reached, or asked to wait: POST /social-accounts, comment actions) or shutting_down',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 

@@ -148,7 +148,8 @@ export const WEBHOOK_EVENT_WHEN: Record<WebhookEvent, string> = {
   'social_account.connected': 'A connection was made, or made again (every connect path).',
   'social_account.expired': 'A connection became expired (the platform refused its token).',
   'social_account.disconnected': 'A connection was deleted (DELETE /social-accounts/{id}).',
-  'comment.received': 'A comment arrived on a published target (not sent yet).',
+  'comment.received':
+    'A comment by someone else was read under a published target (once per comment).',
 };
 
 /** Every event with its payload schema, in the catalogue's order. */

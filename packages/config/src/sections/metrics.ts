@@ -1,5 +1,9 @@
-/** Metrics over time: when published posts' numbers are read, and how long they are kept. */
+/**
+ * Metrics over time: when published posts' numbers are read, and how long they are kept; and
+ * when their comments are read (the same kind of schedule).
+ */
 import {
+  COMMENTS_REFRESH_SCHEDULE_MS,
   METRICS_PASS_SIZE,
   METRICS_REFRESH_SCHEDULE_MS,
   METRICS_SCHEDULE_MAX_OFFSET_MS,
@@ -21,6 +25,10 @@ export interface MetricsConfig {
     passSize: number;
     /** METRICS_READ_CONCURRENCY: connections one pass reads at the same time. */
     readConcurrency: number;
+  };
+  postComments: {
+    /** COMMENTS_REFRESH_SCHEDULE: offsets after publication, ascending (empty: `off`). */
+    refreshScheduleMs: number[];
   };
 }
 
@@ -50,27 +58,27 @@ export function parseRefreshSchedule(text: string): number[] | string {
   return offsets;
 }
 
-function readSchedule(e: Env): number[] {
-  const text = e.string('METRICS_REFRESH_SCHEDULE');
-  if (text === null) return [...METRICS_REFRESH_SCHEDULE_MS];
+/** A schedule setting (METRICS_REFRESH_SCHEDULE, COMMENTS_REFRESH_SCHEDULE) or its default. */
+function readSchedule(e: Env, name: string, fallback: readonly number[]): number[] {
+  const text = e.string(name);
+  if (text === null) return [...fallback];
   const parsed = parseRefreshSchedule(text);
-  if (typeof parsed === 'string') {
-    return e.report('METRICS_REFRESH_SCHEDULE', `${parsed} (or off)`, [
-      ...METRICS_REFRESH_SCHEDULE_MS,
-    ]);
-  }
+  if (typeof parsed === 'string') return e.report(name, `${parsed} (or off)`, [...fallback]);
   return parsed;
 }
 
 export function readMetrics(e: Env): MetricsConfig {
   return {
     postMetrics: {
-      refreshScheduleMs: readSchedule(e),
+      refreshScheduleMs: readSchedule(e, 'METRICS_REFRESH_SCHEDULE', METRICS_REFRESH_SCHEDULE_MS),
       minRefreshMs: e.int('METRICS_MIN_REFRESH_S', 60, 0, 86_400) * 1000,
       retentionMs: e.int('METRICS_RETENTION_DAYS', 400, 1, 36_500) * DAY_MS,
       readIntervalMs: e.int('METRICS_READ_INTERVAL_MS', 5_000, 100, 600_000),
       passSize: e.int('METRICS_PASS_SIZE', METRICS_PASS_SIZE, 1, 10_000),
       readConcurrency: e.int('METRICS_READ_CONCURRENCY', 4, 1, 64),
+    },
+    postComments: {
+      refreshScheduleMs: readSchedule(e, 'COMMENTS_REFRESH_SCHEDULE', COMMENTS_REFRESH_SCHEDULE_MS),
     },
   };
 }

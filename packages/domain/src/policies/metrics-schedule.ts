@@ -17,6 +17,19 @@ export const METRICS_REFRESH_SCHEDULE_MS: readonly number[] = [
   30 * DAY_MS,
 ];
 
+/**
+ * COMMENTS_REFRESH_SCHEDULE's default: 15m, 1h, 6h, 24h, 72h, 7d. Comments come soon after a
+ * post and then slow down; the same rule (nextScheduledRead) places each read.
+ */
+export const COMMENTS_REFRESH_SCHEDULE_MS: readonly number[] = [
+  15 * 60_000,
+  HOUR_MS,
+  6 * HOUR_MS,
+  24 * HOUR_MS,
+  72 * HOUR_MS,
+  7 * DAY_MS,
+];
+
 /** Each scheduled read moves by at most this share of its offset, either way. */
 export const METRICS_SCHEDULE_JITTER = 0.1;
 

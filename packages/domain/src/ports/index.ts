@@ -1,3 +1,4 @@
+export type * from './comments-client.ts';
 export type * from './connection.ts';
 export type * from './credentials.ts';
 export type * from './media-probe.ts';

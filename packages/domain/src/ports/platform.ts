@@ -9,6 +9,7 @@ import type {
   ResumeState,
   ThreadPart,
 } from '../model.ts';
+import type { PlatformCommentsClient } from './comments-client.ts';
 import type { PublishConnection } from './connection.ts';
 import type { PlatformCredentials } from './credentials.ts';
 import type { PlatformMetricsReader } from './metrics-reader.ts';
@@ -181,4 +182,6 @@ export interface PlatformRegistry extends PlatformCatalog {
   metricsReader(platform: Platform): PlatformMetricsReader | undefined;
   /** How the platform's published posts are deleted (absent: they cannot be, `unsupported`). */
   remover(platform: Platform): PlatformRemover | undefined;
+  /** How the comments under the platform's posts are read and answered (absent: they are not). */
+  commentsClient(platform: Platform): PlatformCommentsClient | undefined;
 }

@@ -5,6 +5,7 @@
  */
 export type * from './storage/accounts.ts';
 export type * from './storage/api-keys.ts';
+export type * from './storage/comments.ts';
 export type * from './storage/deliveries.ts';
 export type * from './storage/idempotency.ts';
 export type * from './storage/media.ts';

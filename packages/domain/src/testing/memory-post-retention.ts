@@ -24,6 +24,14 @@ function deletePost(store: MemoryStore, postId: string): void {
   deleteWhere(tables.attempts, (attempt) => deliveryIds.has(attempt.deliveryId));
   deleteWhere(tables.metricTracks, (track) => targetIds.has(track.targetId));
   deleteWhere(tables.metricSnapshots, (snapshot) => targetIds.has(snapshot.targetId));
+  const commentIds = new Set<string>();
+  deleteWhere(tables.comments, (comment) => {
+    if (!targetIds.has(comment.targetId)) return false;
+    commentIds.add(comment.id);
+    return true;
+  });
+  deleteWhere(tables.commentReplies, (reply) => commentIds.has(reply.commentId));
+  deleteWhere(tables.commentTracks, (track) => targetIds.has(track.targetId));
   deleteWhere(tables.postMedia, (link) => link.postId === postId);
 }
 

@@ -5,6 +5,7 @@ import {
   STARTABLE_POST_STATUSES,
 } from '../model.ts';
 import type { PostPage, PostRepository } from '../ports/index.ts';
+import { trackComments } from './memory-comments.ts';
 import { trackMetrics } from './memory-metrics.ts';
 import { memoryPostRetention } from './memory-post-retention.ts';
 import { ConstraintError, copy, type MemoryStore } from './memory-store.ts';
@@ -208,6 +209,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
         target.errorMessage = null;
         target.retryable = null;
         if (completion.metricsDueAt) trackMetrics(store, target, completion.metricsDueAt);
+        if (completion.commentsDueAt) trackComments(store, target, completion.commentsDueAt);
       } else {
         target.errorCode = completion.errorCode;
         target.errorMessage = completion.errorMessage;

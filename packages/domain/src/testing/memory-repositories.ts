@@ -1,5 +1,6 @@
 import type { Repositories, UnitOfWork } from '../ports/index.ts';
 import { memoryAccountRepository, memoryApiKeyRepository } from './memory-accounts.ts';
+import { memoryCommentsRepository } from './memory-comments.ts';
 import { memoryIdempotencyRepository } from './memory-idempotency.ts';
 import { memoryMediaRepository } from './memory-media.ts';
 import { memoryMetricsRepository } from './memory-metrics.ts';
@@ -39,6 +40,7 @@ export function createMemoryRepositories(store: MemoryStore): Repositories {
     slots: withFaults(store, 'slots', memorySlotRepository(store)),
     media: withFaults(store, 'media', memoryMediaRepository(store)),
     metrics: withFaults(store, 'metrics', memoryMetricsRepository(store)),
+    comments: withFaults(store, 'comments', memoryCommentsRepository(store)),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { CommentReply, CommentTrack, StoredComment } from '../comments-model.ts';
 import type { Media } from '../media-model.ts';
 import type { MetricSnapshot, MetricTrack } from '../metrics-model.ts';
 import type {
@@ -54,6 +55,9 @@ export interface MemoryTables {
   unpublishRequests: Map<string, Date>;
   /** The request each asked target was last asked in (post_targets.unpublish_requested_at). */
   unpublishAsked: Map<string, Date>;
+  commentTracks: Map<string, CommentTrack>;
+  comments: Map<string, StoredComment>;
+  commentReplies: Map<string, CommentReply>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -80,6 +84,9 @@ const emptyTables = (): MemoryTables => ({
   metricSnapshots: new Map(),
   unpublishRequests: new Map(),
   unpublishAsked: new Map(),
+  commentTracks: new Map(),
+  comments: new Map(),
+  commentReplies: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

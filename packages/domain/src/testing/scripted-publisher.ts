@@ -1,6 +1,7 @@
 import type { Problem } from '../errors.ts';
 import type { Platform, ResumeState } from '../model.ts';
 import type {
+  PlatformCommentsClient,
   PlatformCredentials,
   PlatformMetricsReader,
   PlatformOAuth,
@@ -197,6 +198,17 @@ export class ScriptedPlatformRegistry implements PlatformRegistry {
   /** Makes a platform's published posts deletable through `remover`. */
   setRemover(platform: Platform, remover: PlatformRemover): void {
     this.#removers.set(platform, remover);
+  }
+
+  readonly #commentsClients = new Map<Platform, PlatformCommentsClient>();
+
+  commentsClient(platform: Platform): PlatformCommentsClient | undefined {
+    return this.#commentsClients.get(platform);
+  }
+
+  /** Makes a platform's comments readable and answerable through `client`. */
+  setCommentsClient(platform: Platform, client: PlatformCommentsClient): void {
+    this.#commentsClients.set(platform, client);
   }
 
   /** Makes a platform connectable by credentials through `connector`. */

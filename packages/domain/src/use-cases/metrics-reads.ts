@@ -19,6 +19,15 @@ import type {
 import { expireConnection } from './connection-tokens.ts';
 import { notifyMetricsUpdated } from './metrics-events.ts';
 import { decryptConnection } from './publish-request.ts';
+import {
+  connectionsOf,
+  eachLimited,
+  groupByConnection,
+  missingScopes,
+  observeReadWait,
+  paceRead,
+  readableConnection,
+} from './read-pass.ts';
 import { sandboxMetrics } from './sandbox-metrics.ts';
 
 export interface MetricsPassReport {
@@ -35,10 +44,6 @@ interface GroupResult {
   updates: TrackUpdate[];
   postponed: TrackPostponement[];
 }
-
-/** The pacer key of a connection's reads: beside its publishing key, never the same budget. */
-export const readPaceKey = (connection: Pick<SocialAccount, 'id' | 'platform'>): string =>
-  `read:${connection.platform}:${connection.id}`;
 
 /** The track after a read that answered `result` at `at`, its next scheduled read set. */
 export function afterRead(
@@ -92,55 +97,20 @@ function unreadable(
   reader: PlatformMetricsReader | undefined,
   platform: string,
 ): MetricsItemResult | null {
-  if (!connection) {
-    return {
-      kind: 'failed',
-      code: 'connection_missing',
-      message: 'the social account was removed',
-    };
-  }
-  if (connection.status !== 'active') {
-    const message = `the social account is ${connection.status}; reconnect it`;
-    return { kind: 'failed', code: 'connection_expired', message };
-  }
+  const readable = readableConnection(connection);
+  if (!readable.ok) return { kind: 'failed', code: readable.code, message: readable.message };
   if (!reader) {
     return { kind: 'unavailable', message: `numbers are not read for ${platform} posts` };
   }
-  const granted = new Set(connection.scopes);
-  const missing = reader.scopes.filter((scope) => !granted.has(scope));
   // Unknown scopes (a brought token) are tried: the platform's answer decides.
-  if (connection.scopes.length > 0 && missing.length > 0) {
+  const missing = missingScopes(readable.connection, reader.scopes);
+  if (missing.length > 0) {
     return {
       kind: 'unavailable',
       message: `the connection was made without ${missing.join(', ')}, which reading numbers needs: reconnect the account`,
     };
   }
   return null;
-}
-
-/**
- * Asks the pacer for one batch on the connection's read budget: null to go ahead, or when to
- * come back. A pacer that cannot answer lets the read through (the platform still decides).
- */
-async function paceRead(
-  deps: CoreDeps,
-  connection: SocialAccount,
-  holder: string,
-): Promise<Date | null> {
-  const limit = deps.pacing?.readLimitOf?.(connection.platform) ?? null;
-  if (!deps.pacing || limit === null) return null;
-  try {
-    const decision = await deps.pacing.pacer.take(
-      readPaceKey(connection),
-      limit,
-      holder,
-      deps.clock.now(),
-    );
-    return decision.ok ? null : decision.retryAt;
-  } catch (error) {
-    deps.logger.warn({ err: errorMessage(error) }, 'pacer unavailable: reading unpaced');
-    return null;
-  }
 }
 
 /** One batch read through the platform's reader; a throw is a failed read like any other. */
@@ -193,9 +163,7 @@ async function readChunk(
       return { updates, postponed: [] };
     }
     case 'throttled': {
-      await deps.pacing?.pacer
-        .observe(readPaceKey(connection), outcome.retryAt, at)
-        .catch(() => {});
+      await observeReadWait(deps, connection, outcome.retryAt);
       const postponed = chunk.map((t) => ({ targetId: t.targetId, dueAt: outcome.retryAt }));
       return { updates: [], postponed };
     }
@@ -252,32 +220,6 @@ async function readConnection(
   return result;
 }
 
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-}
-
-function groupByConnection(tracks: readonly MetricTrack[]): MetricTrack[][] {
-  const groups = new Map<string, MetricTrack[]>();
-  for (const track of tracks) {
-    const group = groups.get(track.socialAccountId);
-    if (group) group.push(track);
-    else groups.set(track.socialAccountId, [track]);
-  }
-  return [...groups.values()];
-}
-
 /** What a pass did; `passReport([], [], 0)` is a pass that found nothing. */
 export function passReport(
   claimed: readonly MetricTrack[],
@@ -328,12 +270,7 @@ export async function readDueMetrics(
     if (track.dueAt) deps.metrics?.metricsReadLate(now.getTime() - track.dueAt.getTime());
   }
   const groups = groupByConnection(tracks);
-  const connectionIds = groups.flatMap((group) =>
-    group[0]?.sandbox ? [] : [group[0]?.socialAccountId ?? ''],
-  );
-  const connections = new Map(
-    (await repos.socialAccounts.findByIds([...new Set(connectionIds)])).map((c) => [c.id, c]),
-  );
+  const connections = await connectionsOf(deps, groups);
   const all: GroupResult = { updates: [], postponed: [] };
   // Whatever is not reached (shutting down) comes back when its claim runs out.
   await eachLimited(groups, settings.metricsReadConcurrency, async (group) => {
@@ -366,3 +303,6 @@ function countOutcomes(
     deps.metrics.metricsRead(platform, outcome, count);
   }
 }
+
+/** Kept here too: the pacer key of reads was first exported with the metrics pass. */
+export { readPaceKey } from './read-pass.ts';

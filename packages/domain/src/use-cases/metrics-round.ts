@@ -17,7 +17,7 @@ export const PUBLISH_GUARD_MS = 1_000;
  * started): reads give way to it, so a post waiting to publish never waits for a read's
  * database writes. Posts already publishing (a video being processed) do not hold reads back.
  */
-async function publishAboutToStart(deps: CoreDeps): Promise<boolean> {
+export async function publishAboutToStart(deps: CoreDeps): Promise<boolean> {
   const until = new Date(deps.clock.now().getTime() + PUBLISH_GUARD_MS);
   const due = await deps.repos.posts.findDuePosts(until, 20);
   return due.some((post) => post.status === 'scheduled' || post.status === 'queued');

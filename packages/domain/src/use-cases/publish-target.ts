@@ -163,6 +163,21 @@ export function throttleAsFailure(
   return null;
 }
 
+/**
+ * A target published at `at` is followed from then on: its numbers and its comments, each
+ * first read at its schedule's first offset (none when the schedule is off).
+ */
+function firstReads(
+  deps: Pick<CoreDeps, 'settings'>,
+  at: Date,
+): { metricsDueAt?: Date; commentsDueAt?: Date } {
+  const metrics = nextScheduledRead(at, 0, at, deps.settings.metricsRefreshScheduleMs);
+  const comments = nextScheduledRead(at, 0, at, deps.settings.commentsRefreshScheduleMs);
+  return {
+    ...(metrics.dueAt ? { metricsDueAt: metrics.dueAt } : {}),
+    ...(comments.dueAt ? { commentsDueAt: comments.dueAt } : {}),
+  };
+}
 /** Records a publisher's outcome on the target: complete it, or hand it back for a retry. */
 async function recordOutcome(
   deps: CoreDeps,
@@ -204,14 +219,12 @@ async function recordOutcome(
   if (outcome.kind === 'published') {
     // Recorded even after a lost lease: it is the truth, and the new holder's resume would find it.
     const { platformPostId, platformUrl, threadPostIds, firstCommentId } = outcome;
-    // Its numbers are followed from now on: the first read is due at the schedule's first offset.
-    const firstRead = nextScheduledRead(at, 0, at, deps.settings.metricsRefreshScheduleMs);
     recorded = await posts.completeTarget(target.id, {
       status: 'published',
       platformPostId,
       platformUrl,
       at,
-      ...(firstRead.dueAt ? { metricsDueAt: firstRead.dueAt } : {}),
+      ...firstReads(deps, at),
       ...(threadPostIds ? { threadPostIds } : {}),
       ...(firstCommentId ? { firstCommentId } : {}),
     });

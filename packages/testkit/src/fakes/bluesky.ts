@@ -2,11 +2,13 @@
 // refreshSession: app passwords traded for JWTs, refresh JWTs rotate) and the repository calls
 // a publish makes (com.atproto.repo.uploadBlob, createRecord, getRecord), and deleteRecord
 // (200 `{ commit }`; 200 `{}` for a record that is not there, a no-op as the PDS answers it,
-// the record gone from `posts` and getPosts). XRPC errors are
+// the record gone from `posts` and getPosts), replies by others and getPostThread
+// (bluesky-threads.ts). XRPC errors are
 // `{ error, message }`; 429s carry ratelimit-limit/-remaining/-reset.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BlueskyCount, createBlueskyReading } from './bluesky-metrics.ts';
+import { type BlueskyForeignPost, createBlueskyThreads } from './bluesky-threads.ts';
 import {
   bearerToken,
   dropConnection,
@@ -85,6 +87,12 @@ export interface FakeBluesky extends FakeServer {
    * posts exist with derived counts.
    */
   counts: PostNumbers<BlueskyCount>;
+  /**
+   * Replies by other accounts (bluesky-threads.ts): `addReply(parentUri, text)` makes one;
+   * app.bsky.feed.getPostThread shows it under its parent with ours.
+   */
+  addReply(parentUri: string, text: string): BlueskyForeignPost;
+  foreignPosts: BlueskyForeignPost[];
 }
 
 /** A TID: 13 characters of base32-sortable, the first within 2-j (top bit clear). */
@@ -126,6 +134,11 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
   const reading = createBlueskyReading(
     () => posts,
     () => account.handle,
+  );
+
+  const threads = createBlueskyThreads(
+    () => posts,
+    () => ({ did: account.did, handle: account.handle }),
   );
 
   function issueSession() {
@@ -247,6 +260,10 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
     if (nsid === 'app.bsky.feed.getPosts' && request.method === 'GET') {
       const uris = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.getAll('uris');
       return reading.getPosts(uris) as Answer;
+    }
+    if (nsid === 'app.bsky.feed.getPostThread' && request.method === 'GET') {
+      const depth = Number(recorded.query.depth ?? '6');
+      return threads.getPostThread(String(recorded.query.uri ?? ''), depth) as Answer;
     }
     if (nsid === 'com.atproto.repo.getRecord' && request.method === 'GET') {
       const query = recorded.query;
@@ -379,5 +396,7 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
     blobs,
     maxImageBytes,
     counts: reading.numbers,
+    addReply: threads.addReply,
+    foreignPosts: threads.foreign,
   };
 }

@@ -2,7 +2,9 @@
 // /{page}/photos (published, or unpublished for a multi-photo post), /{page}/videos (file_url,
 // processed slowly), GET /{video-id}?fields=status, the Page's recent posts and videos,
 // duplicate refusal (506) and a per-Page post limit answering code 32 with X-Page-Usage;
-// POST /{object-id}/comments (message) on a post or video of the Page; GET lists them; a post's
+// POST /{object-id}/comments (message) on a post or video of the Page, or on a comment (a reply);
+// GET lists them (with from, created_time, is_hidden, parent when asked); POST /{comment-id}
+// is_hidden; comments by others (addComment); a post's
 // or video's numbers (GET /{id}?fields=reactions.summary(total_count),...,shares); DELETE /{id}
 // of a post, a video or a comment.
 import type { ServerResponse } from 'node:http';
@@ -32,12 +34,18 @@ export interface FacebookError {
   headers?: Record<string, string>;
 }
 
-/** A comment made with POST /{object-id}/comments. */
+/** A comment made with POST /{object-id}/comments (by the Page), or by someone else. */
 export interface FacebookComment {
   id: string;
   /** The post (`{page}_{post}`) or video commented on. */
   objectId: string;
   message: string;
+  /** Who wrote it (absent: the Page itself). */
+  from?: { id: string; name: string };
+  /** The comment it answers (a reply to a comment), if any. */
+  parentId?: string;
+  createdAt?: Date;
+  hidden?: boolean;
 }
 
 export interface FacebookPhoto {
@@ -299,7 +307,10 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     params: Record<string, string>,
     pageOf: string | undefined,
   ) {
-    const target = posts.find((post) => post.id === objectId || post.videoId === objectId);
+    // A reply to a comment goes under the comment's post, with the comment as its parent.
+    const parent = comments.find((made) => made.id === objectId);
+    const postId = parent?.objectId ?? objectId;
+    const target = posts.find((post) => post.id === postId || post.videoId === postId);
     if (!target) {
       return refuse(response, {
         code: 100,
@@ -312,7 +323,13 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     }
     if (!params.message)
       return refuse(response, { code: 100, message: '(#100) message is required' });
-    const made = { id: `${target.id}_${nextId()}`, objectId, message: params.message };
+    const made: FacebookComment = {
+      id: `${target.id}_${nextId()}`,
+      objectId: postId,
+      message: params.message,
+      createdAt: new Date(),
+      ...(parent ? { parentId: parent.id } : {}),
+    };
     comments.push(made);
     answer(response, 200, { id: made.id });
   }
@@ -378,6 +395,75 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
   }
 
   /**
+   * GET /{object-id}/comments, newest first (order=reverse_chronological, as the Page reads its
+   * own post's comments): the top-level ones, or every one with filter=stream; with `fields`,
+   * `from`, `created_time`, `is_hidden` and `parent` as Graph gives them. A comment's own
+   * comments are its replies.
+   */
+  function listComments(
+    response: ServerResponse,
+    objectId: string,
+    params: Record<string, string>,
+    fields: string[],
+  ) {
+    const under = comments.filter((made) =>
+      made.id === objectId
+        ? false
+        : made.parentId === objectId ||
+          (made.objectId === objectId && (params.filter === 'stream' || !made.parentId)),
+    );
+    const detailed = fields.length > 0;
+    const data = under.reverse().map((made) => ({
+      id: made.id,
+      message: made.message,
+      ...(detailed
+        ? {
+            from: made.from ?? {
+              id: posts.find((p) => p.id === made.objectId)?.pageId ?? '',
+              name: 'Fake Page',
+            },
+            created_time: (made.createdAt ?? new Date())
+              .toISOString()
+              .replace(/\.\d{3}Z$/, '+0000'),
+            is_hidden: made.hidden === true,
+            ...(made.parentId ? { parent: { id: made.parentId } } : {}),
+          }
+        : {}),
+    }));
+    answer(response, 200, { data });
+  }
+
+  /** POST /{comment-id}?is_hidden=: `{ success: true }`; 100/33 for a comment not there. */
+  function hideComment(response: ServerResponse, id: string, hidden: boolean) {
+    const made = comments.find((comment) => comment.id === id);
+    if (!made) {
+      return refuse(response, {
+        code: 100,
+        subcode: 33,
+        message: `Unsupported post request. Object with ID '${id}' does not exist`,
+      });
+    }
+    made.hidden = hidden;
+    answer(response, 200, { success: true });
+  }
+
+  /** Someone else comments on a post of the Page (or answers a comment): what a test makes. */
+  function addComment(objectId: string, message: string): FacebookComment {
+    const parent = comments.find((made) => made.id === objectId);
+    const postId = parent?.objectId ?? objectId;
+    const made: FacebookComment = {
+      id: `${postId}_${nextId()}`,
+      objectId: postId,
+      message,
+      from: { id: '10000000000000099', name: 'A Fan' },
+      createdAt: new Date(),
+      ...(parent ? { parentId: parent.id } : {}),
+    };
+    comments.push(made);
+    return made;
+  }
+
+  /**
    * DELETE /{id}: a post of the Page (`{page}_{post}`, or a video's id), with its comments, or
    * one comment; `{ success: true }`. What does not exist (never made, or deleted) is 100/33, as
    * Graph answers it; another Page's object is 200.
@@ -432,6 +518,10 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
       remove(response, first, pageOf);
       return true;
     }
+    if (segments.length === 1 && method === 'POST' && params.is_hidden !== undefined) {
+      hideComment(response, first, params.is_hidden === 'true');
+      return true;
+    }
     const fields = (params.fields ?? '').split(',').filter(Boolean);
     const asksNumbers = fields.some((field) => /^(reactions|comments|shares)\b/.test(field));
     if (segments.length === 1 && method === 'GET' && asksNumbers) {
@@ -449,9 +539,7 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
       return true;
     }
     if (method === 'GET' && edge === 'comments') {
-      // Newest first (order=reverse_chronological), as the Page reads its own post's comments.
-      const mine = comments.filter((made) => made.objectId === first).reverse();
-      answer(response, 200, { data: mine.map(({ id, message }) => ({ id, message })) });
+      listComments(response, first, params, fields);
       return true;
     }
     const routes: Record<string, () => void> = {
@@ -480,6 +568,7 @@ export function createFacebookPages(options: FacebookPagesOptions, answer: Answe
     engagement,
     posts,
     comments,
+    addComment,
     photos,
     videos,
     handle,

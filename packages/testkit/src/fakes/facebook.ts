@@ -170,6 +170,8 @@ export interface FakeFacebook extends FakeServer {
   posts: FacebookPost[];
   /** Comments made on the Page's posts and videos, in order. */
   comments: FacebookComment[];
+  /** Someone else comments on a post of the Page, or answers a comment (`objectId`). */
+  addComment(objectId: string, message: string): FacebookComment;
   photos: Map<string, FacebookPhoto>;
   videos: Map<string, FacebookVideo>;
   /** The next video created answers `video_status: error` with this message once processed. */
@@ -521,6 +523,7 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     expireAccessToken: (token) => expired.add(token),
     posts: pagesApi.posts,
     comments: pagesApi.comments,
+    addComment: pagesApi.addComment,
     photos: pagesApi.photos,
     videos: pagesApi.videos,
     failNextVideo: pagesApi.failNextVideo,

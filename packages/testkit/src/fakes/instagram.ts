@@ -18,6 +18,7 @@ import {
   sendJson,
   sendRawJson,
 } from './http.ts';
+import { createInstagramComments, type InstagramComment } from './instagram-comments.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 import { graphInsightsAnswer, PostNumbers } from './post-numbers.ts';
 
@@ -204,19 +205,14 @@ export interface InstagramMedia {
   timestamp: string;
 }
 
-/** A comment made with POST /{ig-media-id}/comments?message=. */
-export interface InstagramComment {
-  id: string;
-  mediaId: string;
-  message: string;
-}
-
 export interface FakeInstagram extends FakeServer {
   script(step: InstagramScript): void;
   containers: InstagramContainer[];
   media: InstagramMedia[];
   /** Comments made on published media, in order. */
   comments: InstagramComment[];
+  /** Someone else comments on a media, or answers a top-level comment (instagram-comments.ts). */
+  addComment(objectId: string, text: string): InstagramComment;
   /**
    * Further calls with this access token answer error 190 (publishing, identity, long-lived
    * exchange and refresh alike): an expired or revoked token.
@@ -335,6 +331,11 @@ export async function startFakeInstagram(
       },
       error.headers ?? {},
     );
+  const commentsApi = createInstagramComments(
+    comments,
+    () => ({ id: account.user_id, username: account.username }),
+    (response, error) => graphError(response, error),
+  );
   const invalid = (response: ServerResponse, message: string) =>
     graphError(response, { code: 100, type: 'OAuthException', message: `(#100) ${message}` });
 
@@ -383,6 +384,7 @@ export async function startFakeInstagram(
     if (expired.has(token)) return graphError(response, INSTAGRAM_ERRORS.tokenExpired);
 
     const [id, edge] = segments as [string, string | undefined];
+    if (commentsApi.handle(response, request.method ?? 'GET', id, edge, params)) return;
     if (request.method === 'GET' && edge === 'insights')
       return mediaInsights(response, id, token, params);
     if (request.method === 'POST' && edge === 'media')
@@ -760,6 +762,7 @@ export async function startFakeInstagram(
     containers,
     media,
     comments,
+    addComment: commentsApi.addComment,
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean = () => true;

@@ -20,6 +20,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import { createLinkedinComments } from './linkedin-comments.ts';
 import { createLinkedinDeletes } from './linkedin-deletes.ts';
 import { createLinkedinStats, type LinkedinPostNumber } from './linkedin-stats.ts';
 import { matchesPattern } from './media-server.ts';
@@ -92,6 +93,10 @@ export interface LinkedinComment {
   object: string;
   actor: string;
   text: string;
+  /** The comment it answers (a reply; linkedin-comments.ts). */
+  parent?: string;
+  /** Epoch ms. */
+  createdAt?: number;
 }
 
 export type LinkedinCall =
@@ -217,6 +222,8 @@ export interface FakeLinkedin extends FakeServer {
   posts: LinkedinPost[];
   /** Comments made with POST /rest/socialActions/{urn}/comments, in order. */
   comments: LinkedinComment[];
+  /** Someone else comments on a post, or answers a comment (linkedin-comments.ts). */
+  addComment(objectUrn: string, text: string): LinkedinComment;
   images: LinkedinImage[];
   videos: LinkedinVideo[];
   /** Completed PUTs to upload URLs, in order (the upload counter). */
@@ -667,6 +674,18 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     refuse: (response, error) => apiError(response, error),
   });
 
+  const threads = createLinkedinComments<LinkedinComment>({
+    comments,
+    posts,
+    asComment: (fields) => fields,
+    nextId: () => {
+      counter += 1;
+      return String(7_400_000_000_000_000_000n + BigInt(counter));
+    },
+    authorRefusal,
+    refuse: (response, error) => apiError(response, error),
+  });
+
   async function publishing(
     request: IncomingMessage,
     response: ServerResponse,
@@ -699,6 +718,7 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     if (call === 'commentDelete' && request.method === 'DELETE') {
       return deletes.removeComment(response, url, scopes);
     }
+    if (threads.handle(response, request.method ?? 'GET', url, body, scopes)) return;
     if (call === 'comment' && request.method === 'POST') {
       return createComment(response, url, body, scopes);
     }
@@ -1080,6 +1100,7 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     revokeAccessToken: (token) => revoked.add(token),
     posts,
     comments,
+    addComment: threads.addComment,
     images,
     videos,
     uploads,

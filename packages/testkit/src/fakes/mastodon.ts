@@ -4,7 +4,8 @@
 // (POST /api/v2/media, 202 while a video processes, GET /api/v1/media/:id 206 until ready) and
 // statuses (POST /api/v1/statuses) with Idempotency-Key: a repeat with the same key answers the
 // status made the first time, as Mastodon does; DELETE /api/v1/statuses/:id (the status back,
-// then 404). Errors are `{ error, error_description? }`.
+// then 404); replies by others and GET /api/v1/statuses/:id/context (mastodon-comments.ts).
+// Errors are `{ error, error_description? }`.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -19,6 +20,7 @@ import {
   ScriptQueue,
   sendJson,
 } from './http.ts';
+import { createMastodonComments, type MastodonForeignStatus } from './mastodon-comments.ts';
 import { createMastodonReading, type MastodonCount } from './mastodon-metrics.ts';
 import { parseMultipart } from './multipart.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
@@ -66,6 +68,8 @@ export interface MastodonStatus {
   visibility: string;
   idempotencyKey: string | null;
   url: string;
+  /** ISO time it was made (a status a test pushed without one: now, whenever shown). */
+  createdAt?: string;
 }
 
 export interface FakeMastodonOptions {
@@ -106,6 +110,12 @@ export interface FakeMastodon extends FakeServer {
    * ones it issued hold what was consented.
    */
   tokenScopes: Map<string, string[]>;
+  /**
+   * Replies by other accounts (mastodon-comments.ts): `addReply(statusId, text)` makes one, and
+   * GET /api/v1/statuses/:id/context shows it with ours.
+   */
+  addReply(inReplyToId: string, text: string): MastodonForeignStatus;
+  foreignStatuses: MastodonForeignStatus[];
 }
 
 const SCOPES = ['read', 'write', 'read:accounts', 'write:statuses', 'write:media'];
@@ -135,6 +145,12 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
   let baseUrl = '';
   const reading = createMastodonReading(
     () => statuses,
+    () => baseUrl,
+  );
+  const comments = createMastodonComments(
+    () => statuses,
+    account,
+    nextId,
     () => baseUrl,
   );
   const tokenScopes = new Map<string, string[]>();
@@ -209,6 +225,10 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
       });
       if (answered === 'drop') dropConnection(request);
       return;
+    }
+    const contextMatch = /^\/api\/v1\/statuses\/([^/]+)\/context$/.exec(path);
+    if (contextMatch && request.method === 'GET') {
+      return answerStatus(response, comments.context(contextMatch[1] ?? ''));
     }
     if (statusMatch && request.method === 'DELETE') {
       return deleteStatus(response, statusMatch[1] ?? '', scopesOf(accessToken));
@@ -399,7 +419,7 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
       }
     }
     const inReplyToId = typeof fields.in_reply_to_id === 'string' ? fields.in_reply_to_id : null;
-    if (inReplyToId !== null && !statuses.some((s) => s.id === inReplyToId)) {
+    if (inReplyToId !== null && !comments.knows(inReplyToId)) {
       refuse(response, { status: 404, error: 'Record not found' });
       return undefined;
     }
@@ -425,6 +445,7 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
       visibility: typeof fields.visibility === 'string' ? fields.visibility : 'public',
       idempotencyKey: key,
       url: `${baseUrl}/@${account.username}/${id}`,
+      createdAt: new Date().toISOString(),
     };
     statuses.push(status);
     if (key !== null) byKey.set(`${call.accessToken}/${key}`, status);
@@ -476,7 +497,8 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
     url: status.url,
     uri: status.url,
     media_attachments: status.mediaIds.map((id) => ({ id })),
-    created_at: new Date().toISOString(),
+    created_at: status.createdAt ?? new Date().toISOString(),
+    account: { ...account, url: `${baseUrl}/@${account.username}` },
   });
 
   const server = await listen(handle);
@@ -507,5 +529,7 @@ export async function startFakeMastodon(options: FakeMastodonOptions = {}): Prom
     },
     counts: reading.numbers,
     tokenScopes,
+    addReply: (inReplyToId, text) => comments.addReply(inReplyToId, text),
+    foreignStatuses: comments.foreign,
   };
 }

@@ -19,6 +19,7 @@ import {
 } from './http.ts';
 import { consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 import { graphInsightsAnswer, PostNumbers } from './post-numbers.ts';
+import { createThreadsReplies } from './threads-replies.ts';
 
 export interface ThreadsError {
   code: number;
@@ -161,8 +162,11 @@ export interface ThreadsProfile {
 export interface FakeThreads extends FakeServer {
   script(step: ThreadsScript): void;
   containers: ThreadsContainer[];
-  /** Published posts and replies, in order. */
+  /** Published posts and replies, in order (other profiles' replies among them). */
   posts: ThreadsPost[];
+  /** Another profile replies to a post or reply (threads-replies.ts); `hidden`: manage_reply's. */
+  addReply(replyTo: string, text: string): ThreadsPost;
+  hiddenReplies: Set<string>;
   /** Further calls with this access token answer error 190: an expired or revoked token. */
   expireAccessToken(token: string): void;
   /** The consent and code exchange: script denials and refusals here. */
@@ -269,6 +273,19 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     );
   const invalid = (response: ServerResponse, message: string) =>
     graphError(response, { code: 100, type: 'THApiException', message });
+  const replies = createThreadsReplies(
+    posts,
+    () => profile,
+    newId,
+    (fields): ThreadsPost => ({ ...fields, containerId: '', mediaType: 'TEXT', mediaUrls: [] }),
+    (response, id) =>
+      graphError(response, {
+        code: 100,
+        subcode: 33,
+        type: 'GraphMethodException',
+        message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`,
+      }),
+  );
   const tokenError = (response: ServerResponse, token: string | undefined) =>
     graphError(
       response,
@@ -309,6 +326,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     if (call === 'me') return me(response, token, params);
 
     const [id, edge] = segments as [string, string | undefined];
+    if (replies.handle(response, request.method ?? 'GET', id, edge, params)) return;
     if (request.method === 'POST' && edge === 'threads') {
       return create(response, id, params, recorded);
     }
@@ -642,6 +660,8 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     requests,
     containers,
     posts,
+    addReply: replies.addReply,
+    hiddenReplies: replies.hidden,
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean = () => true;

@@ -17,6 +17,7 @@ import {
   sendJson,
 } from './http.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider, type TokenAnswer } from './oauth.ts';
+import { createXConversations } from './x-conversations.ts';
 import { createXDeletes, type XDeleting } from './x-deletes.ts';
 import { createXReading, type XReading } from './x-metrics.ts';
 import { createXPosting, type XMedia, type XPostingOptions, type XTweet } from './x-posts.ts';
@@ -74,6 +75,12 @@ export interface FakeX extends FakeServer {
   metrics: XReading;
   /** DELETE /2/tweets/:id (x-deletes.ts): the ids deleted, and a delay knob for slow deletes. */
   deletes: XDeleting;
+  /**
+   * Replies by other users (x-conversations.ts): `addReply(postId, text)` makes one; the
+   * conversation search shows it, and `hidden` holds the replies hidden by PUT .../hidden.
+   */
+  addReply(replyTo: string, text: string): XTweet;
+  hidden: Set<string>;
 }
 
 /** Where an answer goes that the client will never see. */
@@ -130,6 +137,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const posting = createXPosting(options, () => user.id);
   const reading = createXReading(posting.tweets, () => user.id);
   const deleting = createXDeletes(posting.tweets, () => user.id);
+  const conversations = createXConversations(posting.tweets, () => user);
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -246,6 +254,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     }
     if (posting.handle(request, response, url, raw, recorded.body)) return;
     if (deleting.handle(request.method ?? 'GET', url.pathname, response)) return;
+    if (conversations.handle(request, response, url, recorded.body)) return;
     sendJson(
       response,
       404,
@@ -272,5 +281,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     failNextVideo: posting.failNextVideo,
     metrics: reading.reading,
     deletes: deleting.state,
+    addReply: (replyTo, text) => conversations.addReply(replyTo, text),
+    hidden: conversations.hidden,
   };
 }

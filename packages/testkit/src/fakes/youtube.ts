@@ -19,6 +19,7 @@ import {
 import { matchesPattern } from './media-server.ts';
 import { answerConsent, consentQueryOf, FakeOAuthProvider } from './oauth.ts';
 import type { PostNumbers } from './post-numbers.ts';
+import { createYoutubeComments, type YoutubeComment } from './youtube-comments.ts';
 import { createYoutubeDeletes } from './youtube-deletes.ts';
 import { createYoutubeReading, type YoutubeStatistic } from './youtube-metrics.ts';
 
@@ -87,18 +88,12 @@ export interface YoutubeSession {
   videoId: string | null;
 }
 
-/** A top-level comment made with commentThreads.insert. */
-export interface YoutubeComment {
-  /** The comment thread's id. */
-  id: string;
-  videoId: string;
-  textOriginal: string;
-}
-
 export interface FakeYoutube extends FakeServer {
   script(step: YoutubeScript): void;
   /** commentThreads.insert calls, in order. */
   comments: YoutubeComment[];
+  /** Someone else comments on a video, or answers a top-level comment (youtube-comments.ts). */
+  addComment(objectId: string, text: string): YoutubeComment;
   /** Every resumable session created, in order. */
   sessions: YoutubeSession[];
   expireAccessToken(token: string): void;
@@ -154,6 +149,12 @@ export async function startFakeYoutube(
     },
   });
 
+  const commentsApi = createYoutubeComments(
+    comments,
+    () => fake.channel,
+    (id) => deletes.videoExists(id),
+    (response, error) => googleError(response, error),
+  );
   const googleError = (response: ServerResponse, error: YoutubeError) =>
     sendJson(response, error.status, {
       error: {
@@ -241,6 +242,10 @@ export async function startFakeYoutube(
       );
     }
 
+    const method = request.method ?? 'GET';
+    if (commentsApi.handle(response, method, url.pathname, url.searchParams, recorded.body)) {
+      return;
+    }
     if (url.pathname === '/youtube/v3/commentThreads' && request.method === 'POST') {
       const body = recorded.body;
       const snippet = (isRecordLike(body) ? body.snippet : undefined) as
@@ -519,6 +524,7 @@ export async function startFakeYoutube(
     requests,
     sessions,
     comments,
+    addComment: commentsApi.addComment,
     close: server.close,
     script(step) {
       let matches: (r: RecordedRequest) => boolean = () => true;

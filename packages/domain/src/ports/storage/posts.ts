@@ -14,6 +14,8 @@ export type TargetCompletion =
        * it, in the same statement (absent: not followed).
        */
       metricsDueAt?: Date;
+      /** When the first read of its comments is due: its comment track starts with it. */
+      commentsDueAt?: Date;
     } & PublishedParts)
   | {
       status: 'failed';

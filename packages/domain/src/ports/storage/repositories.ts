@@ -1,5 +1,6 @@
 import type { AccountRepository } from './accounts.ts';
 import type { ApiKeyRepository } from './api-keys.ts';
+import type { CommentsRepository } from './comments.ts';
 import type { DeliveryRepository } from './deliveries.ts';
 import type { IdempotencyRepository } from './idempotency.ts';
 import type { MediaRepository } from './media.ts';
@@ -26,6 +27,7 @@ export interface Repositories {
   slots: SlotRepository;
   media: MediaRepository;
   metrics: MetricsRepository;
+  comments: CommentsRepository;
 }
 
 /** Runs work inside one transaction; the repositories passed in are bound to it. */

@@ -7,6 +7,7 @@
 import { describeAccountRepositoryContract } from './storage-accounts.ts';
 import { describeApiKeyRepositoryContract } from './storage-api-keys.ts';
 import { describeApprovalStorageContract } from './storage-approval.ts';
+import { describeCommentsRepositoryContract } from './storage-comments.ts';
 import { describeDeliveryRepositoryContract } from './storage-deliveries.ts';
 import type { StorageSetup } from './storage-fixtures.ts';
 import { describeIdempotencyRepositoryContract } from './storage-idempotency.ts';
@@ -37,6 +38,7 @@ export function describeStorageContracts(name: string, setup: StorageSetup): voi
   describeOAuthStateRepositoryContract(name, setup);
   describeMediaRepositoryContract(name, setup);
   describeMetricsRepositoryContract(name, setup);
+  describeCommentsRepositoryContract(name, setup);
   describePlatformAppRepositoryContract(name, setup);
   describeUnitOfWorkContract(name, setup);
 }

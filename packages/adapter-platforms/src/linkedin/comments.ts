@@ -1,0 +1,170 @@
+// The comments under published LinkedIn posts (docs/platforms.md#linkedin; learn.microsoft.com
+// "Comments API"), Rest.li 2.0 with the API version on every call:
+// - read: GET /rest/socialActions/{post urn}/comments (its top-level comments, `created.time`,
+//   `actor`, `message.text`); LinkedIn grants it for a member's posts only with
+//   r_member_social (approved apps) and for an organization's with r_organization_social: a
+//   403 leaves the target `unsupported`, saying which;
+// - reply: POST /rest/socialActions/{comment urn}/comments `{ actor, object, message,
+//   parentComment }` as the connection's author; an earlier reply is looked for in the same
+//   edge (the author's, that text, since the attempt);
+// - delete: DELETE /rest/socialActions/{post urn}/comments/{id}?actor=, the author's own
+//   comments (as unpublish deletes the first comment). LinkedIn has no hide.
+import type {
+  PlatformComment,
+  PlatformCommentsClient,
+  PublishConnection,
+} from '@social-publisher/domain';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
+import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { asString, type HttpResult, header, isRecord } from '../shared/http.ts';
+import { fail } from '../shared/outcome.ts';
+import { linkedinFailure } from './api.ts';
+import { commentPath } from './remove.ts';
+import { authorOf, LABEL } from './run.ts';
+import type { LinkedinSettings } from './settings.ts';
+
+/** LinkedIn's comment length. */
+const COMMENT_MAX_LENGTH = 1_250;
+const CLOCK_SKEW_MS = 60_000;
+
+class ReadRefused extends Error {}
+
+function commentOf(element: unknown, ownAuthor: string): PlatformComment | null {
+  if (!isRecord(element)) return null;
+  const urn = asString(element.$URN) ?? asString(element.id);
+  const actor = asString(element.actor);
+  const created = isRecord(element.created) ? Number(element.created.time) : Number.NaN;
+  if (!urn || !actor || !Number.isFinite(created)) return null;
+  const message = isRecord(element.message) ? element.message : {};
+  return {
+    platformCommentId: urn,
+    parentPlatformId: asString(element.parentComment) ?? null,
+    author: { id: actor, name: null, handle: null },
+    text: asString(message.text) ?? '',
+    createdAt: new Date(created),
+    hidden: false,
+    mine: actor === ownAuthor,
+  };
+}
+
+export function createLinkedinCommentsClient(
+  config: LinkedinSettings,
+  runtime: PublisherRuntime,
+): PlatformCommentsClient {
+  const rest = (connection: PublishConnection, signal: AbortSignal, method?: string) => {
+    const author = authorOf(connection.externalId);
+    return bearerClient(runtime, signal, {
+      baseUrl: config.apiBaseUrl,
+      label: LABEL,
+      headers: {
+        'linkedin-version': config.apiVersion,
+        'x-restli-protocol-version': '2.0.0',
+        ...(method ? { 'x-restli-method': method } : {}),
+      },
+      failure: (response: HttpResult, what: string) => {
+        if (response.status === 404) return new CommentGone(`${what}: HTTP 404`);
+        if (response.status === 403 && what.endsWith('comments read')) {
+          const needed = author.startsWith('urn:li:person:')
+            ? 'r_member_social'
+            : 'r_organization_social';
+          return new ReadRefused(
+            `LinkedIn lets this connection read comments only with ${needed} (granted to approved apps): ${response.text.slice(0, 300)}`,
+          );
+        }
+        return linkedinFailure(response, what, author);
+      },
+    });
+  };
+  const commentsPath = (urn: string) => `/rest/socialActions/${encodeURIComponent(urn)}/comments`;
+
+  async function read(connection: PublishConnection, urn: string, signal: AbortSignal) {
+    const answer = await rest(connection, signal)(
+      'GET',
+      `${commentsPath(urn)}?start=0&count=100`,
+      connection.accessToken,
+      'comments read',
+    );
+    const body = isRecord(answer.json) ? answer.json : {};
+    const author = authorOf(connection.externalId);
+    return (Array.isArray(body.elements) ? body.elements : []).flatMap(
+      (element) => commentOf(element, author) ?? [],
+    );
+  }
+
+  return {
+    replyMaxLength: () => COMMENT_MAX_LENGTH,
+    can: (comment) => ({ reply: true, hide: false, delete: comment.mine }),
+    cannot: (action) =>
+      action === 'hide'
+        ? 'LinkedIn has no way to hide a comment'
+        : 'LinkedIn deletes only your own comments',
+    list: ({ connection, platformPostId, limit, signal }) =>
+      commentCall(signal, async () => {
+        try {
+          return {
+            kind: 'listed' as const,
+            comments: (await read(connection, platformPostId, signal)).slice(0, limit),
+          };
+        } catch (error) {
+          if (!(error instanceof ReadRefused)) throw error;
+          return { kind: 'unsupported' as const, message: error.message };
+        }
+      }),
+    reply: ({ connection, platformPostId, platformCommentId, text, signal }) =>
+      commentCall(
+        signal,
+        async () => {
+          const actor = authorOf(connection.externalId);
+          const object =
+            /^urn:li:comment:\((urn:li:[a-zA-Z]+:[^,]+),/.exec(platformCommentId)?.[1] ??
+            platformPostId;
+          const response = await rest(connection, signal)(
+            'POST',
+            commentsPath(platformCommentId),
+            connection.accessToken,
+            'reply',
+            {
+              json: { actor, object, message: { text }, parentComment: platformCommentId },
+            },
+          );
+          const json = isRecord(response.json) ? response.json : {};
+          const urn = asString(json.$URN) ?? header(response.headers, 'x-restli-id');
+          if (!urn) throw fail('invalid_response', 'LinkedIn reply gave no id', false);
+          return {
+            kind: 'sent' as const,
+            comment: {
+              platformCommentId: urn,
+              parentPlatformId: platformCommentId,
+              author: { id: actor, name: null, handle: null },
+              text,
+              createdAt: new Date(),
+              hidden: false,
+              mine: true,
+            },
+          };
+        },
+        { sends: true },
+      ),
+    findReply: ({ connection, platformCommentId, text, since, signal }) =>
+      commentCall(signal, async () => {
+        const from = since.getTime() - CLOCK_SKEW_MS;
+        const found = (await read(connection, platformCommentId, signal)).find(
+          (c) => c.mine && c.text === text && c.createdAt.getTime() >= from,
+        );
+        return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };
+      }),
+    delete: ({ connection, platformPostId, platformCommentId, signal }) =>
+      commentCall(signal, async () => {
+        const actor = encodeURIComponent(authorOf(connection.externalId));
+        const path = `${commentPath(platformCommentId, platformPostId)}?actor=${actor}`;
+        await rest(connection, signal, 'DELETE')(
+          'DELETE',
+          path,
+          connection.accessToken,
+          'comment delete',
+        );
+        return { kind: 'done' as const };
+      }),
+  };
+}

@@ -1,0 +1,173 @@
+// The replies under published Threads posts (docs/platforms.md#threads; developers.facebook.com
+// "Threads API: Reply Management"), the token in the query:
+// - read: GET /{threads-media-id}/conversation (every reply below the post, flattened; the
+//   `replies` edge holds only the direct ones) with `username`, `timestamp`, `replied_to`,
+//   `hide_status` and `is_reply_owned_by_me` (Threads gives no author id: the username stands
+//   for it);
+// - reply: a TEXT container with `reply_to_id`, then threads_publish (nothing is visible until
+//   the publish); an earlier reply is looked for among the profile's replies since the attempt;
+// - hide: POST /{reply-id}/manage_reply `hide` (others' replies); delete: DELETE /{id}, the
+//   profile's own replies (threads_delete).
+// Reading needs threads_read_replies, answering and hiding threads_manage_replies (asked for at
+// connect). 100/33, or a reply_to_id Threads says is not a post, is a reply deleted meanwhile.
+import type { PlatformComment, PlatformCommentsClient } from '@social-publisher/domain';
+import { type GraphFailure, graphErrorOf } from '../meta/failure.ts';
+import { graphClient } from '../meta/graph-api.ts';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
+import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { asString, isRecord } from '../shared/http.ts';
+import { fail } from '../shared/outcome.ts';
+import { createThreadsApi, THREADS_API_VERSION, threadsFailure } from './api.ts';
+import type { ThreadsSettings } from './settings.ts';
+
+const FIELDS = 'id,text,username,timestamp,replied_to,hide_status,is_reply_owned_by_me';
+const MAX_PAGES = 10;
+/** Threads' post length. */
+const REPLY_MAX_LENGTH = 500;
+const CLOCK_SKEW_MS = 60_000;
+
+const goneOr: GraphFailure = (status, body, text, headers) => {
+  const error = graphErrorOf(body);
+  const gone = error
+    ? (error.code === 100 && error.subcode === 33) ||
+      (error.code === 100 && /reply_to_id .* is not a post/.test(error.message ?? ''))
+    : status === 404;
+  if (gone) return new CommentGone(`Threads: ${error?.message ?? `HTTP ${status}`}`);
+  return threadsFailure(status, body, text, headers);
+};
+
+function commentOf(item: unknown, postId: string): PlatformComment | null {
+  if (!isRecord(item)) return null;
+  const id = asString(item.id);
+  const username = asString(item.username);
+  const created = Date.parse(
+    (asString(item.timestamp) ?? '').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'),
+  );
+  if (!id || !Number.isFinite(created)) return null;
+  const parent = isRecord(item.replied_to) ? asString(item.replied_to.id) : undefined;
+  return {
+    platformCommentId: id,
+    parentPlatformId: !parent || parent === postId ? null : parent,
+    author: { id: username ?? '', name: null, handle: username ?? null },
+    text: asString(item.text) ?? '',
+    createdAt: new Date(created),
+    hidden: item.hide_status === 'HIDDEN',
+    mine: item.is_reply_owned_by_me === true,
+  };
+}
+
+export function createThreadsCommentsClient(
+  settings: ThreadsSettings,
+  runtime: PublisherRuntime,
+): PlatformCommentsClient {
+  const graph = (signal: AbortSignal) =>
+    graphClient(runtime, signal, {
+      baseUrl: settings.apiBaseUrl,
+      version: THREADS_API_VERSION,
+      label: 'Threads',
+      failure: goneOr,
+    });
+
+  return {
+    scopes: ['threads_read_replies', 'threads_manage_replies'],
+    replyMaxLength: () => REPLY_MAX_LENGTH,
+    can: (comment) => ({ reply: true, hide: !comment.mine, delete: comment.mine }),
+    cannot: (action) =>
+      action === 'hide'
+        ? 'Threads hides only replies by others'
+        : 'Threads deletes only your own replies',
+    list: ({ connection, platformPostId, limit, signal }) =>
+      commentCall(signal, async () => {
+        const found: PlatformComment[] = [];
+        let after: string | undefined;
+        for (let page = 0; page < MAX_PAGES && found.length < limit; page++) {
+          const body = await graph(signal)(
+            'GET',
+            `/${encodeURIComponent(platformPostId)}/conversation`,
+            {
+              query: {
+                fields: FIELDS,
+                reverse: 'false',
+                access_token: connection.accessToken,
+                ...(after ? { after } : {}),
+              },
+            },
+          );
+          for (const item of Array.isArray(body.data) ? body.data : []) {
+            const comment = commentOf(item, platformPostId);
+            if (comment && found.length < limit) found.push(comment);
+          }
+          const paging = isRecord(body.paging) ? body.paging : {};
+          const cursors = isRecord(paging.cursors) ? paging.cursors : {};
+          after = paging.next ? asString(cursors.after) : undefined;
+          if (!after) break;
+        }
+        return { kind: 'listed' as const, comments: found };
+      }),
+    reply: ({ connection, platformCommentId, text, signal }) =>
+      commentCall(
+        signal,
+        async () => {
+          const api = createThreadsApi(settings, runtime, signal);
+          const token = connection.accessToken;
+          const user = connection.externalId;
+          const params = { media_type: 'TEXT', text, reply_to_id: platformCommentId };
+          const container = await graph(signal)('POST', `/${user}/threads`, {
+            query: { access_token: token },
+            form: params,
+          });
+          const containerId = asString(container.id);
+          if (!containerId)
+            throw fail('invalid_response', 'Threads reply container gave no id', true);
+          const id = await api.publish(token, user, containerId);
+          return {
+            kind: 'sent' as const,
+            comment: {
+              platformCommentId: id,
+              parentPlatformId: platformCommentId,
+              author: { id: connection.externalId, name: null, handle: null },
+              text,
+              createdAt: new Date(),
+              hidden: false,
+              mine: true,
+            },
+          };
+        },
+        { sends: true },
+      ),
+    findReply: ({ connection, platformCommentId, text, since, signal }) =>
+      commentCall(signal, async () => {
+        const api = createThreadsApi(settings, runtime, signal);
+        const recent = await api.recent(connection.accessToken, connection.externalId, 'replies');
+        const from = since.getTime() - CLOCK_SKEW_MS;
+        const match = recent.find((r) => r.text === text && r.createdAt >= from);
+        if (!match) return { kind: 'not_found' as const };
+        return {
+          kind: 'found' as const,
+          comment: {
+            platformCommentId: match.id,
+            parentPlatformId: platformCommentId,
+            author: { id: connection.externalId, name: null, handle: null },
+            text,
+            createdAt: new Date(match.createdAt || since.getTime()),
+            hidden: false,
+            mine: true,
+          },
+        };
+      }),
+    hide: ({ connection, platformCommentId, hidden, signal }) =>
+      commentCall(signal, async () => {
+        await graph(signal)('POST', `/${encodeURIComponent(platformCommentId)}/manage_reply`, {
+          query: { hide: String(hidden), access_token: connection.accessToken },
+        });
+        return { kind: 'done' as const };
+      }),
+    delete: ({ connection, platformCommentId, signal }) =>
+      commentCall(signal, async () => {
+        await graph(signal)('DELETE', `/${encodeURIComponent(platformCommentId)}`, {
+          query: { access_token: connection.accessToken },
+        });
+        return { kind: 'done' as const };
+      }),
+  };
+}

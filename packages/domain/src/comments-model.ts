@@ -1,0 +1,100 @@
+import type { Platform } from './model.ts';
+
+/**
+ * Where the reading of a target's comments stands: `pending` (not read yet), `fresh` (the last
+ * read worked), `stale` (the last read failed, `error` says why), `unsupported` (the platform
+ * offers no comments to read) or `gone` (the platform says the post no longer exists).
+ */
+export const COMMENTS_STATES = ['pending', 'fresh', 'stale', 'unsupported', 'gone'] as const;
+export type CommentsState = (typeof COMMENTS_STATES)[number];
+
+/**
+ * One published target followed for its comments: created when the target publishes (beside its
+ * metrics track), holding when the next read is due on COMMENTS_REFRESH_SCHEDULE.
+ */
+export interface CommentTrack {
+  targetId: string;
+  postId: string;
+  accountId: string;
+  socialAccountId: string;
+  platform: Platform;
+  platformPostId: string;
+  publishedAt: Date;
+  sandbox: boolean;
+  state: CommentsState;
+  /** How many offsets of the schedule are behind it. */
+  step: number;
+  /** When the next read is due; null: none (schedule over, gone, unsupported). */
+  dueAt: Date | null;
+  /** When the comments were last read; null: never. */
+  readAt: Date | null;
+  error: string | null;
+}
+
+/** Who wrote a comment, as the platform names them. */
+export interface CommentAuthor {
+  /** The platform's id of the author's account. */
+  id: string;
+  name: string | null;
+  handle: string | null;
+}
+
+/** A comment under a published target, stored once per (target, platform comment id). */
+export interface StoredComment {
+  id: string;
+  accountId: string;
+  postId: string;
+  targetId: string;
+  socialAccountId: string;
+  platform: Platform;
+  platformCommentId: string;
+  /** The platform id of the comment it answers; null: it answers the post itself. */
+  parentPlatformId: string | null;
+  /** Our id of that comment when we hold it (filled when read back). */
+  parentId: string | null;
+  author: CommentAuthor;
+  text: string;
+  createdAt: Date;
+  hidden: boolean;
+  /** Written by the connection's own account (our replies among them). */
+  mine: boolean;
+  read: boolean;
+  receivedAt: Date;
+  /** Under a sandbox target: made up, never read from a platform (sandbox-comments.ts). */
+  sandbox: boolean;
+}
+
+/**
+ * Where a reply stands. `sending`: recorded before the platform call, its answer not known yet
+ * (a worker that died there leaves it so: the next attempt looks for it on the platform before
+ * sending anything). `sent`: the platform's id is known. `failed`: the platform refused it (no
+ * reply exists). `outcome_unknown`: it may have been posted, and looking for it found nothing
+ * certain; it is never sent again.
+ */
+export const REPLY_STATES = ['sending', 'sent', 'failed', 'outcome_unknown'] as const;
+export type ReplyState = (typeof REPLY_STATES)[number];
+
+/** One reply asked for by POST /comments/:id/replies, keyed by its Idempotency-Key. */
+export interface CommentReply {
+  id: string;
+  accountId: string;
+  commentId: string;
+  idempotencyKey: string;
+  text: string;
+  state: ReplyState;
+  /** When the intent was recorded: a look-up on the platform searches from this time on. */
+  intentAt: Date;
+  platformCommentId: string | null;
+  /** The reply as a stored comment, once sent. */
+  replyCommentId: string | null;
+  error: string | null;
+}
+
+/** What GET /inbox lists: one account's comments, newest first. */
+export interface InboxQuery {
+  accountId: string;
+  platform?: Platform;
+  unreadOnly?: boolean;
+  limit: number;
+  before?: { createdAt: Date; id: string };
+}

@@ -1,0 +1,195 @@
+import type { CommentTrack, StoredComment } from '../comments-model.ts';
+import type { PostTarget } from '../model.ts';
+import type { CommentsRepository } from '../ports/index.ts';
+import { copy, type MemoryStore } from './memory-store.ts';
+
+const byDue = (a: CommentTrack, b: CommentTrack) =>
+  (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.targetId.localeCompare(b.targetId);
+
+/** Newest first: created_at desc, then id desc (the keyset order of every comment list). */
+const newestFirst = (a: StoredComment, b: StoredComment) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id);
+
+const before = (comment: StoredComment, cursor?: { createdAt: Date; id: string }) =>
+  !cursor ||
+  comment.createdAt < cursor.createdAt ||
+  (comment.createdAt.getTime() === cursor.createdAt.getTime() && comment.id < cursor.id);
+
+/** Starts following a target's comments (what completeTarget does in PostgreSQL). */
+export function trackComments(store: MemoryStore, target: PostTarget, dueAt: Date): void {
+  const post = store.tables.posts.get(target.postId);
+  if (!post || !target.platformPostId || !target.publishedAt) return;
+  if (store.tables.commentTracks.has(target.id)) return;
+  store.tables.commentTracks.set(target.id, {
+    targetId: target.id,
+    postId: target.postId,
+    accountId: post.accountId,
+    socialAccountId: target.socialAccountId,
+    platform: target.platform,
+    platformPostId: target.platformPostId,
+    publishedAt: new Date(target.publishedAt),
+    sandbox: target.sandbox,
+    state: 'pending',
+    step: 0,
+    dueAt: new Date(dueAt),
+    readAt: null,
+    error: null,
+  });
+}
+
+export function memoryCommentsRepository(store: MemoryStore): CommentsRepository {
+  const tracks = () => store.tables.commentTracks;
+  const comments = () => store.tables.comments;
+  const replies = () => store.tables.commentReplies;
+  /** A comment as read back: its parent's id filled in when we hold the parent. */
+  const withParent = (comment: StoredComment): StoredComment => {
+    const parent = comment.parentPlatformId
+      ? [...comments().values()].find(
+          (c) =>
+            c.targetId === comment.targetId && c.platformCommentId === comment.parentPlatformId,
+        )
+      : undefined;
+    return { ...copy(comment), parentId: parent?.id ?? null };
+  };
+  return {
+    async claimDue(now, limit, leaseUntil) {
+      const due = [...tracks().values()]
+        .filter((track) => track.dueAt !== null && track.dueAt <= now)
+        .sort(byDue)
+        .slice(0, limit);
+      const claimed = due.map((track) => copy(track));
+      for (const track of due) track.dueAt = new Date(leaseUntil);
+      return claimed;
+    },
+    async record(updates) {
+      for (const update of updates) {
+        const track = tracks().get(update.targetId);
+        if (!track) continue;
+        track.state = update.state;
+        track.step = update.step;
+        track.dueAt = update.dueAt ? new Date(update.dueAt) : null;
+        track.error = update.error;
+        if (update.readAt) track.readAt = new Date(update.readAt);
+      }
+    },
+    async postpone(postponements) {
+      for (const { targetId, dueAt } of postponements) {
+        const track = tracks().get(targetId);
+        if (track) track.dueAt = new Date(dueAt);
+      }
+    },
+    async tracksOfPost(postId) {
+      return [...tracks().values()]
+        .filter((track) => track.postId === postId)
+        .sort((a, b) => a.targetId.localeCompare(b.targetId))
+        .map((track) => copy(track));
+    },
+    async requestRefresh(postId, now, readBefore) {
+      let asked = 0;
+      for (const track of tracks().values()) {
+        if (track.postId !== postId || track.state === 'gone') continue;
+        if (track.readAt && track.readAt > readBefore) continue;
+        if (track.dueAt && track.dueAt <= now) continue;
+        track.dueAt = new Date(now);
+        asked++;
+      }
+      return asked;
+    },
+    async insertNew(list) {
+      const stored: StoredComment[] = [];
+      for (const comment of list) {
+        if (!store.tables.targets.has(comment.targetId)) continue;
+        const known = [...comments().values()].some(
+          (c) =>
+            c.targetId === comment.targetId && c.platformCommentId === comment.platformCommentId,
+        );
+        if (known || comments().has(comment.id)) continue;
+        comments().set(comment.id, { ...copy(comment), parentId: null });
+        stored.push(comment);
+      }
+      return stored.map(withParent);
+    },
+    async findById(id) {
+      const comment = comments().get(id);
+      return comment ? withParent(comment) : null;
+    },
+    async findByPlatformId(targetId, platformCommentId) {
+      const comment = [...comments().values()].find(
+        (c) => c.targetId === targetId && c.platformCommentId === platformCommentId,
+      );
+      return comment ? withParent(comment) : null;
+    },
+    async listByPost(postId, targetId, page) {
+      return [...comments().values()]
+        .filter((c) => c.postId === postId && (targetId === null || c.targetId === targetId))
+        .filter((c) => before(c, page.before))
+        .sort(newestFirst)
+        .slice(0, page.limit)
+        .map(withParent);
+    },
+    async inbox(query) {
+      return [...comments().values()]
+        .filter((c) => c.accountId === query.accountId)
+        .filter((c) => !query.platform || c.platform === query.platform)
+        .filter((c) => !query.unreadOnly || !c.read)
+        .filter((c) => before(c, query.before))
+        .sort(newestFirst)
+        .slice(0, query.limit)
+        .map(withParent);
+    },
+    async markRead(accountId, ids) {
+      let changed = 0;
+      for (const id of new Set(ids)) {
+        const comment = comments().get(id);
+        if (!comment || comment.accountId !== accountId || comment.read) continue;
+        comment.read = true;
+        changed++;
+      }
+      return changed;
+    },
+    async setHidden(id, hidden) {
+      const comment = comments().get(id);
+      if (comment) comment.hidden = hidden;
+    },
+    async delete(id) {
+      comments().delete(id);
+      for (const reply of replies().values()) {
+        if (reply.replyCommentId === id) reply.replyCommentId = null;
+      }
+      for (const [replyId, reply] of replies()) {
+        if (reply.commentId === id) replies().delete(replyId);
+      }
+    },
+    async createReply(reply) {
+      const existing = [...replies().values()].find(
+        (r) => r.accountId === reply.accountId && r.idempotencyKey === reply.idempotencyKey,
+      );
+      if (existing) return { reply: copy(existing), created: false };
+      replies().set(reply.id, copy(reply));
+      return { reply: copy(reply), created: true };
+    },
+    async findReply(accountId, idempotencyKey) {
+      const found = [...replies().values()].find(
+        (r) => r.accountId === accountId && r.idempotencyKey === idempotencyKey,
+      );
+      return found ? copy(found) : null;
+    },
+    async endReply(id, end) {
+      const reply = replies().get(id);
+      if (reply?.state !== 'sending') return false;
+      reply.state = end.state;
+      reply.platformCommentId = end.platformCommentId ?? null;
+      reply.replyCommentId = end.replyCommentId ?? null;
+      reply.error = end.error ?? null;
+      return true;
+    },
+    async restartReply(id, intentAt) {
+      const reply = replies().get(id);
+      if (reply?.state !== 'failed') return false;
+      reply.state = 'sending';
+      reply.intentAt = new Date(intentAt);
+      reply.error = null;
+      return true;
+    },
+  };
+}
