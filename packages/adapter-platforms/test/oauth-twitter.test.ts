@@ -21,7 +21,7 @@ const flow = describePkceConnector<FakeX>({
   authorizeParams: {
     response_type: 'code',
     client_id: 'x-client-id',
-    scope: 'tweet.read tweet.write users.read media.write offline.access',
+    scope: 'tweet.read tweet.write users.read media.write tweet.moderate.write offline.access',
   },
   externalId: '1460000000000000001',
   displayName: '@fake_account',

@@ -22,6 +22,8 @@ export const X_SCOPES = [
   'tweet.write',
   'users.read',
   'media.write',
+  // Hiding others' replies under the account's posts (the comments inbox).
+  'tweet.moderate.write',
   'offline.access',
 ] as const;
 
