@@ -15,7 +15,7 @@ import type {
   PublishConnection,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { createBlueskyApi, POST_COLLECTION, type StrongRef } from './api.ts';
 import { recordKey } from './record-key.ts';
@@ -151,7 +151,7 @@ export function createBlueskyCommentsClient(
           );
           return {
             kind: 'sent' as const,
-            comment: ownReply(ref.uri, platformCommentId, text, createdAt, connection),
+            comment: ownReply(ref.uri, platformCommentId, connection.externalId, text, createdAt),
           };
         },
         { sends: true },
@@ -167,7 +167,7 @@ export function createBlueskyCommentsClient(
         if (!found) return { kind: 'not_found' as const };
         return {
           kind: 'found' as const,
-          comment: ownReply(found.uri, platformCommentId, text, since, connection),
+          comment: ownReply(found.uri, platformCommentId, connection.externalId, text, since),
         };
       }),
     delete: ({ connection, platformCommentId, signal }) =>
@@ -182,24 +182,5 @@ export function createBlueskyCommentsClient(
         );
         return { kind: 'done' as const };
       }),
-  };
-}
-
-/** Our reply as created (Bluesky's answer holds only its uri and cid). */
-function ownReply(
-  uri: string,
-  parent: string,
-  text: string,
-  createdAt: Date,
-  connection: PublishConnection,
-): PlatformComment {
-  return {
-    platformCommentId: uri,
-    parentPlatformId: parent,
-    author: { id: connection.externalId, name: null, handle: null },
-    text,
-    createdAt,
-    hidden: false,
-    mine: true,
   };
 }

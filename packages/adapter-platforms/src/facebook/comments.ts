@@ -17,7 +17,7 @@ import type {
 import { type GraphFailure, graphErrorOf } from '../meta/failure.ts';
 import { graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { facebookFailure } from './api.ts';
@@ -133,15 +133,7 @@ export function createFacebookCommentsClient(
           if (!id) throw fail('invalid_response', 'Facebook reply gave no id', false);
           return {
             kind: 'sent' as const,
-            comment: {
-              platformCommentId: id,
-              parentPlatformId: platformCommentId,
-              author: { id: connection.externalId, name: null, handle: null },
-              text,
-              createdAt: new Date(),
-              hidden: false,
-              mine: true,
-            },
+            comment: ownReply(id, platformCommentId, connection.externalId, text),
           };
         },
         { sends: true },

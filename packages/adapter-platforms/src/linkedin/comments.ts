@@ -16,7 +16,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, header, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { linkedinFailure } from './api.ts';
@@ -133,15 +133,7 @@ export function createLinkedinCommentsClient(
           if (!urn) throw fail('invalid_response', 'LinkedIn reply gave no id', false);
           return {
             kind: 'sent' as const,
-            comment: {
-              platformCommentId: urn,
-              parentPlatformId: platformCommentId,
-              author: { id: actor, name: null, handle: null },
-              text,
-              createdAt: new Date(),
-              hidden: false,
-              mine: true,
-            },
+            comment: ownReply(urn, platformCommentId, actor, text),
           };
         },
         { sends: true },

@@ -15,7 +15,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { mastodonFailure } from './api.ts';
@@ -175,13 +175,5 @@ function fallback(
 ): PlatformComment {
   const id = isRecord(answer.json) ? asString(answer.json.id) : undefined;
   if (!id) throw fail('invalid_response', 'Mastodon reply gave no id', false);
-  return {
-    platformCommentId: id,
-    parentPlatformId: parent,
-    author: { id: ownId, name: null, handle: null },
-    text,
-    createdAt: new Date(),
-    hidden: false,
-    mine: true,
-  };
+  return ownReply(id, parent, ownId, text);
 }

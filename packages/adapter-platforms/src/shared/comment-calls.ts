@@ -1,7 +1,7 @@
 // What every platform's comments client shares: the platform's refusals (what its api.ts mapper
 // throws) as the port's outcomes, a "not there" answer as `gone`, and a call that got no answer
 // after it may have been sent rethrown, so that the reply it carried is looked for, not resent.
-import type { CommentCallRefusal } from '@social-publisher/domain';
+import type { CommentCallRefusal, PlatformComment } from '@social-publisher/domain';
 import { errorMessage } from '@social-publisher/domain';
 import { PublishFailure, TokenRejected } from './outcome.ts';
 
@@ -50,4 +50,23 @@ export async function commentCall<T>(
     if (options.sends && error instanceof PublishFailure && error.maybeSent) throw error;
     return commentRefusal(error);
   }
+}
+
+/** The account's own comment as the platform took it: a reply to `parentId`, never hidden. */
+export function ownReply(
+  platformCommentId: string,
+  parentId: string,
+  authorId: string,
+  text: string,
+  createdAt: Date = new Date(),
+): PlatformComment {
+  return {
+    platformCommentId,
+    parentPlatformId: parentId,
+    author: { id: authorId, name: null, handle: null },
+    text,
+    createdAt,
+    hidden: false,
+    mine: true,
+  };
 }

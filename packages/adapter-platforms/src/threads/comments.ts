@@ -14,7 +14,7 @@ import type { PlatformComment, PlatformCommentsClient } from '@social-publisher/
 import { type GraphFailure, graphErrorOf } from '../meta/failure.ts';
 import { graphClient } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { createThreadsApi, THREADS_API_VERSION, threadsFailure } from './api.ts';
@@ -122,15 +122,7 @@ export function createThreadsCommentsClient(
           const id = await api.publish(token, user, containerId);
           return {
             kind: 'sent' as const,
-            comment: {
-              platformCommentId: id,
-              parentPlatformId: platformCommentId,
-              author: { id: connection.externalId, name: null, handle: null },
-              text,
-              createdAt: new Date(),
-              hidden: false,
-              mine: true,
-            },
+            comment: ownReply(id, platformCommentId, connection.externalId, text),
           };
         },
         { sends: true },
@@ -144,15 +136,13 @@ export function createThreadsCommentsClient(
         if (!match) return { kind: 'not_found' as const };
         return {
           kind: 'found' as const,
-          comment: {
-            platformCommentId: match.id,
-            parentPlatformId: platformCommentId,
-            author: { id: connection.externalId, name: null, handle: null },
+          comment: ownReply(
+            match.id,
+            platformCommentId,
+            connection.externalId,
             text,
-            createdAt: new Date(match.createdAt || since.getTime()),
-            hidden: false,
-            mine: true,
-          },
+            new Date(match.createdAt || since.getTime()),
+          ),
         };
       }),
     hide: ({ connection, platformCommentId, hidden, signal }) =>

@@ -16,7 +16,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
+import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { createXApi, xFailure } from './api.ts';
@@ -150,7 +150,7 @@ export function createTwitterCommentsClient(
           if (!id) throw fail('invalid_response', 'X reply gave no id', false);
           return {
             kind: 'sent' as const,
-            comment: ownReply(id, platformCommentId, text, new Date(), connection),
+            comment: ownReply(id, platformCommentId, connection.externalId, text),
           };
         },
         { sends: true },
@@ -169,7 +169,7 @@ export function createTwitterCommentsClient(
         const at = new Date(match.createdAt || since.getTime());
         return {
           kind: 'found' as const,
-          comment: ownReply(match.id, platformCommentId, text, at, connection),
+          comment: ownReply(match.id, platformCommentId, connection.externalId, text, at),
         };
       }),
     hide: ({ connection, platformCommentId, hidden, signal }) =>
@@ -184,23 +184,5 @@ export function createTwitterCommentsClient(
         });
         return { kind: 'done' as const };
       }),
-  };
-}
-
-function ownReply(
-  id: string,
-  parent: string,
-  text: string,
-  createdAt: Date,
-  connection: PublishConnection,
-): PlatformComment {
-  return {
-    platformCommentId: id,
-    parentPlatformId: parent,
-    author: { id: connection.externalId, name: null, handle: null },
-    text,
-    createdAt,
-    hidden: false,
-    mine: true,
   };
 }
