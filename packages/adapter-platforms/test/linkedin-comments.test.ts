@@ -1,7 +1,8 @@
 // The LinkedIn comments client against the fake LinkedIn: an organization post's comments (its
 // connection holds r_organization_social), a member's post `unsupported` without
-// r_member_social, a reply with parentComment as the author, found again among the comment's
-// replies, the author's own reply deleted, and a reply to a missing comment `gone`.
+// r_member_social, the replies under a comment read with it (asked only of comments that have
+// some), a reply with parentComment as the author, found again among the comment's replies,
+// the author's own reply deleted, and a reply to a missing comment `gone`.
 import type { PlatformCommentsClient, PublishConnection } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformRegistry } from '../src/registry.ts';
@@ -86,6 +87,51 @@ describe('LinkedIn comments', () => {
     const memberPost = await publishedPost(member);
     const refused = await list(memberPost, member);
     expect(refused).toMatchObject({ kind: 'unsupported', message: /r_member_social/ });
+  });
+
+  it("reads each comment's replies with it, asking only the comments that have some", async () => {
+    const postUrn = await publishedPost();
+    const quiet = fake.addComment(postUrn, 'Nice');
+    const asked = fake.addComment(postUrn, 'When does it ship?');
+    const answer = fake.addComment(asked.urn, 'Next week, I heard');
+    const edgesRead = () =>
+      fake.requests
+        .filter((r) => r.method === 'GET' && r.path.endsWith('/comments'))
+        .map((r) => decodeURIComponent(r.path.split('/')[3] ?? ''));
+    const before = edgesRead().length;
+    const listed = await list(postUrn);
+    if (listed.kind !== 'listed') throw new Error(JSON.stringify(listed));
+    expect(listed.comments.map((c) => [c.platformCommentId, c.parentPlatformId])).toEqual([
+      [asked.urn, null],
+      [answer.urn, asked.urn],
+      [quiet.urn, null],
+    ]);
+    expect(listed.comments[1]).toMatchObject({ text: 'Next week, I heard', mine: false });
+    expect(edgesRead().slice(before)).toEqual([postUrn, asked.urn]);
+    const limited = await client.list({
+      connection: connection(),
+      platformPostId: postUrn,
+      since: null,
+      limit: 2,
+      signal: signal(),
+    });
+    expect(limited).toMatchObject({ kind: 'listed', comments: [{}, {}] });
+  });
+
+  it('a comment deleted between the two reads gives no replies; the post is still read', async () => {
+    const postUrn = await publishedPost();
+    const asked = fake.addComment(postUrn, 'Still hiring?');
+    fake.addComment(asked.urn, 'Following');
+    const replies = `/rest/socialActions/${encodeURIComponent(asked.urn)}/comments`;
+    fake.script({
+      error: { status: 404, code: 'NOT_FOUND', message: `${asked.urn} does not exist` },
+      path: replies,
+    });
+    expect(await list(postUrn)).toMatchObject({
+      kind: 'listed',
+      comments: [{ platformCommentId: asked.urn }],
+    });
+    expect(fake.requests.at(-1)?.path).toBe(replies);
   });
 
   it('replies with parentComment, finds the reply again, deletes it; a missing comment is gone', async () => {

@@ -1,9 +1,11 @@
 // The comments under published LinkedIn posts (docs/platforms.md#linkedin; learn.microsoft.com
 // "Comments API"), Rest.li 2.0 with the API version on every call:
 // - read: GET /rest/socialActions/{post urn}/comments (its top-level comments, `created.time`,
-//   `actor`, `message.text`); LinkedIn grants it for a member's posts only with
-//   r_member_social (approved apps) and for an organization's with r_organization_social: a
-//   403 leaves the target `unsupported`, saying which;
+//   `actor`, `message.text`), then the same edge of each top-level comment for its replies
+//   (LinkedIn nests one level), skipped for a comment whose `commentsSummary` counts none;
+//   LinkedIn grants it for a member's posts only with r_member_social (approved apps) and for
+//   an organization's with r_organization_social: a 403 leaves the target `unsupported`,
+//   saying which;
 // - reply: POST /rest/socialActions/{comment urn}/comments `{ actor, object, message,
 //   parentComment }` as the connection's author; an earlier reply is looked for in the same
 //   edge (the author's, that text, since the attempt);
@@ -30,7 +32,12 @@ const CLOCK_SKEW_MS = 60_000;
 
 class ReadRefused extends Error {}
 
-function commentOf(element: unknown, ownAuthor: string): PlatformComment | null {
+/** A comments edge's element as a comment; `parent`: the comment whose edge it came from. */
+function commentOf(
+  element: unknown,
+  ownAuthor: string,
+  parent: string | null,
+): PlatformComment | null {
   if (!isRecord(element)) return null;
   const urn = asString(element.$URN) ?? asString(element.id);
   const actor = asString(element.actor);
@@ -39,13 +46,23 @@ function commentOf(element: unknown, ownAuthor: string): PlatformComment | null 
   const message = isRecord(element.message) ? element.message : {};
   return {
     platformCommentId: urn,
-    parentPlatformId: asString(element.parentComment) ?? null,
+    parentPlatformId: asString(element.parentComment) ?? parent,
     author: { id: actor, name: null, handle: null },
     text: asString(message.text) ?? '',
     createdAt: new Date(created),
     hidden: false,
     mine: actor === ownAuthor,
   };
+}
+
+/** Whether a top-level comment may have replies: unless its `commentsSummary` counts none. */
+function mayHaveReplies(element: unknown): boolean {
+  const summary =
+    isRecord(element) && isRecord(element.commentsSummary) ? element.commentsSummary : {};
+  const counts = [summary.totalFirstLevelComments, summary.aggregatedTotalComments]
+    .filter((count) => count !== undefined)
+    .map(Number);
+  return counts.length === 0 || counts.some((count) => count !== 0);
 }
 
 export function createLinkedinCommentsClient(
@@ -78,7 +95,8 @@ export function createLinkedinCommentsClient(
   };
   const commentsPath = (urn: string) => `/rest/socialActions/${encodeURIComponent(urn)}/comments`;
 
-  async function read(connection: PublishConnection, urn: string, signal: AbortSignal) {
+  /** The elements of one comments edge (a post's top-level comments, a comment's replies). */
+  async function elementsOf(connection: PublishConnection, urn: string, signal: AbortSignal) {
     const answer = await rest(connection, signal)(
       'GET',
       `${commentsPath(urn)}?start=0&count=100`,
@@ -86,10 +104,49 @@ export function createLinkedinCommentsClient(
       'comments read',
     );
     const body = isRecord(answer.json) ? answer.json : {};
+    return Array.isArray(body.elements) ? body.elements : [];
+  }
+
+  /** The comments of one edge, as comments under `parent` (null: the post's). */
+  async function read(
+    connection: PublishConnection,
+    urn: string,
+    parent: string | null,
+    signal: AbortSignal,
+  ) {
     const author = authorOf(connection.externalId);
-    return (Array.isArray(body.elements) ? body.elements : []).flatMap(
-      (element) => commentOf(element, author) ?? [],
+    return (await elementsOf(connection, urn, signal)).flatMap(
+      (element) => commentOf(element, author, parent) ?? [],
     );
+  }
+
+  /**
+   * A post's top-level comments, each followed by its replies, up to `limit`. A comment deleted
+   * between the two reads has no replies to give: only the post's own 404 is the post gone.
+   */
+  async function readThread(
+    connection: PublishConnection,
+    postUrn: string,
+    limit: number,
+    signal: AbortSignal,
+  ) {
+    const author = authorOf(connection.externalId);
+    const found: PlatformComment[] = [];
+    for (const element of await elementsOf(connection, postUrn, signal)) {
+      if (found.length >= limit) break;
+      const comment = commentOf(element, author, null);
+      if (!comment) continue;
+      found.push(comment);
+      if (!mayHaveReplies(element)) continue;
+      try {
+        found.push(
+          ...(await read(connection, comment.platformCommentId, comment.platformCommentId, signal)),
+        );
+      } catch (error) {
+        if (!(error instanceof CommentGone)) throw error;
+      }
+    }
+    return found.slice(0, limit);
   }
 
   return {
@@ -104,7 +161,7 @@ export function createLinkedinCommentsClient(
         try {
           return {
             kind: 'listed' as const,
-            comments: (await read(connection, platformPostId, signal)).slice(0, limit),
+            comments: await readThread(connection, platformPostId, limit, signal),
           };
         } catch (error) {
           if (!(error instanceof ReadRefused)) throw error;
@@ -141,7 +198,7 @@ export function createLinkedinCommentsClient(
     findReply: ({ connection, platformCommentId, text, since, signal }) =>
       commentCall(signal, async () => {
         const from = since.getTime() - CLOCK_SKEW_MS;
-        const found = (await read(connection, platformCommentId, signal)).find(
+        const found = (await read(connection, platformCommentId, platformCommentId, signal)).find(
           (c) => c.mine && c.text === text && c.createdAt.getTime() >= from,
         );
         return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };

@@ -1,7 +1,8 @@
 // The comments half of the fake LinkedIn: comments by others (`addComment`, on a post or as a
 // reply to a comment), GET /rest/socialActions/{urn}/comments (a post's top-level comments, or
 // a comment's replies: `{ elements: [{ id, $URN, actor, object, message: { text }, created: {
-// time }, parentComment? }], paging }`, needing r_member_social for a member's post and
+// time }, parentComment?, commentsSummary: { totalFirstLevelComments, aggregatedTotalComments }
+// }], paging }`, needing r_member_social for a member's post and
 // r_organization_social for an organization's, else 403 ACCESS_DENIED) and POST
 // /rest/socialActions/{comment urn}/comments with `parentComment` (a reply, as the author).
 import type { ServerResponse } from 'node:http';
@@ -66,15 +67,20 @@ export function createLinkedinComments<C extends LinkedinCommentFields>(
     return comment;
   }
 
-  const element = (comment: C) => ({
-    id: /,(\d+)\)$/.exec(comment.urn)?.[1] ?? comment.urn,
-    $URN: comment.urn,
-    actor: comment.actor,
-    object: comment.object,
-    message: { text: comment.text },
-    created: { time: comment.createdAt ?? Date.now() },
-    ...(comment.parent ? { parentComment: comment.parent } : {}),
-  });
+  const element = (comment: C) => {
+    // LinkedIn nests one level: the replies under a comment are all its first-level ones.
+    const replies = deps.comments.filter((reply) => reply.parent === comment.urn).length;
+    return {
+      id: /,(\d+)\)$/.exec(comment.urn)?.[1] ?? comment.urn,
+      $URN: comment.urn,
+      actor: comment.actor,
+      object: comment.object,
+      message: { text: comment.text },
+      created: { time: comment.createdAt ?? Date.now() },
+      ...(comment.parent ? { parentComment: comment.parent } : {}),
+      commentsSummary: { totalFirstLevelComments: replies, aggregatedTotalComments: replies },
+    };
+  };
 
   function list(response: ServerResponse, urn: string, scopes: string[]) {
     const post = postOf(urn);

@@ -133,9 +133,14 @@ export type LinkedinScript =
    * The next `times` matching API calls answer this error (with `Retry-After:
    * retryAfterSeconds` when given).
    */
-  | { error: LinkedinApiError; on?: LinkedinCall; times?: number; retryAfterSeconds?: number }
-  /** The next `times` matching calls get their connection dropped without an answer. */
-  | { drop: true; on?: LinkedinCall; times?: number };
+  (
+    | { error: LinkedinApiError; on?: LinkedinCall; times?: number; retryAfterSeconds?: number }
+    /** The next `times` matching calls get their connection dropped without an answer. */
+    | { drop: true; on?: LinkedinCall; times?: number }
+  ) & {
+    /** Only calls to this path (as sent, URNs encoded), e.g. one comment's replies. */
+    path?: string;
+  };
 
 export interface FakeLinkedinOptions {
   /** The app's client id and secret (default linkedin-client-id / linkedin-client-secret). */
@@ -1091,7 +1096,10 @@ export async function startFakeLinkedin(options: FakeLinkedinOptions = {}): Prom
     close: server.close,
     script(step) {
       const on = step.on ?? 'any';
-      scripts.add(step, (r) => on === 'any' || callOf(r.path, r.query) === on, step.times ?? 1);
+      const matches = (r: RecordedRequest) =>
+        (on === 'any' || callOf(r.path, r.query) === on) &&
+        (step.path === undefined || r.path === step.path);
+      scripts.add(step, matches, step.times ?? 1);
     },
     oauth,
     member,
