@@ -103,7 +103,7 @@ function describeSchema(name: string, open: () => Promise<Backend>) {
       expect(names).toEqual(
         expect.arrayContaining([
           'posts_created_by_created_at_idx',
-          'posts_due_idx',
+          'posts_due_at_idx',
           'post_targets_post_id_idx',
           'post_targets_expired_lease_idx',
           'webhooks_account_id_idx',

@@ -35,7 +35,7 @@ export async function printPlans(db: AnyDb, seeded: SeededUser, out: Out): Promi
     [
       'due scan',
       sql`select id from posts where status in ('scheduled', 'queued', 'publishing')
-            and (scheduled_at is null or scheduled_at <= now() + interval '1 minute')
+            and coalesce(scheduled_at, created_at) <= now() + interval '1 minute'
           order by coalesce(scheduled_at, created_at), id limit 500`,
     ],
     [

@@ -357,11 +357,12 @@ export function createPostRepository(
     },
 
     async findDuePosts(until: Date, limit: number): Promise<Post[]> {
+      // One range of posts_due_at_idx (0018_due_at), read in the order it is returned.
       return db
         .selectFrom('posts')
         .select(postColumns)
         .where('status', 'in', NOT_DONE)
-        .where((eb) => eb.or([eb('scheduled_at', 'is', null), eb('scheduled_at', '<=', until)]))
+        .where(sql`coalesce(scheduled_at, created_at)`, '<=', until)
         .orderBy(sql`coalesce(scheduled_at, created_at)`)
         .orderBy('id')
         .limit(limit)

@@ -228,7 +228,7 @@ export function memoryPostRepository(store: MemoryStore): PostRepository {
       cancelPending(postId, at);
     },
     async findDuePosts(until, limit) {
-      const due = (p: Post) => p.scheduledAt === null || p.scheduledAt.getTime() <= until.getTime();
+      const due = (p: Post) => (p.scheduledAt ?? p.createdAt).getTime() <= until.getTime();
       return copy(
         [...posts().values()]
           .filter((p) => ['queued', 'scheduled', 'publishing'].includes(p.status) && due(p))

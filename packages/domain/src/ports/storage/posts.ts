@@ -188,7 +188,8 @@ export interface PostRepository extends PostUnpublishing {
   cancelPendingTargets(postId: string, at: Date): Promise<void>;
   /**
    * Posts that should be (or soon be) running: status `queued`, `scheduled` or `publishing`
-   * with scheduledAt null or <= `until`. Ordered by coalesce(scheduledAt, createdAt), at most
+   * due by `until`: coalesce(scheduledAt, createdAt) <= `until` (a post without a time is due
+   * from its creation). Ordered by coalesce(scheduledAt, createdAt), at most
    * `limit`. The reconciler passes now + a look-ahead so the in-process queue can be rebuilt
    * with delayed jobs after a restart.
    */

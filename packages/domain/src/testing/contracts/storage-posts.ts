@@ -913,6 +913,10 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         const later = await seed({
           post: { createdAt: ancient(3), scheduledAt: ancient(1_001), status: 'scheduled' },
         });
+        // Without a time a post is due from its creation (0018_due_at's key).
+        const createdAfterUntil = await seed({
+          post: { createdAt: ancient(1_002), status: 'queued' },
+        });
         const done = [];
         for (const status of ['published', 'partial', 'failed', 'cancelled'] as const) {
           done.push(await seed({ post: { createdAt: ancient(4), status } }));
@@ -924,7 +928,7 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         expect(await posts().findDuePosts(until, 2)).toEqual(expected.slice(0, 2));
 
         const all = (await posts().findDuePosts(until, 10_000)).map((post) => post.id);
-        for (const post of [later, ...done]) expect(all).not.toContain(post.id);
+        for (const post of [later, createdAfterUntil, ...done]) expect(all).not.toContain(post.id);
       });
 
       it('finds publishing targets whose lease expired before now, at most limit', async () => {
