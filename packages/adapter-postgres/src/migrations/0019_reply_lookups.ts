@@ -1,5 +1,5 @@
 /**
- * 0018_reply_lookups: replies left `sending` by a request that died are settled by the worker
+ * 0019_reply_lookups: replies left `sending` by a request that died are settled by the worker
  * (settleAbandonedReplies), not only when their client asks again with the same key.
  *
  * - comment_replies.lookup_until: a look-up of this `sending` reply on the platform is under
@@ -22,4 +22,4 @@ const down = [
   sql`ALTER TABLE comment_replies DROP COLUMN IF EXISTS lookup_until`,
 ];
 
-export const migration0018 = fromStatements(up, down);
+export const migration0019 = fromStatements(up, down);
