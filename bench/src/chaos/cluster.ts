@@ -3,7 +3,7 @@
  * worker processes (`start:worker`) on PostgreSQL + BullMQ, started from the real entry points
  * with environment variables only. The fake TikTok, Instagram and X sit behind latency proxies
  * (0..latencyMs per request); media come from the testkit media server; webhooks go to a local
- * receiver that can be taken down. Workers can be SIGKILLed and restarted at will.
+ * receiver that can be taken down. Workers, and the API, can be SIGKILLed and restarted at will.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -51,10 +51,19 @@ export interface Cluster {
   media: MediaServer;
   receiver: Receiver;
   /** A request to the API with the run's key (network errors answer status 0). */
-  call<T = unknown>(method: string, path: string, body?: unknown): Promise<Answer<T>>;
+  call<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer<T>>;
   /** Kills one worker with SIGKILL (no shutdown at all) and starts a new one in its place. */
   killAndRestartWorker(): Promise<void>;
+  /** Kills the API with SIGKILL mid-whatever and starts it again; resolves once it answers. */
+  killAndRestartApi(): Promise<void>;
+  /** Worker kills. */
   readonly kills: number;
+  readonly apiKills: number;
   /** Lines logged at error level or above by any process. */
   errorLines(): string[];
   /** The API's origin (`http://127.0.0.1:<port>`) and the run's API key, for load generators. */
@@ -92,6 +101,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const errors: string[] = [];
   const children = new Set<ChildProcess>();
   let kills = 0;
+  let apiKills = 0;
   let spawned = 0;
 
   const close = async () => {
@@ -170,28 +180,37 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       return child;
     };
 
-    const api = launch('api', [API_MAIN, '--api-only']);
     const baseUrl = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ok = await fetch(`${baseUrl}/health`).then(
-        (response) => response.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`the API did not start: ${errors.join('\n')}`);
-      await sleep(200);
-    }
+    const startApi = async (): Promise<ChildProcess> => {
+      const started = launch('api', [API_MAIN, '--api-only']);
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const ok = await fetch(`${baseUrl}/health`).then(
+          (response) => response.status === 200,
+          () => false,
+        );
+        if (ok) return started;
+        if (Date.now() > deadline) throw new Error(`the API did not start: ${errors.join('\n')}`);
+        await sleep(100);
+      }
+    };
+    let api = await startApi();
     const workers: ChildProcess[] = [];
     for (let i = 0; i < options.workers; i++) workers.push(launch('worker', [WORKER_MAIN]));
 
-    const call = async <T>(method: string, path: string, body?: unknown): Promise<Answer<T>> => {
+    const call = async <T>(
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<Answer<T>> => {
       try {
         const response = await fetch(`${baseUrl}${path}`, {
           method,
           headers: {
             authorization: `Bearer ${bootstrapKey}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
@@ -214,6 +233,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       get kills() {
         return kills;
       },
+      get apiKills() {
+        return apiKills;
+      },
       async killAndRestartWorker() {
         const index = Math.floor(Math.random() * workers.length);
         const victim = workers[index];
@@ -223,6 +245,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         kills += 1;
         await gone;
         workers[index] = launch('worker', [WORKER_MAIN]);
+      },
+      async killAndRestartApi() {
+        const victim = api;
+        const gone = new Promise<void>((resolve) => victim.once('exit', () => resolve()));
+        victim.kill('SIGKILL');
+        apiKills += 1;
+        await gone;
+        api = await startApi();
       },
       errorLines: () => [...errors],
       pids: () => ({

@@ -1,12 +1,14 @@
 /**
- * `pnpm chaos [--size ci|full] [--only storm,postgres,redis,webhooks,unpublish]`: the fault suite. Runs
- * the service as processes (API + workers on PostgreSQL + BullMQ, from the real entry points)
- * against fake platforms, injects one fault per scenario, and prints, per scenario: posts
- * accepted, lost (never ended), published twice (counted at the fake platforms), outcome_unknown
- * targets, kills, the API's answers by status, missing webhooks, error log lines. Exits 1 when
- * any scenario lost or duplicated a post, or broke another of its checks.
+ * `pnpm chaos [--size ci|full] [--only storm,postgres,redis,webhooks,unpublish,replies]`: the
+ * fault suite. Runs the service as processes (API + workers on PostgreSQL + BullMQ, from the
+ * real entry points) against fake platforms, injects one fault per scenario, and prints, per
+ * scenario: posts accepted, lost (never ended), published twice (counted at the fake
+ * platforms), outcome_unknown targets, kills, the API's answers by status, missing webhooks,
+ * error log lines. Exits 1 when any scenario lost or duplicated a post, or broke another of its
+ * checks.
  */
 import { withBackend } from '../lib/infra.ts';
+import { repliesStorm } from './replies.ts';
 import {
   postgresDown,
   type Result,
@@ -24,6 +26,7 @@ const SCENARIOS = {
   redis: redisLost,
   webhooks: webhookReceiverDown,
   unpublish: unpublishStorm,
+  replies: repliesStorm,
 } as const;
 type Name = keyof typeof SCENARIOS;
 

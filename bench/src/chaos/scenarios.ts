@@ -26,11 +26,27 @@ export interface Size {
   loadSeconds: number;
   /** X threads taken down under the unpublish storm. */
   unpublishPosts: number;
+  /** Replies asked for under the replies storm. */
+  replies: number;
 }
 
 export const SIZES: Record<Size['name'], Size> = {
-  ci: { name: 'ci', stormPosts: 40, ratePerSecond: 10, loadSeconds: 9, unpublishPosts: 12 },
-  full: { name: 'full', stormPosts: 300, ratePerSecond: 20, loadSeconds: 12, unpublishPosts: 60 },
+  ci: {
+    name: 'ci',
+    stormPosts: 40,
+    ratePerSecond: 10,
+    loadSeconds: 9,
+    unpublishPosts: 12,
+    replies: 48,
+  },
+  full: {
+    name: 'full',
+    stormPosts: 300,
+    ratePerSecond: 20,
+    loadSeconds: 12,
+    unpublishPosts: 60,
+    replies: 200,
+  },
 };
 
 export interface Result {

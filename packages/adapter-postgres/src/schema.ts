@@ -381,4 +381,6 @@ export interface CommentRepliesTable {
   platform_comment_id: string | null;
   reply_comment_id: string | null;
   error: string | null;
+  /** A look-up of the `sending` reply holds it until then (0019_reply_lookups). */
+  lookup_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

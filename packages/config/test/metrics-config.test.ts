@@ -20,6 +20,7 @@ describe('metrics settings', () => {
     );
     expect(loadConfig({ COMMENTS_REFRESH_SCHEDULE: '5m,1d' }).postComments).toEqual({
       refreshScheduleMs: [5 * 60_000, 24 * HOUR],
+      replyInFlightMs: 120_000,
     });
     expect(loadConfig({ COMMENTS_REFRESH_SCHEDULE: 'off' }).postComments.refreshScheduleMs).toEqual(
       [],
@@ -27,6 +28,12 @@ describe('metrics settings', () => {
     expect(() => loadConfig({ COMMENTS_REFRESH_SCHEDULE: '2h,1h' })).toThrow(
       /COMMENTS_REFRESH_SCHEDULE/,
     );
+  });
+
+  it('REPLY_IN_FLIGHT_MS: 2 minutes by default, 2 s to 1 h', () => {
+    expect(loadConfig({ REPLY_IN_FLIGHT_MS: '6000' }).postComments.replyInFlightMs).toBe(6_000);
+    expect(() => loadConfig({ REPLY_IN_FLIGHT_MS: '1999' })).toThrow(/REPLY_IN_FLIGHT_MS/);
+    expect(() => loadConfig({ REPLY_IN_FLIGHT_MS: '3600001' })).toThrow(/REPLY_IN_FLIGHT_MS/);
   });
 
   it('a schedule is read as offsets; off is none', () => {

@@ -66,13 +66,19 @@ export interface StoredComment {
 
 /**
  * Where a reply stands. `sending`: recorded before the platform call, its answer not known yet
- * (a worker that died there leaves it so: the next attempt looks for it on the platform before
- * sending anything). `sent`: the platform's id is known. `failed`: the platform refused it (no
+ * (a request that died there leaves it so: a retry with its key, or the worker's sweep, looks
+ * for it on the platform, never sending it again). `sent`: the platform's id is known. `failed`: the platform refused it (no
  * reply exists). `outcome_unknown`: it may have been posted, and looking for it found nothing
  * certain; it is never sent again.
  */
 export const REPLY_STATES = ['sending', 'sent', 'failed', 'outcome_unknown'] as const;
 export type ReplyState = (typeof REPLY_STATES)[number];
+
+/**
+ * A `sending` reply younger than this may still be on its way: its request is not over (the
+ * default of REPLY_IN_FLIGHT_MS; each platform call of a reply gets half of it, at most 60 s).
+ */
+export const REPLY_IN_FLIGHT_MS = 120_000;
 
 /** One reply asked for by POST /comments/:id/replies, keyed by its Idempotency-Key. */
 export interface CommentReply {

@@ -1,3 +1,4 @@
+import { REPLY_IN_FLIGHT_MS } from './comments-model.ts';
 import {
   PUBLISH_RETRY_BASE_MS,
   PUBLISH_RETRY_MAX_MS,
@@ -89,6 +90,13 @@ export interface CoreSettings {
    * with their targets, deliveries and numbers. null: kept for ever (the default).
    */
   postsRetentionMs: number | null;
+  /**
+   * REPLY_IN_FLIGHT_MS: how long a reply's own request may still be running. A `sending` reply
+   * older than this is looked for on the platform (by a retry with its key, or by the worker's
+   * sweep); each platform call of a reply is given half of it, at most 60 s, so no request can
+   * still be calling when its reply is looked for.
+   */
+  replyInFlightMs: number;
 }
 
 /** Days of nothing but failed attempts after which a webhook is turned off. */
@@ -122,6 +130,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   metricsReadConcurrency: 4,
   metricsReadLeaseMs: 5 * 60_000,
   postsRetentionMs: null,
+  replyInFlightMs: REPLY_IN_FLIGHT_MS,
 };
 
 /**

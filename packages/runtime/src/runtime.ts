@@ -103,6 +103,7 @@ function settingsFrom(config: Config): CoreSettings {
     webhookDisableAfterDays: config.webhookDisableAfterDays,
     metricsRefreshScheduleMs: config.postMetrics.refreshScheduleMs,
     commentsRefreshScheduleMs: config.postComments.refreshScheduleMs,
+    replyInFlightMs: config.postComments.replyInFlightMs,
     metricsMinRefreshMs: config.postMetrics.minRefreshMs,
     metricsRetentionMs: config.postMetrics.retentionMs,
     postsRetentionMs:

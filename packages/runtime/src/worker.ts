@@ -1,8 +1,9 @@
 /**
  * The worker: consumes publish and webhook-delivery jobs with the domain use cases, runs the
  * reconciler (the database is the truth; the reconciler re-adds whatever the queue lost) and
- * the token pass (tokens renewed before they expire; expired connect states removed), and the
- * read rounds of published posts' numbers and comments. Safe
+ * the token pass (tokens renewed before they expire; expired connect states removed), the
+ * sweep of replies their request abandoned, and the read rounds of published posts' numbers
+ * and comments. Safe
  * with any number of workers: enqueueing is idempotent (job id = post/delivery id), targets
  * are claimed with conditional updates, and connections are renewed under a lease.
  */
@@ -21,6 +22,7 @@ import {
   readMetricsRound,
   reconcile,
   refreshExpiringTokens,
+  settleAbandonedReplies,
   sweepExpiredMedia,
   sweepFinishedPosts,
   sweepOldSnapshots,
@@ -159,6 +161,18 @@ export async function startWorker(
     }
   }, tokenIntervalMs);
 
+  // Beside the token pass, on its cadence: replies whose request died and whose client never
+  // asked again, looked for on the platform (a pass of its own: its look-ups never hold up a
+  // token renewal).
+  const replySweep = periodic(async () => {
+    try {
+      const report = await settleAbandonedReplies(deps, passAbort.signal);
+      if (report.claimed > 0) logger.debug({ ...report }, 'abandoned replies settled');
+    } catch (error) {
+      passFailed('reply sweep', error);
+    }
+  }, tokenIntervalMs);
+
   const metricReads = periodic(async () => {
     try {
       // A full batch says more are due: the round reads on at once, a bounded number of passes.
@@ -183,6 +197,7 @@ export async function startWorker(
   await reconciler.runNow();
   reconciler.start();
   void tokens.runNow().then(() => tokens.start());
+  void replySweep.runNow().then(() => replySweep.start());
   metricReads.start();
   commentReads.start();
   logger.info(
@@ -202,6 +217,7 @@ export async function startWorker(
         await Promise.all([
           reconciler.stop(),
           tokens.stop(),
+          replySweep.stop(),
           metricReads.stop(),
           commentReads.stop(),
         ]);

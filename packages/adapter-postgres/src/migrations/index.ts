@@ -22,6 +22,7 @@ import { migration0015 } from './0015_approval.ts';
 import { migration0016 } from './0016_unpublish.ts';
 import { migration0017 } from './0017_comments.ts';
 import { migration0018 } from './0018_due_at.ts';
+import { migration0019 } from './0019_reply_lookups.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0016_unpublish': migration0016,
   '0017_comments': migration0017,
   '0018_due_at': migration0018,
+  '0019_reply_lookups': migration0019,
 };

@@ -1,6 +1,11 @@
 import type { CommentsRepository, CommentTrackUpdate, InboxQuery } from '@social-publisher/domain';
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import type { CommentsTable, CommentTracksTable, Database } from '../schema.ts';
+import type {
+  CommentRepliesTable,
+  CommentsTable,
+  CommentTracksTable,
+  Database,
+} from '../schema.ts';
 import { commentFromRow, commentRow, commentTrackFromRow, replyFromRow } from './comment-rows.ts';
 import { claimDueStatement, postponeStatement } from './due-claim.ts';
 
@@ -49,6 +54,29 @@ from json_to_recordset(${JSON.stringify(rows)}::json) as r(
 where exists (select 1 from post_targets t where t.id = r.target_id)
 on conflict do nothing
 returning *`;
+
+/**
+ * The `sending` replies recorded before `intentBefore` that no look-up holds (only `id` when
+ * given), oldest intent first, held until `holdUntil` in the same statement. SKIP LOCKED: a
+ * reply another worker is claiming is left to it, so two never take the same one; the partial
+ * index on the `sending` rows keeps the cost to them.
+ */
+const claimLookupStatement = (
+  claim: { intentBefore: Date; now: Date; limit: number; holdUntil: Date },
+  id?: string,
+) => sql<Selectable<CommentRepliesTable>>`
+with abandoned as (
+  select id from comment_replies
+  where state = 'sending' and intent_at < ${claim.intentBefore}
+    and (lookup_until is null or lookup_until <= ${claim.now})
+    ${id === undefined ? sql`` : sql`and id = ${id}`}
+  order by intent_at, id
+  limit ${claim.limit}
+  for update skip locked
+)
+update comment_replies r set lookup_until = ${claim.holdUntil}
+from abandoned where r.id = abandoned.id
+returning r.*`;
 
 /** Comments with their parent's id: the parent is found by its platform id under the target. */
 function selectComments(db: Kysely<Database>) {
@@ -207,11 +235,23 @@ export function createCommentsRepository(db: Kysely<Database>): CommentsReposito
     async restartReply(id, intentAt) {
       const result = await db
         .updateTable('comment_replies')
-        .set({ state: 'sending', intent_at: intentAt, error: null })
+        .set({ state: 'sending', intent_at: intentAt, error: null, lookup_until: null })
         .where('id', '=', id)
         .where('state', '=', 'failed')
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+    async claimAbandonedReplies(intentBefore, now, limit, holdUntil) {
+      if (limit <= 0) return [];
+      const claim = claimLookupStatement({ intentBefore, now, limit, holdUntil });
+      const { rows } = await claim.execute(db);
+      return rows
+        .map(replyFromRow)
+        .sort((a, b) => a.intentAt.getTime() - b.intentAt.getTime() || a.id.localeCompare(b.id));
+    },
+    async claimReplyLookup(id, intentBefore, now, holdUntil) {
+      const claim = claimLookupStatement({ intentBefore, now, limit: 1, holdUntil }, id);
+      return (await claim.execute(db)).rows.length > 0;
     },
   };
 }

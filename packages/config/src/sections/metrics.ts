@@ -1,6 +1,6 @@
 /**
  * Metrics over time: when published posts' numbers are read, and how long they are kept; and
- * when their comments are read (the same kind of schedule).
+ * when their comments are read (the same kind of schedule), and how long a reply may be on its way.
  */
 import {
   COMMENTS_REFRESH_SCHEDULE_MS,
@@ -8,6 +8,7 @@ import {
   METRICS_REFRESH_SCHEDULE_MS,
   METRICS_SCHEDULE_MAX_OFFSET_MS,
   METRICS_SCHEDULE_MAX_STEPS,
+  REPLY_IN_FLIGHT_MS,
 } from '@social-publisher/domain';
 import type { Env } from '../env-readers.ts';
 
@@ -29,6 +30,11 @@ export interface MetricsConfig {
   postComments: {
     /** COMMENTS_REFRESH_SCHEDULE: offsets after publication, ascending (empty: `off`). */
     refreshScheduleMs: number[];
+    /**
+     * REPLY_IN_FLIGHT_MS: how long a reply's request may be running; an older `sending` reply
+     * is looked for on the platform (each platform call of a reply gets half of it, at most 60 s).
+     */
+    replyInFlightMs: number;
   };
 }
 
@@ -79,6 +85,7 @@ export function readMetrics(e: Env): MetricsConfig {
     },
     postComments: {
       refreshScheduleMs: readSchedule(e, 'COMMENTS_REFRESH_SCHEDULE', COMMENTS_REFRESH_SCHEDULE_MS),
+      replyInFlightMs: e.int('REPLY_IN_FLIGHT_MS', REPLY_IN_FLIGHT_MS, 2_000, 3_600_000),
     },
   };
 }

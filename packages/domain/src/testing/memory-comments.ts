@@ -1,4 +1,4 @@
-import type { CommentTrack, StoredComment } from '../comments-model.ts';
+import type { CommentReply, CommentTrack, StoredComment } from '../comments-model.ts';
 import type { PostTarget } from '../model.ts';
 import type { CommentsRepository } from '../ports/index.ts';
 import { copy, type MemoryStore } from './memory-store.ts';
@@ -41,6 +41,13 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
   const tracks = () => store.tables.commentTracks;
   const comments = () => store.tables.comments;
   const replies = () => store.tables.commentReplies;
+  /** `sending`, recorded before `intentBefore`, and held by no look-up at `now`. */
+  const abandoned = (reply: CommentReply, intentBefore: Date, now: Date) => {
+    const heldUntil = store.tables.replyLookups.get(reply.id);
+    return (
+      reply.state === 'sending' && reply.intentAt < intentBefore && !(heldUntil && heldUntil > now)
+    );
+  };
   /** A comment as read back: its parent's id filled in when we hold the parent. */
   const withParent = (comment: StoredComment): StoredComment => {
     const parent = comment.parentPlatformId
@@ -189,6 +196,21 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
       reply.state = 'sending';
       reply.intentAt = new Date(intentAt);
       reply.error = null;
+      store.tables.replyLookups.delete(id);
+      return true;
+    },
+    async claimAbandonedReplies(intentBefore, now, limit, holdUntil) {
+      const claimed = [...replies().values()]
+        .filter((reply) => abandoned(reply, intentBefore, now))
+        .sort((a, b) => a.intentAt.getTime() - b.intentAt.getTime() || a.id.localeCompare(b.id))
+        .slice(0, Math.max(0, limit));
+      for (const reply of claimed) store.tables.replyLookups.set(reply.id, new Date(holdUntil));
+      return claimed.map((reply) => copy(reply));
+    },
+    async claimReplyLookup(id, intentBefore, now, holdUntil) {
+      const reply = replies().get(id);
+      if (!reply || !abandoned(reply, intentBefore, now)) return false;
+      store.tables.replyLookups.set(id, new Date(holdUntil));
       return true;
     },
   };

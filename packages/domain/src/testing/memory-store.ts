@@ -58,6 +58,8 @@ export interface MemoryTables {
   commentTracks: Map<string, CommentTrack>;
   comments: Map<string, StoredComment>;
   commentReplies: Map<string, CommentReply>;
+  /** Look-up holds of `sending` replies by reply id (comment_replies.lookup_until in PostgreSQL). */
+  replyLookups: Map<string, Date>;
 }
 
 const emptyTables = (): MemoryTables => ({
@@ -87,6 +89,7 @@ const emptyTables = (): MemoryTables => ({
   commentTracks: new Map(),
   comments: new Map(),
   commentReplies: new Map(),
+  replyLookups: new Map(),
 });
 
 /** Stored values are never shared with callers: in and out, everything is copied. */

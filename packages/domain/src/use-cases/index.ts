@@ -4,6 +4,7 @@ export * from './approval.ts';
 export * from './approval-hold.ts';
 export * from './comment-actions.ts';
 export * from './comment-reply.ts';
+export * from './comment-reply-sweep.ts';
 export * from './comments.ts';
 export * from './comments-reads.ts';
 export * from './comments-round.ts';

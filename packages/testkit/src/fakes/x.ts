@@ -81,6 +81,12 @@ export interface FakeX extends FakeServer {
    */
   addReply(replyTo: string, text: string): XTweet;
   hidden: Set<string>;
+  /**
+   * Each reply of ours (POST /2/tweets with `reply`) waits `ms` (default 0) before X acts on it
+   * and answers; it is acted on whether or not the client is still there (the fault suite kills
+   * the API mid-reply).
+   */
+  replyDelay: { ms: number };
 }
 
 /** Where an answer goes that the client will never see. */
@@ -138,6 +144,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const reading = createXReading(posting.tweets, () => user.id);
   const deleting = createXDeletes(posting.tweets, () => user.id);
   const conversations = createXConversations(posting.tweets, () => user);
+  const replyDelay = { ms: 0 };
 
   async function handle(request: IncomingMessage, response: ServerResponse, url: URL) {
     const raw = await readBody(request);
@@ -148,6 +155,15 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       : parseBody(raw, request.headers['content-type']);
     const recorded = record(request, url, body);
     requests.push(recorded);
+    const replying = (body as { reply?: unknown } | null)?.reply !== undefined;
+    if (
+      replyDelay.ms > 0 &&
+      request.method === 'POST' &&
+      url.pathname === '/2/tweets' &&
+      replying
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, replyDelay.ms));
+    }
     const form = (typeof body === 'object' && body !== null ? body : {}) as Record<string, string>;
 
     if (url.pathname === '/i/oauth2/authorize') return authorize(response, url.searchParams);
@@ -283,5 +299,6 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     deletes: deleting.state,
     addReply: (replyTo, text) => conversations.addReply(replyTo, text),
     hidden: conversations.hidden,
+    replyDelay,
   };
 }

@@ -79,4 +79,21 @@ export interface CommentsRepository {
    * `sending` again from `intentAt`. False when it was not `failed` (someone else restarted it).
    */
   restartReply(id: string, intentAt: Date): Promise<boolean>;
+  /**
+   * Up to `limit` `sending` replies recorded before `intentBefore` that no look-up holds at
+   * `now`, oldest intent first, each held for its look-up until `holdUntil` in the same
+   * statement: two workers never take the same one. A holder that dies lets it go at
+   * `holdUntil`.
+   */
+  claimAbandonedReplies(
+    intentBefore: Date,
+    now: Date,
+    limit: number,
+    holdUntil: Date,
+  ): Promise<CommentReply[]>;
+  /**
+   * The same hold on one reply (a retry with its key): false when it is not `sending`, was
+   * recorded at or after `intentBefore`, or another look-up holds it.
+   */
+  claimReplyLookup(id: string, intentBefore: Date, now: Date, holdUntil: Date): Promise<boolean>;
 }

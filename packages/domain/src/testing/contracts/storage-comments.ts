@@ -2,12 +2,13 @@
  * Contract of CommentsRepository: the track a publication starts (completeTarget with
  * commentsDueAt), its claim under a lease, comments stored once per (target, platform id), the
  * post's list and the inbox newest first with their keyset pages, marking read, and replies
- * recorded once per Idempotency-Key before they are sent.
+ * recorded once per Idempotency-Key before they are sent, an abandoned one held for one look-up
+ * at a time.
  *
  *   import { describeCommentsRepositoryContract } from '@social-publisher/domain/contracts/storage-comments';
  *
- * claimDue is global: its test runs on times in 1971 that only it uses, after taking every
- * comment track already due.
+ * claimDue and claimAbandonedReplies are global: their tests run on times in 1971 that only they
+ * use, after taking every comment track already due and every reply of 1971 already abandoned.
  */
 import { describe, expect, it } from 'vitest';
 import type { CommentReply, CommentTrack, StoredComment } from '../../comments-model.ts';
@@ -268,6 +269,92 @@ export function describeCommentsRepositoryContract(name: string, setup: StorageS
         ...refused,
         intentAt: again,
       });
+    });
+
+    it('holds an abandoned sending reply for one look-up at a time, oldest first', async () => {
+      const everything = ancient(10_000_000);
+      while ((await comments().claimAbandonedReplies(everything, everything, 1_000, FAR)).length);
+      const { post } = await publish(1, undefined);
+      const comment = commentOn(post, 'h-1');
+      await comments().insertNew([comment]);
+      const intent = async (seconds: number): Promise<CommentReply> => {
+        const reply: CommentReply = {
+          id: newId(),
+          accountId: post.accountId,
+          commentId: comment.id,
+          idempotencyKey: `key-${newId()}`,
+          text: `reply at ${seconds}`,
+          state: 'sending',
+          intentAt: ancient(seconds),
+          platformCommentId: null,
+          replyCommentId: null,
+          error: null,
+        };
+        await comments().createReply(reply);
+        return reply;
+      };
+      const ended = await intent(5);
+      const older = await intent(10);
+      const old = await intent(20);
+      const young = await intent(100);
+      await comments().endReply(ended.id, { state: 'outcome_unknown', error: 'lost' });
+      const first = await comments().claimAbandonedReplies(
+        ancient(50),
+        ancient(60),
+        10,
+        ancient(90),
+      );
+      expect(first).toEqual([older, old]);
+      // Held: nobody takes them again before the hold ends.
+      expect(await comments().claimAbandonedReplies(ancient(50), ancient(80), 10, FAR)).toEqual([]);
+      expect(await comments().claimReplyLookup(old.id, ancient(50), ancient(80), FAR)).toBe(false);
+      // The holder died: taken again once the hold passed, as many as asked.
+      expect(
+        await comments().claimAbandonedReplies(ancient(50), ancient(90), 1, ancient(200)),
+      ).toEqual([older]);
+      expect(
+        await comments().claimReplyLookup(old.id, ancient(50), ancient(90), ancient(200)),
+      ).toBe(true);
+      expect(
+        await comments().claimReplyLookup(old.id, ancient(50), ancient(90), ancient(200)),
+      ).toBe(false);
+      // Too young until its intent is older than the cut-off; an ended reply never.
+      expect(await comments().claimReplyLookup(young.id, ancient(100), ancient(90), FAR)).toBe(
+        false,
+      );
+      expect(await comments().claimReplyLookup(young.id, ancient(101), ancient(90), FAR)).toBe(
+        true,
+      );
+      expect(await comments().claimReplyLookup(ended.id, everything, everything, FAR)).toBe(false);
+      expect(await comments().findReply(post.accountId, old.idempotencyKey)).toEqual(old);
+    });
+
+    it('gives two claims of abandoned replies at once different replies', async () => {
+      const everything = ancient(10_000_000);
+      while ((await comments().claimAbandonedReplies(everything, everything, 1_000, FAR)).length);
+      const { post } = await publish(1, undefined);
+      const comment = commentOn(post, 'h-2');
+      await comments().insertNew([comment]);
+      for (let n = 0; n < 6; n++) {
+        await comments().createReply({
+          id: newId(),
+          accountId: post.accountId,
+          commentId: comment.id,
+          idempotencyKey: `key-${newId()}`,
+          text: `reply ${n}`,
+          state: 'sending',
+          intentAt: ancient(1_000 + n),
+          platformCommentId: null,
+          replyCommentId: null,
+          error: null,
+        });
+      }
+      const claims = await Promise.all(
+        [0, 1].map(() => comments().claimAbandonedReplies(ancient(2_000), ancient(2_000), 3, FAR)),
+      );
+      const ids = claims.flat().map((reply) => reply.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBeGreaterThan(0);
     });
   });
 }
