@@ -31,11 +31,10 @@ import { inJobSpan } from '@social-publisher/telemetry';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import {
-  clusterSafePrefix,
-  DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
   isCluster,
+  keyPrefix,
   PUBLISH_QUEUE,
   type PublishJobData,
   positiveInt,
@@ -72,7 +71,7 @@ type Kind = 'publish' | 'deliver' | 'unpublish';
 type JobData = PublishJobData | DeliveryJobData;
 
 export function createBullmqConsumer(options: BullmqConsumerOptions): QueueConsumer {
-  const prefix = clusterSafePrefix(options.prefix ?? DEFAULT_PREFIX, options.connection);
+  const prefix = keyPrefix(options);
   const logger = options.logger ?? consoleLogger;
   const concurrency = positiveInt('concurrency', options.concurrency, 5);
   const deliveryConcurrency = positiveInt(

@@ -22,11 +22,10 @@ import { Queue } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { bullBoardDashboard, type QueueDashboard } from './dashboard.ts';
 import {
-  clusterSafePrefix,
-  DEFAULT_PREFIX,
   DELIVERY_QUEUE,
   type DeliveryJobData,
   isCluster,
+  keyPrefix,
   PUBLISH_QUEUE,
   type PublishJobData,
   type RedisConnectionInput,
@@ -105,7 +104,7 @@ function delayUntil(runAt: Date | null): number {
 }
 
 export function createBullmqQueue(options: BullmqQueueOptions): BullmqQueue {
-  const prefix = clusterSafePrefix(options.prefix ?? DEFAULT_PREFIX, options.connection);
+  const prefix = keyPrefix(options);
   const logger = options.logger ?? consoleLogger;
   const connectWaitMs = options.connectWaitMs ?? 1_000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 1_000;

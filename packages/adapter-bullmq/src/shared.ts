@@ -49,11 +49,13 @@ export const isCluster = (input: RedisConnectionInput): input is RedisClusterInp
   typeof input === 'object' && 'cluster' in input;
 
 /**
- * On a cluster every key BullMQ's scripts touch together must hash to one slot: a prefix
- * without a hash tag gets one (`sp` -> `{sp}`).
+ * The key prefix of the queues (DEFAULT_PREFIX unless given). On a cluster every key BullMQ's
+ * scripts touch together must hash to one slot: a prefix without a hash tag gets one
+ * (`sp` -> `{sp}`).
  */
-export function clusterSafePrefix(prefix: string, input: RedisConnectionInput): string {
-  return isCluster(input) && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
+export function keyPrefix(options: { prefix?: string; connection: RedisConnectionInput }): string {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  return isCluster(options.connection) && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
 }
 
 /**

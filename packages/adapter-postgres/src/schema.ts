@@ -304,8 +304,8 @@ export interface MetricColumns {
   clicks: number | null;
 }
 
-/** The latest numbers of one published target, and when to read them next. */
-export interface MetricTracksTable extends MetricColumns {
+/** What every followed published target's row holds (metric_tracks, comment_tracks). */
+export interface ReadTrackColumns<State> {
   target_id: string;
   post_id: string;
   account_id: string;
@@ -314,11 +314,15 @@ export interface MetricTracksTable extends MetricColumns {
   platform_post_id: string;
   published_at: Timestamp;
   sandbox: boolean;
-  state: MetricsState;
+  state: State;
   step: number;
   due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  taken_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   error: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The latest numbers of one published target, and when to read them next. */
+export interface MetricTracksTable extends MetricColumns, ReadTrackColumns<MetricsState> {
+  taken_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** One read of one target's numbers, append-only. */
@@ -331,20 +335,8 @@ export interface MetricSnapshotsTable extends MetricColumns {
 }
 
 /** When a published target's comments are read next (0017_comments). */
-export interface CommentTracksTable {
-  target_id: string;
-  post_id: string;
-  account_id: string;
-  social_account_id: string;
-  platform: Platform;
-  platform_post_id: string;
-  published_at: Timestamp;
-  sandbox: boolean;
-  state: CommentsState;
-  step: number;
-  due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+export interface CommentTracksTable extends ReadTrackColumns<CommentsState> {
   read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A comment under a published target, once per (target_id, platform_comment_id). */

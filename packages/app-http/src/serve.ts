@@ -16,7 +16,7 @@ import {
   type Runtime,
   readConfigOrFail,
   shutdownOnSignals,
-  startMetricsServer,
+  startMetricsServerIfConfigured,
   startWorker,
   type Worker,
 } from '@social-publisher/runtime';
@@ -55,7 +55,7 @@ async function main(telemetry: Telemetry): Promise<void> {
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   let runtime: Runtime | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let metricsServer: MetricsServer | null = null;
 
   const shutdown = async (): Promise<void> => {
     // Stop taking requests and let those in flight finish; then the worker; then the rest.
@@ -103,10 +103,7 @@ async function main(telemetry: Telemetry): Promise<void> {
     tracing: telemetry.enabled,
   });
   await app.listen({ port: config.port, host: config.host });
-  if (config.metrics.port !== null) {
-    metricsServer = await startMetricsServer(runtime.metrics, config.metrics.port, config.host);
-    logger.info({ port: metricsServer.port }, 'metrics on their own port (GET /metrics)');
-  }
+  metricsServer = await startMetricsServerIfConfigured(runtime.metrics, config, logger);
 
   if (!apiOnly) worker = await startWorker(runtime, config);
   const url = localUrl(config, app);

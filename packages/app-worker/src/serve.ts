@@ -12,14 +12,12 @@ import {
   defaultPoolSize,
   fail,
   failOnStartError,
-  type MetricsServer,
   missingSharedParts,
   onLauncherGone,
   readConfigOrFail,
   shutdownOnSignals,
-  startMetricsServer,
+  startMetricsServerIfConfigured,
   startWorker,
-  type Worker,
 } from '@social-publisher/runtime';
 import type { Telemetry } from '@social-publisher/telemetry';
 import type pino from 'pino';
@@ -58,17 +56,12 @@ async function main(telemetry: Telemetry): Promise<void> {
   const runtime = await createRuntimeOrFail(config, logger, { role: 'worker' });
   if (signals.signals > 0) return; // a signal arrived while starting: its exit is on its way
   shutdown = () => runtime.close();
-  const worker: Worker = await startWorker(runtime, config);
+  const worker = await startWorker(runtime, config);
   shutdown = () => worker.stop();
   process.send?.(STARTED_MESSAGE);
-  if (config.metrics.port !== null) {
-    // A worker serves no HTTP otherwise: its counters are scraped here.
-    const metricsServer: MetricsServer = await startMetricsServer(
-      runtime.metrics,
-      config.metrics.port,
-      config.host,
-    );
-    logger.info({ port: metricsServer.port }, 'metrics on their own port (GET /metrics)');
+  // A worker serves no HTTP otherwise: its counters are scraped there.
+  const metricsServer = await startMetricsServerIfConfigured(runtime.metrics, config, logger);
+  if (metricsServer) {
     shutdown = async () => {
       await metricsServer.close();
       await worker.stop();

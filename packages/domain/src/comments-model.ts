@@ -1,4 +1,5 @@
 import type { Platform } from './model.ts';
+import type { ReadTrack } from './read-track.ts';
 
 /**
  * Where the reading of a target's comments stands: `pending` (not read yet), `fresh` (the last
@@ -12,23 +13,9 @@ export type CommentsState = (typeof COMMENTS_STATES)[number];
  * One published target followed for its comments: created when the target publishes (beside its
  * metrics track), holding when the next read is due on COMMENTS_REFRESH_SCHEDULE.
  */
-export interface CommentTrack {
-  targetId: string;
-  postId: string;
-  accountId: string;
-  socialAccountId: string;
-  platform: Platform;
-  platformPostId: string;
-  publishedAt: Date;
-  sandbox: boolean;
-  state: CommentsState;
-  /** How many offsets of the schedule are behind it. */
-  step: number;
-  /** When the next read is due; null: none (schedule over, gone, unsupported). */
-  dueAt: Date | null;
+export interface CommentTrack extends ReadTrack<CommentsState> {
   /** When the comments were last read; null: never. */
   readAt: Date | null;
-  error: string | null;
 }
 
 /** Who wrote a comment, as the platform names them. */

@@ -12,6 +12,7 @@ export * from './outcome.ts';
 export * from './pacing/memory-pacer.ts';
 export * from './policies/index.ts';
 export type * from './ports/index.ts';
+export type * from './read-track.ts';
 export * from './result.ts';
 export * from './rules/index.ts';
 export * from './secret-cipher.ts';

@@ -1,4 +1,5 @@
 import type { Platform } from './model.ts';
+import type { ReadTrack } from './read-track.ts';
 
 /**
  * The numbers of a published post, under one name whatever the platform calls them. Each is a
@@ -36,24 +37,10 @@ export function noMetrics(): MetricValues {
  * One published target followed for its numbers: created when the target publishes, holding the
  * latest read (so the latest numbers never need the history) and when the next read is due.
  */
-export interface MetricTrack {
-  targetId: string;
-  postId: string;
-  accountId: string;
-  socialAccountId: string;
-  platform: Platform;
-  platformPostId: string;
-  publishedAt: Date;
-  sandbox: boolean;
-  state: MetricsState;
-  /** How many offsets of the refresh schedule are behind it. */
-  step: number;
-  /** When the next read is due; null: none (the schedule is over, or the post is gone). */
-  dueAt: Date | null;
+export interface MetricTrack extends ReadTrack<MetricsState> {
   /** When the latest numbers were read; null: never. */
   takenAt: Date | null;
   metrics: MetricValues | null;
-  error: string | null;
 }
 
 /** One read of one target's numbers at one time, kept append-only. */

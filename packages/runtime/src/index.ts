@@ -3,7 +3,11 @@ export { StartupError } from './errors.ts';
 export { onLauncherGone } from './launcher.ts';
 export { createLogger, LOG_SERIALIZERS, REDACT_PATHS, redactUrl } from './logger.ts';
 export { createProcessMetrics, type ProcessMetrics } from './metrics.ts';
-export { type MetricsServer, startMetricsServer } from './metrics-server.ts';
+export {
+  type MetricsServer,
+  startMetricsServer,
+  startMetricsServerIfConfigured,
+} from './metrics-server.ts';
 export {
   createRuntimeOrFail,
   fail,

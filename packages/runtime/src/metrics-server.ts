@@ -5,6 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Config } from '@social-publisher/config';
+import type pino from 'pino';
 import type { ProcessMetrics } from './metrics.ts';
 
 export interface MetricsServer {
@@ -43,4 +45,16 @@ export async function startMetricsServer(
         server.closeAllConnections();
       }),
   };
+}
+
+/** With METRICS_PORT set, the process's metrics server, started and announced; else null. */
+export async function startMetricsServerIfConfigured(
+  metrics: ProcessMetrics,
+  config: Pick<Config, 'metrics' | 'host'>,
+  logger: pino.Logger,
+): Promise<MetricsServer | null> {
+  if (config.metrics.port === null) return null;
+  const server = await startMetricsServer(metrics, config.metrics.port, config.host);
+  logger.info({ port: server.port }, 'metrics on their own port (GET /metrics)');
+  return server;
 }

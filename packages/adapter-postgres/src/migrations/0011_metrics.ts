@@ -19,6 +19,7 @@
  */
 import { sql } from 'kysely';
 import { fromStatements } from './from-statements.ts';
+import { backfillTracks, trackColumns } from './read-tracks.ts';
 
 /** The nine metric columns (MetricValues): each a count, or NULL for "not reported". */
 const metricColumns = sql.raw(
@@ -30,18 +31,7 @@ const metricColumns = sql.raw(
 const up = [
   sql`
     CREATE TABLE metric_tracks (
-      target_id          uuid PRIMARY KEY REFERENCES post_targets (id) ON DELETE CASCADE,
-      post_id            uuid NOT NULL,
-      account_id         uuid NOT NULL,
-      social_account_id  uuid NOT NULL,
-      platform           text NOT NULL,
-      platform_post_id   text NOT NULL,
-      published_at       timestamptz NOT NULL,
-      sandbox            boolean NOT NULL,
-      state              text NOT NULL
-                         CHECK (state IN ('pending', 'fresh', 'stale', 'unavailable', 'gone')),
-      step               integer NOT NULL CHECK (step >= 0),
-      due_at             timestamptz,
+      ${trackColumns(['pending', 'fresh', 'stale', 'unavailable', 'gone'])},
       taken_at           timestamptz,
       ${metricColumns},
       error              text
@@ -70,13 +60,7 @@ const up = [
   // The retention sweep. Snapshots are appended in time order, so a BRIN
   // index (one entry per block range) finds the old ones at almost no cost per insert.
   sql`CREATE INDEX metric_snapshots_taken_at_idx ON metric_snapshots USING brin (taken_at)`,
-  sql`
-    INSERT INTO metric_tracks (target_id, post_id, account_id, social_account_id, platform,
-                               platform_post_id, published_at, sandbox, state, step)
-    SELECT t.id, t.post_id, p.account_id, t.social_account_id, t.platform, t.platform_post_id,
-           coalesce(t.published_at, t.updated_at), t.sandbox, 'pending', 0
-    FROM post_targets t JOIN posts p ON p.id = t.post_id
-    WHERE t.status = 'published' AND t.platform_post_id IS NOT NULL`,
+  backfillTracks('metric_tracks'),
 ];
 
 const down = [sql`DROP TABLE IF EXISTS metric_snapshots`, sql`DROP TABLE IF EXISTS metric_tracks`];

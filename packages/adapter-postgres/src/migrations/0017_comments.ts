@@ -17,22 +17,12 @@
  */
 import { sql } from 'kysely';
 import { fromStatements } from './from-statements.ts';
+import { backfillTracks, trackColumns } from './read-tracks.ts';
 
 const up = [
   sql`
     CREATE TABLE comment_tracks (
-      target_id          uuid PRIMARY KEY REFERENCES post_targets (id) ON DELETE CASCADE,
-      post_id            uuid NOT NULL,
-      account_id         uuid NOT NULL,
-      social_account_id  uuid NOT NULL,
-      platform           text NOT NULL,
-      platform_post_id   text NOT NULL,
-      published_at       timestamptz NOT NULL,
-      sandbox            boolean NOT NULL,
-      state              text NOT NULL
-                         CHECK (state IN ('pending', 'fresh', 'stale', 'unsupported', 'gone')),
-      step               integer NOT NULL CHECK (step >= 0),
-      due_at             timestamptz,
+      ${trackColumns(['pending', 'fresh', 'stale', 'unsupported', 'gone'])},
       read_at            timestamptz,
       error              text
     )`,
@@ -85,13 +75,7 @@ const up = [
     )`,
   sql`CREATE INDEX comment_replies_comment_id_idx ON comment_replies (comment_id)`,
   sql`CREATE INDEX comment_replies_reply_comment_id_idx ON comment_replies (reply_comment_id)`,
-  sql`
-    INSERT INTO comment_tracks (target_id, post_id, account_id, social_account_id, platform,
-                                platform_post_id, published_at, sandbox, state, step)
-    SELECT t.id, t.post_id, p.account_id, t.social_account_id, t.platform, t.platform_post_id,
-           coalesce(t.published_at, t.updated_at), t.sandbox, 'pending', 0
-    FROM post_targets t JOIN posts p ON p.id = t.post_id
-    WHERE t.status = 'published' AND t.platform_post_id IS NOT NULL`,
+  backfillTracks('comment_tracks'),
 ];
 
 const down = [

@@ -2,23 +2,10 @@
 import type { CommentReply, CommentTrack, StoredComment } from '@social-publisher/domain';
 import type { Selectable } from 'kysely';
 import type { CommentRepliesTable, CommentsTable, CommentTracksTable } from '../schema.ts';
+import { readTrackFromRow } from './read-track-rows.ts';
 
 export function commentTrackFromRow(row: Selectable<CommentTracksTable>): CommentTrack {
-  return {
-    targetId: row.target_id,
-    postId: row.post_id,
-    accountId: row.account_id,
-    socialAccountId: row.social_account_id,
-    platform: row.platform,
-    platformPostId: row.platform_post_id,
-    publishedAt: row.published_at,
-    sandbox: row.sandbox,
-    state: row.state,
-    step: row.step,
-    dueAt: row.due_at,
-    readAt: row.read_at,
-    error: row.error,
-  };
+  return { ...readTrackFromRow(row), readAt: row.read_at };
 }
 
 /** A comment row with its parent's id (null when it answers the post or we lack the parent). */

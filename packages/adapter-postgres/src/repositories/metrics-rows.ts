@@ -11,6 +11,7 @@ import {
 } from '@social-publisher/domain';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { MetricSnapshotsTable, MetricTracksTable } from '../schema.ts';
+import { readTrackFromRow } from './read-track-rows.ts';
 
 /** A bigint (a number through int8.ts; a SUM cast back to bigint) or NULL, as a count. */
 export const toCount = (value: unknown): number | null =>
@@ -30,21 +31,10 @@ export const metricColumnTypes = sql.raw(METRIC_NAMES.map((name) => `${name} big
 
 export function trackFromRow(row: Selectable<MetricTracksTable>): MetricTrack {
   return {
-    targetId: row.target_id,
-    postId: row.post_id,
-    accountId: row.account_id,
-    socialAccountId: row.social_account_id,
-    platform: row.platform,
-    platformPostId: row.platform_post_id,
-    publishedAt: row.published_at,
-    sandbox: row.sandbox,
-    state: row.state,
-    step: row.step,
-    dueAt: row.due_at,
+    ...readTrackFromRow(row),
     takenAt: row.taken_at,
     // Never read yet: no numbers at all, rather than nine nulls that would mean "not reported".
     metrics: row.taken_at === null ? null : metricsOf(row),
-    error: row.error,
   };
 }
 

@@ -152,6 +152,24 @@ export async function startPublishMany(
 }
 
 /**
+ * The tracks (`pending`, step 0) of the targets `completed` published with a first read due in
+ * `dueColumn`; a target that already has one keeps it.
+ */
+const startTracks = (
+  table: 'metric_tracks' | 'comment_tracks',
+  dueColumn: 'metrics_due_at' | 'comments_due_at',
+) => sql`
+  insert into ${sql.raw(table)} (target_id, post_id, account_id, social_account_id, platform,
+                             platform_post_id, published_at, sandbox, state, step, due_at)
+  select completed.id, completed.post_id, posts.account_id, completed.social_account_id,
+         completed.platform, completed.platform_post_id, completed.published_at,
+         completed.sandbox, 'pending', 0, completed.${sql.raw(dueColumn)}
+  from completed join posts on posts.id = completed.post_id
+  where completed.status = 'published' and completed.${sql.raw(dueColumn)} is not null
+  on conflict do nothing
+`;
+
+/**
  * Completions of any number of `publishing` targets: the published ones take their platform
  * ids and clear the error, the failed ones keep the ids they had and take the error. A
  * published one with a `metrics_due_at` starts its metrics track (`pending`, its first read
@@ -189,26 +207,8 @@ completed as (
     where l.status = 'publishing' order by l.id for update of l)
   returning t.*, c.metrics_due_at, c.comments_due_at
 ),
-tracked as (
-  insert into metric_tracks (target_id, post_id, account_id, social_account_id, platform,
-                             platform_post_id, published_at, sandbox, state, step, due_at)
-  select completed.id, completed.post_id, posts.account_id, completed.social_account_id,
-         completed.platform, completed.platform_post_id, completed.published_at,
-         completed.sandbox, 'pending', 0, completed.metrics_due_at
-  from completed join posts on posts.id = completed.post_id
-  where completed.status = 'published' and completed.metrics_due_at is not null
-  on conflict do nothing
-),
-comments_tracked as (
-  insert into comment_tracks (target_id, post_id, account_id, social_account_id, platform,
-                              platform_post_id, published_at, sandbox, state, step, due_at)
-  select completed.id, completed.post_id, posts.account_id, completed.social_account_id,
-         completed.platform, completed.platform_post_id, completed.published_at,
-         completed.sandbox, 'pending', 0, completed.comments_due_at
-  from completed join posts on posts.id = completed.post_id
-  where completed.status = 'published' and completed.comments_due_at is not null
-  on conflict do nothing
-)
+tracked as (${startTracks('metric_tracks', 'metrics_due_at')}),
+comments_tracked as (${startTracks('comment_tracks', 'comments_due_at')})
 select ${sql.raw(completedList)} from completed`;
 
 export interface CompleteInput {

@@ -45,6 +45,14 @@ export function createSocialAccountRepository(
     },
   });
 
+  /** The account's connections on one platform. */
+  const onPlatform = (accountId: string, platform: Platform) =>
+    db
+      .selectFrom('social_accounts')
+      .select(socialAccountColumns)
+      .where('account_id', '=', accountId)
+      .where('platform', '=', platform);
+
   return {
     async insert(connection: SocialAccount): Promise<void> {
       await db
@@ -102,11 +110,7 @@ export function createSocialAccountRepository(
       platform: Platform,
     ): Promise<SocialAccount | null> {
       return (
-        (await db
-          .selectFrom('social_accounts')
-          .select(socialAccountColumns)
-          .where('account_id', '=', accountId)
-          .where('platform', '=', platform)
+        (await onPlatform(accountId, platform)
           .where('status', '=', 'active')
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')
@@ -130,11 +134,7 @@ export function createSocialAccountRepository(
 
     async findByExternalId(accountId, platform, externalId): Promise<SocialAccount | null> {
       return (
-        (await db
-          .selectFrom('social_accounts')
-          .select(socialAccountColumns)
-          .where('account_id', '=', accountId)
-          .where('platform', '=', platform)
+        (await onPlatform(accountId, platform)
           .where('external_id', '=', externalId)
           .orderBy('created_at')
           .limit(1)

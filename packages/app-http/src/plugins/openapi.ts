@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ERROR_DESCRIPTIONS, errors } from '../schemas/common.ts';
+import { ERROR_DESCRIPTIONS, errors } from '../schemas/error-responses.ts';
 import { withWebhooks } from './openapi-webhooks.ts';
 
 /**

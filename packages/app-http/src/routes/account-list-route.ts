@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AccountContext, CoreDeps } from '@social-publisher/domain';
 import { type TSchema, Type } from 'typebox';
 import { contextOf } from '../context.ts';
-import { AUTH_ERRORS, Data, errors, WorkspaceQuery } from '../schemas/common.ts';
+import { Data, WorkspaceQuery } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors } from '../schemas/error-responses.ts';
 import { SECURED } from './route-options.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];

@@ -9,7 +9,8 @@ import {
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, Data, errors, WorkspaceQuery } from '../schemas/common.ts';
+import { Data, WorkspaceQuery } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors } from '../schemas/error-responses.ts';
 import { DailyMetricsSchema, presentDay } from '../schemas/metrics.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 

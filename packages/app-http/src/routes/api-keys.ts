@@ -11,17 +11,14 @@ import {
   presentCreatedApiKey,
 } from '../schemas/api-keys.ts';
 import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
   Data,
-  errors,
   IdParams,
   NO_STORE_HEADERS,
   NoContent,
-  PATH_ERRORS,
   WorkspaceField,
   withHeaders,
 } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { addAccountListRoute } from './account-list-route.ts';
 import { type RouteOptions, SECRET_CACHE_CONTROL, SECURED } from './route-options.ts';
 

@@ -13,15 +13,8 @@ import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
 import { CommentSchema, presentComment } from '../schemas/comments.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  errors,
-  IdParams,
-  NoContent,
-  PATH_ERRORS,
-} from '../schemas/common.ts';
+import { Data, IdParams, NoContent } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const TAGS = ['Comments'];

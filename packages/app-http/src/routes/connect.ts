@@ -14,15 +14,8 @@ import {
 import { type TSchema, Type } from 'typebox';
 import { contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  ErrorSchema,
-  errors,
-  Timestamp,
-  WorkspaceField,
-} from '../schemas/common.ts';
+import { Data, Timestamp, WorkspaceField } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, ErrorSchema, errors } from '../schemas/error-responses.ts';
 import { sendConnectResult } from './connect-answer.ts';
 import { clearedFlowCookie, sentFlowCookie } from './connect-cookie.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
@@ -100,19 +93,19 @@ export const connectRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
   );
 };
 
-export const HtmlPage = Type.String({ description: 'A small HTML page (Content-Type: text/html)' });
+const HtmlPage = Type.String({ description: 'A small HTML page (Content-Type: text/html)' });
 
 /**
  * The router's answer to a platform segment longer than any path parameter it takes (200
  * characters), before the route runs: not_found in the JSON envelope.
  */
-export const PlatformNotFound = {
+const PlatformNotFound = {
   description: 'not_found (JSON): a platform name longer than the router takes (200 characters)',
   content: { 'application/json': { schema: ErrorSchema } },
 };
 
 /** A refusal answered as the small HTML page to a browser, or as JSON for a malformed query. */
-export const htmlOrJsonError = (description: string) => ({
+const htmlOrJsonError = (description: string) => ({
   description,
   content: {
     'text/html': { schema: HtmlPage },
@@ -128,6 +121,30 @@ const MAX_CALLBACK_TEXT = 4096;
 export const MAX_OAUTH_STATE_LENGTH = 512;
 /** A platform name in a path: longer than any known one, short enough to refuse junk early. */
 export const MAX_PLATFORM_PARAM_LENGTH = 64;
+
+/** The path of a public route a browser opens in a connect flow (the consent, the callback). */
+export const FlowPlatformParams = Type.Object({
+  platform: Type.String({ maxLength: MAX_PLATFORM_PARAM_LENGTH }),
+});
+
+/**
+ * The answers of a public route a browser opens in a connect flow: an HTML page (200) or a
+ * redirect (302), a refusal as a page or as JSON (400), the router's not_found, and the limits.
+ */
+export const flowResponses = (descriptions: {
+  page: string;
+  redirect: string;
+  refused: string;
+}) => ({
+  200: {
+    description: descriptions.page,
+    content: { 'text/html': { schema: HtmlPage } },
+  },
+  302: Type.Null({ description: descriptions.redirect }),
+  400: htmlOrJsonError(descriptions.refused),
+  404: PlatformNotFound,
+  ...errors(429, 500),
+});
 
 const CallbackQuery = Type.Object(
   {
@@ -159,23 +176,15 @@ export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = a
         summary: 'OAuth callback (the platform redirects the browser here)',
         description:
           'Public: the single-use state is the credential, accepted only from the browser that opened authorization_url (its cookie). Redirects (302) to the return_url of the flow, or answers a small HTML page saying what happened.',
-        params: Type.Object({ platform: Type.String({ maxLength: MAX_PLATFORM_PARAM_LENGTH }) }),
+        params: FlowPlatformParams,
         querystring: CallbackQuery,
-        response: {
-          200: {
-            description: 'HTML page: the account(s) connected',
-            content: { 'text/html': { schema: HtmlPage } },
-          },
-          302: Type.Null({
-            description:
-              'Redirect to return_url, with social_account_ids and platform, or error and error_description, added to its query',
-          }),
-          400: htmlOrJsonError(
+        response: flowResponses({
+          page: 'HTML page: the account(s) connected',
+          redirect:
+            'Redirect to return_url, with social_account_ids and platform, or error and error_description, added to its query',
+          refused:
             'HTML page saying why the account was not connected (a flow without return_url), or validation_failed (JSON) for a malformed query',
-          ),
-          404: PlatformNotFound,
-          ...errors(429, 500),
-        },
+        }),
       },
       preHandler: async (request, reply) => limit(request.ip, reply),
     },

@@ -10,7 +10,8 @@ import {
   NextCursor,
   presentComment,
 } from '../schemas/comments.ts';
-import { AUTH_ERRORS, BODY_ERRORS, Data, errors, WorkspaceQuery } from '../schemas/common.ts';
+import { Data, WorkspaceQuery } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors } from '../schemas/error-responses.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const TAGS = ['Comments'];

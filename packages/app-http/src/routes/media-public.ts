@@ -16,7 +16,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../errors.ts';
 import { parseRange } from '../media/range.ts';
-import { ErrorSchema, errors, PATH_ERRORS } from '../schemas/common.ts';
+import { ErrorSchema, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 
 /**
  * Shared caches may keep a hosted media 5 minutes at most: a deleted or expired media stops

@@ -1,34 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { deleteMedia, getMedia, listMediaPage, MAX_PAGE_SIZE } from '@social-publisher/domain';
+import { deleteMedia, getMedia, listMediaPage } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  Data,
-  errors,
-  IdParams,
-  Nullable,
-  PATH_ERRORS,
-  WorkspaceQuery,
-} from '../schemas/common.ts';
+import { Data, IdParams, Nullable, PageLimit, WorkspaceQuery } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { MediaSchema, presentMedia } from '../schemas/media.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const MediaQuery = Type.Object({
   ...WorkspaceQuery.properties,
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      default: 100,
-      description: `Page size (1-${MAX_PAGE_SIZE}, default 100)`,
-    }),
-  ),
+  limit: PageLimit(100),
   before: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 });
-
-const _MediaIdParams = IdParams('Media id');
 
 const MediaIdParams = IdParams('Media id');
 

@@ -6,14 +6,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { openConsent } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { errors } from '../schemas/common.ts';
 import {
   type CallbackOptions,
-  HtmlPage,
-  htmlOrJsonError,
+  FlowPlatformParams,
+  flowResponses,
   MAX_OAUTH_STATE_LENGTH,
-  MAX_PLATFORM_PARAM_LENGTH,
-  PlatformNotFound,
 } from './connect.ts';
 import { sendConnectResult } from './connect-answer.ts';
 import { flowCookie, sentFlowCookie } from './connect-cookie.ts';
@@ -36,20 +33,14 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<CallbackOptions> = 
         summary: "Open a connect flow's consent (the authorization_url)",
         description:
           "Public. The first browser to open it gets the flow's cookie and a 302 to the platform's consent page; the same browser may open it again. Another browser, an unknown, used or expired state: the flow's return_url with ?error= when the browser is the flow's, else a small HTML page.",
-        params: Type.Object({ platform: Type.String({ maxLength: MAX_PLATFORM_PARAM_LENGTH }) }),
+        params: FlowPlatformParams,
         querystring: AuthorizeQuery,
-        response: {
-          200: {
-            description: 'HTML page: why the consent cannot be opened',
-            content: { 'text/html': { schema: HtmlPage } },
-          },
-          302: Type.Null({ description: "Redirect to the platform's consent page" }),
-          400: htmlOrJsonError(
+        response: flowResponses({
+          page: 'HTML page: why the consent cannot be opened',
+          redirect: "Redirect to the platform's consent page",
+          refused:
             'HTML page saying why the consent cannot be opened (another browser, an unknown, used or expired state), or validation_failed (JSON) for a malformed query',
-          ),
-          404: PlatformNotFound,
-          ...errors(429, 500),
-        },
+        }),
       },
       preHandler: async (request, reply) => limit(request.ip, reply),
     },

@@ -4,7 +4,8 @@ import { approvePost, MAX_REJECTION_REASON_LENGTH, rejectPost } from '@social-pu
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, BODY_ERRORS, Data, errors, IdParams } from '../schemas/common.ts';
+import { Data, IdParams } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors } from '../schemas/error-responses.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 

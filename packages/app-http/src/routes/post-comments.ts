@@ -14,7 +14,8 @@ import {
   presentComment,
   presentCommentTarget,
 } from '../schemas/comments.ts';
-import { AUTH_ERRORS, Data, errors, IdParams, PATH_ERRORS } from '../schemas/common.ts';
+import { Data, IdParams } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 
 const TAGS = ['Comments'];

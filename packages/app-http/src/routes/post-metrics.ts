@@ -6,14 +6,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   getMetricsHistory,
   getPostMetrics,
-  MAX_PAGE_SIZE,
   METRICS_HISTORY_DEFAULT_LIMIT,
   refreshPostMetrics,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, Data, errors, IdParams, Nullable, PATH_ERRORS } from '../schemas/common.ts';
+import { Data, IdParams, Nullable, PageLimit } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   PostMetricsSchema,
   presentPostMetrics,
@@ -28,14 +28,7 @@ const HistoryQuery = Type.Object({
   target_id: Type.Optional(
     Type.String({ description: 'Only this target (post_targets[].id); default: every target' }),
   ),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      default: METRICS_HISTORY_DEFAULT_LIMIT,
-      description: `Page size (1-${MAX_PAGE_SIZE}, default ${METRICS_HISTORY_DEFAULT_LIMIT})`,
-    }),
-  ),
+  limit: PageLimit(METRICS_HISTORY_DEFAULT_LIMIT),
   before: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 });
 

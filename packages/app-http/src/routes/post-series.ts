@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getSeries, stopSeries } from '@social-publisher/domain';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, Data, errors, IdParams, PATH_ERRORS } from '../schemas/common.ts';
+import { Data, IdParams } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { PostSeriesSchema, presentSeries } from '../schemas/post-series.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 

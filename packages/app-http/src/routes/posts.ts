@@ -18,16 +18,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { fromDomainError, unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  errors,
-  IdParams,
-  Nullable,
-  PATH_ERRORS,
-  WorkspaceQuery,
-} from '../schemas/common.ts';
+import { Data, IdParams, Nullable, WorkspaceQuery } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { createPostBody, IdempotencyHeaders } from '../schemas/post-input.ts';
 import { scheduleBody } from '../schemas/post-series.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';

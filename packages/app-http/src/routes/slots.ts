@@ -4,14 +4,8 @@ import { type CreatePostInput, getSlots, putSlots, queuePost } from '@social-pub
 import type { FastifyRequest } from 'fastify';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  errors,
-  IdParams,
-  PATH_ERRORS,
-} from '../schemas/common.ts';
+import { Data, IdParams } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { createPostBody, IdempotencyHeaders } from '../schemas/post-input.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';
 import { presentSlots, SlotSetSchema, SlotsBody } from '../schemas/slots.ts';

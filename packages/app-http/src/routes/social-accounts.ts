@@ -12,16 +12,8 @@ import {
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  errors,
-  IdParams,
-  NoContent,
-  PATH_ERRORS,
-  WorkspaceField,
-} from '../schemas/common.ts';
+import { Data, IdParams, NoContent, WorkspaceField } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   presentSocialAccount,
   presentSocialAccountDetail,

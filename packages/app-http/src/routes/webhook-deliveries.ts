@@ -7,7 +7,8 @@ import { listDeliveries, MAX_DELIVERY_LIST, redeliver } from '@social-publisher/
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, Data, errors, IdParams, PATH_ERRORS } from '../schemas/common.ts';
+import { Data, IdParams } from '../schemas/common.ts';
+import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   DeliverySchema,
   DeliveryWithAttemptsSchema,

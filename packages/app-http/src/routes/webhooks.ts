@@ -14,18 +14,15 @@ import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
 import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
   Data,
-  errors,
   IdParams,
   NO_STORE_HEADERS,
   NoContent,
-  PATH_ERRORS,
   Uuid,
   WorkspaceField,
   withHeaders,
 } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   CreatedWebhookSchema,
   presentCreatedWebhook,

@@ -4,7 +4,8 @@ import { updateWorkspace } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { AUTH_ERRORS, BODY_ERRORS, Data, errors, PATH_ERRORS } from '../schemas/common.ts';
+import { Data } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { presentWorkspace, WorkspaceSchema } from '../schemas/workspaces.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
 

@@ -10,14 +10,8 @@ import {
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import {
-  AUTH_ERRORS,
-  BODY_ERRORS,
-  Data,
-  errors,
-  NoContent,
-  PATH_ERRORS,
-} from '../schemas/common.ts';
+import { Data, NoContent } from '../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   MembershipSchema,
   presentMembership,

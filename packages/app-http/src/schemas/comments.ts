@@ -4,10 +4,9 @@ import {
   COMMENTS_STATES,
   type CommentTargetState,
   type CommentView,
-  MAX_PAGE_SIZE,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Uuid } from './common.ts';
+import { Nullable, PageLimit, Timestamp, Uuid } from './common.ts';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
@@ -86,14 +85,7 @@ export const presentCommentTarget = (state: CommentTargetState) => ({
 /** The paging fields of the comment lists (GET /posts/:id/comments, GET /inbox). */
 export const CommentPageFields = {
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_SIZE,
-      default: COMMENTS_PAGE_DEFAULT_LIMIT,
-      description: `Page size (1-${MAX_PAGE_SIZE}, default ${COMMENTS_PAGE_DEFAULT_LIMIT})`,
-    }),
-  ),
+  limit: PageLimit(COMMENTS_PAGE_DEFAULT_LIMIT),
 };
 
 export const NextCursor = Nullable(

@@ -1,7 +1,7 @@
 /** Response shapes of dry runs and batches: one result per post, with its own status. */
 import { MAX_PROBES_PER_REQUEST } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { ProblemSchema } from './common.ts';
+import { ProblemSchema } from './error-responses.ts';
 import { PostSchema } from './posts.ts';
 
 export const ValidationSchema = Type.Object({

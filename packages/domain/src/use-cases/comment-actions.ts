@@ -3,14 +3,49 @@
  * the same change here. Where the platform does not offer it for this comment (`can` says no),
  * `unsupported` with the platform's reason, and nothing is called.
  */
+import type { StoredComment } from '../comments-model.ts';
 import type { CoreDeps } from '../deps.ts';
 import { type DomainError, unsupported } from '../errors.ts';
 import type { Actor } from '../model.ts';
+import type { PlatformCommentsClient } from '../ports/index.ts';
 import { err, ok, type Result } from '../result.ts';
-import { commentCall, refusalError } from './comment-calls.ts';
+import { type CommentCall, commentCall, refusalError } from './comment-calls.ts';
 import { type CommentView, findComment, viewOf } from './comments.ts';
 
 const TIMEOUT_MS = 60_000;
+
+type Moderation = 'hide' | 'delete';
+
+const PAST_PARTICIPLE: Record<Moderation, string> = { hide: 'hidden', delete: 'deleted' };
+
+interface ModerationCall<A extends Moderation> extends CommentCall {
+  comment: StoredComment;
+  /** The platform's `action`, bound to its client. */
+  act: NonNullable<PlatformCommentsClient[A]>;
+}
+
+/** The comment and the platform's call that `action`s it, or why the platform does not offer it. */
+async function moderationCall<A extends Moderation>(
+  deps: CoreDeps,
+  actor: Actor,
+  commentId: string,
+  action: A,
+): Promise<Result<ModerationCall<A>, DomainError>> {
+  const found = await findComment(deps, actor, commentId);
+  if (!found.ok) return found;
+  const comment = found.value;
+  const call = await commentCall(deps, comment);
+  if (!call.ok) return call;
+  const { client } = call.value;
+  const act = client[action];
+  if (!act || !client.can(comment)[action]) {
+    const reason =
+      client.cannot?.(action, comment) ??
+      `${comment.platform} comments cannot be ${PAST_PARTICIPLE[action]}`;
+    return err(unsupported(reason));
+  }
+  return ok({ ...call.value, comment, act: act.bind(client) });
+}
 
 /** Hides (or shows again) a comment on its platform: the comment as it is now. */
 export async function hideComment(
@@ -19,23 +54,11 @@ export async function hideComment(
   commentId: string,
   hidden: boolean,
 ): Promise<Result<CommentView, DomainError>> {
-  const found = await findComment(deps, actor, commentId);
-  if (!found.ok) return found;
-  const comment = found.value;
-  const call = await commentCall(deps, comment);
+  const call = await moderationCall(deps, actor, commentId, 'hide');
   if (!call.ok) return call;
-  const { client, connection, request } = call.value;
-  if (!client.hide || !client.can(comment).hide) {
-    const reason =
-      client.cannot?.('hide', comment) ?? `${comment.platform} comments cannot be hidden`;
-    return err(unsupported(reason));
-  }
+  const { comment, connection, request, act: hide } = call.value;
   if (comment.hidden === hidden) return ok(viewOf(deps, comment));
-  const outcome = await client.hide({
-    ...request,
-    hidden,
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
+  const outcome = await hide({ ...request, hidden, signal: AbortSignal.timeout(TIMEOUT_MS) });
   if (outcome.kind !== 'done') return err(await refusalError(deps, connection, outcome));
   await deps.repos.comments.setHidden(comment.id, hidden);
   return ok(viewOf(deps, { ...comment, hidden }));
@@ -47,18 +70,10 @@ export async function deleteComment(
   actor: Actor,
   commentId: string,
 ): Promise<Result<null, DomainError>> {
-  const found = await findComment(deps, actor, commentId);
-  if (!found.ok) return found;
-  const comment = found.value;
-  const call = await commentCall(deps, comment);
+  const call = await moderationCall(deps, actor, commentId, 'delete');
   if (!call.ok) return call;
-  const { client, connection, request } = call.value;
-  if (!client.delete || !client.can(comment).delete) {
-    const reason =
-      client.cannot?.('delete', comment) ?? `${comment.platform} comments cannot be deleted`;
-    return err(unsupported(reason));
-  }
-  const outcome = await client.delete({ ...request, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const { comment, connection, request, act: remove } = call.value;
+  const outcome = await remove({ ...request, signal: AbortSignal.timeout(TIMEOUT_MS) });
   if (outcome.kind !== 'done' && outcome.kind !== 'gone') {
     return err(await refusalError(deps, connection, outcome));
   }

@@ -21,15 +21,7 @@ import { storeCommentEvents } from './comments-events.ts';
 import { expireConnection } from './connection-tokens.ts';
 import { enqueueDeliveries } from './pending-deliveries.ts';
 import { decryptConnection } from './publish-request.ts';
-import {
-  connectionsOf,
-  eachLimited,
-  groupByConnection,
-  missingScopes,
-  observeReadWait,
-  paceRead,
-  readableConnection,
-} from './read-pass.ts';
+import { connectionToRead, observeReadWait, paceRead, readByConnection } from './read-pass.ts';
 import { sandboxComments } from './sandbox-comments.ts';
 
 /** The most comments one read of one target stores (the platform's pages are followed to it). */
@@ -245,19 +237,16 @@ function readingOf(
     const message = `comments are not read for ${platform} posts`;
     return { ok: false, end: { kind: 'unsupported', message } };
   }
-  const readable = readableConnection(connection);
-  if (!readable.ok) {
-    return { ok: false, end: { kind: 'failed', message: `${readable.code}: ${readable.message}` } };
+  const readable = connectionToRead(connection, client.scopes, 'reading comments');
+  if (readable.ok) return { ok: true, client, connection: readable.connection };
+  if (readable.kind === 'missing_scopes') {
+    return { ok: false, end: { kind: 'unsupported', message: readable.message } };
   }
-  const missing = missingScopes(readable.connection, client.scopes);
-  if (missing.length > 0) {
-    const message = `the connection was made without ${missing.join(', ')}, which reading comments needs: reconnect the account`;
-    return { ok: false, end: { kind: 'unsupported', message } };
-  }
-  return { ok: true, client, connection: readable.connection };
+  return { ok: false, end: { kind: 'failed', message: `${readable.code}: ${readable.message}` } };
 }
 
-const emptyReport = (claimed: number): CommentsPassReport => ({
+/** A report with nothing counted yet but the `claimed` tracks. */
+export const emptyCommentsReport = (claimed: number): CommentsPassReport => ({
   claimed,
   fresh: 0,
   stale: 0,
@@ -280,18 +269,16 @@ export async function readDueComments(
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + settings.metricsReadLeaseMs);
   const tracks = await repos.comments.claimDue(now, settings.metricsPassSize, leaseUntil);
-  const report = emptyReport(tracks.length);
+  const report = emptyCommentsReport(tracks.length);
   if (tracks.length === 0) return report;
-  const groups = groupByConnection(tracks);
-  const connections = await connectionsOf(deps, groups);
-  const all: GroupResult = { updates: [], postponed: [], stored: 0 };
-  await eachLimited(groups, settings.metricsReadConcurrency, async (group) => {
-    const connection = connections.get(group[0]?.socialAccountId ?? '') ?? null;
-    const read = await readConnection(deps, connection, group, signal);
-    all.updates.push(...read.updates);
-    all.postponed.push(...read.postponed);
-    all.stored += read.stored;
-  });
+  const reads = await readByConnection(deps, tracks, (connection, group) =>
+    readConnection(deps, connection, group, signal),
+  );
+  const all: GroupResult = {
+    updates: reads.flatMap((read) => read.updates),
+    postponed: reads.flatMap((read) => read.postponed),
+    stored: reads.reduce((sum, read) => sum + read.stored, 0),
+  };
   await repos.comments.record(all.updates);
   if (all.postponed.length > 0) await repos.comments.postpone(all.postponed);
   for (const update of all.updates) {

@@ -4,7 +4,7 @@
  * round does.
  */
 import type { CoreDeps } from '../deps.ts';
-import { type CommentsPassReport, readDueComments } from './comments-reads.ts';
+import { type CommentsPassReport, emptyCommentsReport, readDueComments } from './comments-reads.ts';
 import { publishAboutToStart } from './metrics-round.ts';
 
 export async function readCommentsRound(
@@ -12,15 +12,7 @@ export async function readCommentsRound(
   signal: AbortSignal,
   maxPasses: number,
 ): Promise<CommentsPassReport> {
-  const total: CommentsPassReport = {
-    claimed: 0,
-    fresh: 0,
-    stale: 0,
-    gone: 0,
-    unsupported: 0,
-    postponed: 0,
-    stored: 0,
-  };
+  const total = emptyCommentsReport(0);
   for (let pass = 0; pass < maxPasses && !signal.aborted; pass++) {
     if (await publishAboutToStart(deps)) break;
     const report = await readDueComments(deps, signal);

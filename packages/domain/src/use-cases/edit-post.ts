@@ -29,6 +29,7 @@ import {
   getPost,
   newTarget,
   publisherProblems,
+  storedContentOf,
   type TargetToCheck,
   uniqueProblems,
 } from './posts.ts';
@@ -175,11 +176,7 @@ export async function editPost(
     // Only from the approval state read above: an approval (or a return to waiting) landing
     // meanwhile makes this edit a conflict rather than silently undoing or bypassing it.
     from: post.status === 'pending_approval' ? ['pending_approval'] : ['scheduled', 'queued'],
-    content: draft.content,
-    mediaUrls: draft.mediaUrls,
-    platformOptions: draft.platformOptions,
-    thread: draft.thread ?? [],
-    firstComment: draft.firstComment ?? null,
+    ...storedContentOf(draft),
     scheduledAt,
     status,
     // Strictly later than the version read: an approval decided on that version must not apply.

@@ -19,15 +19,7 @@ import type {
 import { expireConnection } from './connection-tokens.ts';
 import { notifyMetricsUpdated } from './metrics-events.ts';
 import { decryptConnection } from './publish-request.ts';
-import {
-  connectionsOf,
-  eachLimited,
-  groupByConnection,
-  missingScopes,
-  observeReadWait,
-  paceRead,
-  readableConnection,
-} from './read-pass.ts';
+import { connectionToRead, observeReadWait, paceRead, readByConnection } from './read-pass.ts';
 import { sandboxMetrics } from './sandbox-metrics.ts';
 
 export interface MetricsPassReport {
@@ -97,20 +89,14 @@ function unreadable(
   reader: PlatformMetricsReader | undefined,
   platform: string,
 ): MetricsItemResult | null {
-  const readable = readableConnection(connection);
-  if (!readable.ok) return { kind: 'failed', code: readable.code, message: readable.message };
+  const readable = connectionToRead(connection, reader?.scopes, 'reading numbers');
+  if (!readable.ok && readable.kind === 'failed') {
+    return { kind: 'failed', code: readable.code, message: readable.message };
+  }
   if (!reader) {
     return { kind: 'unavailable', message: `numbers are not read for ${platform} posts` };
   }
-  // Unknown scopes (a brought token) are tried: the platform's answer decides.
-  const missing = missingScopes(readable.connection, reader.scopes);
-  if (missing.length > 0) {
-    return {
-      kind: 'unavailable',
-      message: `the connection was made without ${missing.join(', ')}, which reading numbers needs: reconnect the account`,
-    };
-  }
-  return null;
+  return readable.ok ? null : { kind: 'unavailable', message: readable.message };
 }
 
 /** One batch read through the platform's reader; a throw is a failed read like any other. */
@@ -269,16 +255,14 @@ export async function readDueMetrics(
   for (const track of tracks) {
     if (track.dueAt) deps.metrics?.metricsReadLate(now.getTime() - track.dueAt.getTime());
   }
-  const groups = groupByConnection(tracks);
-  const connections = await connectionsOf(deps, groups);
-  const all: GroupResult = { updates: [], postponed: [] };
   // Whatever is not reached (shutting down) comes back when its claim runs out.
-  await eachLimited(groups, settings.metricsReadConcurrency, async (group) => {
-    const connection = connections.get(group[0]?.socialAccountId ?? '') ?? null;
-    const read = await readConnection(deps, connection, group, signal);
-    all.updates.push(...read.updates);
-    all.postponed.push(...read.postponed);
-  });
+  const reads = await readByConnection(deps, tracks, (connection, group) =>
+    readConnection(deps, connection, group, signal),
+  );
+  const all: GroupResult = {
+    updates: reads.flatMap((read) => read.updates),
+    postponed: reads.flatMap((read) => read.postponed),
+  };
   await storeReads(deps, tracks, all);
   return passReport(tracks, all.updates, all.postponed.length);
 }

@@ -55,11 +55,11 @@ export function sumMetrics(list: readonly (MetricValues | null)[]): MetricValues
   return totals;
 }
 
-const metricsOf = (postId: string, targets: MetricTrack[]): PostMetrics => ({
-  postId,
-  totals: sumMetrics(targets.map((track) => track.metrics)),
-  targets,
-});
+/** The latest numbers of each of the post's targets, and their totals. */
+async function latestMetricsOf(deps: CoreDeps, postId: string): Promise<PostMetrics> {
+  const targets = await deps.repos.metrics.listByPost(postId);
+  return { postId, totals: sumMetrics(targets.map((track) => track.metrics)), targets };
+}
 
 /** GET /posts/:id/metrics: the latest numbers of each published target. */
 export async function getPostMetrics(
@@ -68,8 +68,7 @@ export async function getPostMetrics(
   postId: string,
 ): Promise<Result<PostMetrics, DomainError>> {
   const found = await getPost(deps, actor, postId);
-  if (!found.ok) return found;
-  return ok(metricsOf(postId, await deps.repos.metrics.listByPost(postId)));
+  return found.ok ? ok(await latestMetricsOf(deps, postId)) : found;
 }
 
 /** Why a post has no numbers to refresh, or null when it has. */
@@ -102,7 +101,7 @@ export async function refreshPostMetrics(
   const readBefore = new Date(now.getTime() - deps.settings.metricsMinRefreshMs);
   const asked = await deps.repos.metrics.requestRefresh(postId, now, readBefore);
   deps.logger.debug({ postId, asked }, 'metrics refresh asked');
-  return ok(metricsOf(postId, await deps.repos.metrics.listByPost(postId)));
+  return ok(await latestMetricsOf(deps, postId));
 }
 
 export interface HistoryQuery {

@@ -47,6 +47,19 @@ export function draftOf(input: CreatePostInput): PostDraft | null {
   };
 }
 
+/** What a post stores of a draft: its content, media, options, follow-ups and first comment. */
+export function storedContentOf(
+  draft: PostDraft,
+): Pick<PostWithTargets, 'content' | 'mediaUrls' | 'platformOptions' | 'thread' | 'firstComment'> {
+  return {
+    content: draft.content,
+    mediaUrls: draft.mediaUrls,
+    platformOptions: draft.platformOptions,
+    thread: draft.thread ?? [],
+    firstComment: draft.firstComment ?? null,
+  };
+}
+
 /** The follow-ups as stored, or null when ill-typed (the shared rules say how). */
 function threadOf(value: unknown): ThreadPart[] | null {
   if (value === undefined || value === null) return [];
@@ -183,11 +196,7 @@ export async function preparePost(
     id: postId,
     accountId: ctx.accountId,
     createdBy: ctx.userId,
-    content: draft.content,
-    mediaUrls: draft.mediaUrls,
-    platformOptions: draft.platformOptions,
-    thread: draft.thread ?? [],
-    firstComment: draft.firstComment ?? null,
+    ...storedContentOf(draft),
     scheduledAt,
     status: held ? 'pending_approval' : mode === 'now' ? 'queued' : 'scheduled',
     createdAt: now,

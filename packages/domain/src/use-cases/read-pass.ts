@@ -88,6 +88,26 @@ export async function connectionsOf(
   return new Map(found.map((connection) => [connection.id, connection]));
 }
 
+/**
+ * Reads claimed tracks connection by connection, at most `metricsReadConcurrency` connections at
+ * a time: `readConnection` is handed each group with its connection (null for sandbox tracks or
+ * a removed connection). The results come back in the order the groups finished.
+ */
+export async function readByConnection<T extends { socialAccountId: string; sandbox: boolean }, R>(
+  deps: CoreDeps,
+  tracks: readonly T[],
+  readConnection: (connection: SocialAccount | null, group: readonly T[]) => Promise<R>,
+): Promise<R[]> {
+  const groups = groupByConnection(tracks);
+  const connections = await connectionsOf(deps, groups);
+  const results: R[] = [];
+  await eachLimited(groups, deps.settings.metricsReadConcurrency, async (group) => {
+    const connection = connections.get(group[0]?.socialAccountId ?? '') ?? null;
+    results.push(await readConnection(connection, group));
+  });
+  return results;
+}
+
 /** The connection when it can be read (present and active), or why not. */
 export function readableConnection(
   connection: SocialAccount | null,
@@ -102,11 +122,29 @@ export function readableConnection(
   return { ok: true, connection };
 }
 
+/**
+ * The connection when it can be read with `scopes`, or why not: `failed` for a removed or
+ * inactive connection, `missing_scopes` for one made without what `reading` needs. Unknown
+ * scopes (a brought token) are tried: the platform's answer decides.
+ */
+export function connectionToRead(
+  connection: SocialAccount | null,
+  scopes: readonly string[] | undefined,
+  reading: string,
+):
+  | { ok: true; connection: SocialAccount }
+  | { ok: false; kind: 'failed'; code: string; message: string }
+  | { ok: false; kind: 'missing_scopes'; message: string } {
+  const readable = readableConnection(connection);
+  if (!readable.ok) return { ...readable, kind: 'failed' };
+  const missing = missingScopes(readable.connection, scopes);
+  if (missing.length === 0) return readable;
+  const message = `the connection was made without ${missing.join(', ')}, which ${reading} needs: reconnect the account`;
+  return { ok: false, kind: 'missing_scopes', message };
+}
+
 /** The scopes of `needed` a connection with known scopes lacks (unknown scopes: none). */
-export function missingScopes(
-  connection: SocialAccount,
-  needed: readonly string[] | undefined,
-): string[] {
+function missingScopes(connection: SocialAccount, needed: readonly string[] | undefined): string[] {
   if (!needed || connection.scopes.length === 0) return [];
   const granted = new Set(connection.scopes);
   return needed.filter((scope) => !granted.has(scope));
