@@ -15,7 +15,7 @@ import type {
   PublishConnection,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import { CommentGone, commentsClient, ownReply } from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { createBlueskyApi, POST_COLLECTION, type StrongRef } from './api.ts';
 import { recordKey } from './record-key.ts';
@@ -111,76 +111,55 @@ export function createBlueskyCommentsClient(
   const keyOf = (request: { idempotencyKey: string; intentAt?: Date; since?: Date }) =>
     recordKey(request.intentAt ?? request.since ?? new Date(0), request.idempotencyKey, 0);
 
-  return {
+  return commentsClient({
     replyMaxLength: () => REPLY_MAX_LENGTH,
     can: (comment) => ({ reply: true, hide: false, delete: comment.mine }),
     cannot: (action) =>
       action === 'hide'
         ? 'Bluesky hides replies through the post’s threadgate, which is not managed here'
         : 'Bluesky deletes only your own posts',
-    list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => {
-        const view = await thread(connection, platformPostId, THREAD_DEPTH, signal);
-        return {
-          kind: 'listed' as const,
-          comments: repliesOf(view, platformPostId, connection.externalId, limit),
-        };
-      }),
-    reply: (request) =>
-      commentCall(
-        request.signal,
-        async () => {
-          const { connection, platformCommentId, text, signal } = request;
-          const parentView = await thread(connection, platformCommentId, 0, signal);
-          const parentPost = parentView.post as Record<string, unknown>;
-          const parent: StrongRef = { uri: platformCommentId, cid: asString(parentPost.cid) ?? '' };
-          const record = isRecord(parentPost.record) ? parentPost.record : {};
-          const parentReply = isRecord(record.reply) ? record.reply : {};
-          const root = isRecord(parentReply.root)
-            ? (parentReply.root as unknown as StrongRef)
-            : parent;
-          const createdAt = new Date();
-          const api = createBlueskyApi(settings, runtime, signal);
-          const ref = await mapped('createRecord', () =>
-            api.createPost(connection.accessToken, connection.externalId, keyOf(request), {
-              $type: POST_COLLECTION,
-              text,
-              createdAt: createdAt.toISOString(),
-              reply: { root, parent },
-            }),
-          );
-          return {
-            kind: 'sent' as const,
-            comment: ownReply(ref.uri, platformCommentId, connection.externalId, text, createdAt),
-          };
-        },
-        { sends: true },
-      ),
-    findReply: (request) =>
-      commentCall(request.signal, async () => {
-        const { connection, platformCommentId, text, since, signal } = request;
-        const api = createBlueskyApi(settings, runtime, signal);
-        const rkey = keyOf(request);
-        const found = await mapped('getRecord', () =>
-          api.findPost(connection.accessToken, connection.externalId, rkey),
-        );
-        if (!found) return { kind: 'not_found' as const };
-        return {
-          kind: 'found' as const,
-          comment: ownReply(found.uri, platformCommentId, connection.externalId, text, since),
-        };
-      }),
+    async list({ connection, platformPostId, limit, signal }) {
+      const view = await thread(connection, platformPostId, THREAD_DEPTH, signal);
+      return repliesOf(view, platformPostId, connection.externalId, limit);
+    },
+    async reply(request) {
+      const { connection, platformCommentId, text, signal } = request;
+      const parentView = await thread(connection, platformCommentId, 0, signal);
+      const parentPost = parentView.post as Record<string, unknown>;
+      const parent: StrongRef = { uri: platformCommentId, cid: asString(parentPost.cid) ?? '' };
+      const record = isRecord(parentPost.record) ? parentPost.record : {};
+      const parentReply = isRecord(record.reply) ? record.reply : {};
+      const root = isRecord(parentReply.root) ? (parentReply.root as unknown as StrongRef) : parent;
+      const createdAt = new Date();
+      const api = createBlueskyApi(settings, runtime, signal);
+      const ref = await mapped('createRecord', () =>
+        api.createPost(connection.accessToken, connection.externalId, keyOf(request), {
+          $type: POST_COLLECTION,
+          text,
+          createdAt: createdAt.toISOString(),
+          reply: { root, parent },
+        }),
+      );
+      return ownReply(ref.uri, platformCommentId, connection.externalId, text, createdAt);
+    },
+    async findReply(request) {
+      const { connection, platformCommentId, text, since, signal } = request;
+      const api = createBlueskyApi(settings, runtime, signal);
+      const rkey = keyOf(request);
+      const found = await mapped('getRecord', () =>
+        api.findPost(connection.accessToken, connection.externalId, rkey),
+      );
+      if (!found) return undefined;
+      return ownReply(found.uri, platformCommentId, connection.externalId, text, since);
+    },
     delete: ({ connection, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        await mapped('deleteRecord', () =>
-          xrpc(settings.serviceUrl, runtime, signal, {
-            nsid: 'com.atproto.repo.deleteRecord',
-            method: 'POST',
-            token: connection.accessToken,
-            json: recordOf(platformCommentId),
-          }),
-        );
-        return { kind: 'done' as const };
-      }),
-  };
+      mapped('deleteRecord', () =>
+        xrpc(settings.serviceUrl, runtime, signal, {
+          nsid: 'com.atproto.repo.deleteRecord',
+          method: 'POST',
+          token: connection.accessToken,
+          json: recordOf(platformCommentId),
+        }),
+      ),
+  });
 }

@@ -8,44 +8,27 @@
 // - hide: POST /{ig-comment-id}?hide= (others' comments); delete: DELETE /{ig-comment-id}.
 // All of it needs instagram_business_manage_comments, asked for at connect. Graph's 100/33
 // ("does not exist") is a comment or media deleted meanwhile: gone.
-import type {
-  PlatformComment,
-  PlatformCommentsClient,
-  PublishConnection,
-} from '@social-publisher/domain';
-import { type GraphFailure, graphErrorOf } from '../meta/failure.ts';
-import { graphClient } from '../meta/graph-api.ts';
+import type { PlatformComment, PlatformCommentsClient } from '@social-publisher/domain';
+import { graphCommentCalls, graphTime, readGraphPages } from '../meta/comments.ts';
+import { deleteGraphObject } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import { commentsClient, ownReplyAmong, sentReply } from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
-import { fail } from '../shared/outcome.ts';
 import { graphFailure } from './api.ts';
 import { INSTAGRAM_COMMENTS_SCOPE } from './oauth.ts';
 import type { InstagramSettings } from './settings.ts';
 
 const COMMENT_FIELDS = 'id,text,timestamp,username,hidden,from{id,username}';
 const FIELDS = `${COMMENT_FIELDS},replies{${COMMENT_FIELDS}}`;
-const MAX_PAGES = 10;
 /** Instagram's comment length. */
 const COMMENT_MAX_LENGTH = 2_200;
-const CLOCK_SKEW_MS = 60_000;
-
-const goneOr: GraphFailure = (status, body, text, headers) => {
-  const error = graphErrorOf(body);
-  if (error ? error.code === 100 && error.subcode === 33 : status === 404) {
-    return new CommentGone(`Instagram: ${error?.message ?? `HTTP ${status}`}`);
-  }
-  return graphFailure(status, body, text, headers);
-};
 
 function commentOf(item: unknown, parent: string | null, ownId: string): PlatformComment | null {
   if (!isRecord(item)) return null;
   const id = asString(item.id);
   const from = isRecord(item.from) ? item.from : {};
   const authorId = asString(from.id);
-  const created = Date.parse(
-    (asString(item.timestamp) ?? '').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'),
-  );
+  const created = graphTime(item.timestamp);
   if (!id || !authorId || !Number.isFinite(created)) return null;
   const handle = asString(from.username) ?? asString(item.username) ?? null;
   return {
@@ -59,54 +42,29 @@ function commentOf(item: unknown, parent: string | null, ownId: string): Platfor
   };
 }
 
+/** A top-level comment followed by the replies Instagram nests in it (none when unreadable). */
+function threadOf(item: unknown, ownId: string): PlatformComment[] {
+  const top = commentOf(item, null, ownId);
+  if (!top) return [];
+  const replies = isRecord(item) && isRecord(item.replies) ? item.replies.data : [];
+  const nested = (Array.isArray(replies) ? replies : []).flatMap(
+    (reply) => commentOf(reply, top.platformCommentId, ownId) ?? [],
+  );
+  return [top, ...nested];
+}
+
 export function createInstagramCommentsClient(
   settings: InstagramSettings,
   runtime: PublisherRuntime,
 ): PlatformCommentsClient {
-  const graph = (signal: AbortSignal) =>
-    graphClient(runtime, signal, {
-      baseUrl: settings.apiBaseUrl,
-      version: settings.graphVersion,
-      label: 'Instagram',
-      failure: goneOr,
-    });
+  const graph = graphCommentCalls(runtime, {
+    baseUrl: settings.apiBaseUrl,
+    version: settings.graphVersion,
+    label: 'Instagram',
+    failure: graphFailure,
+  });
 
-  async function commentsOf(
-    connection: PublishConnection,
-    mediaId: string,
-    limit: number,
-    signal: AbortSignal,
-  ): Promise<PlatformComment[]> {
-    const call = graph(signal);
-    const found: PlatformComment[] = [];
-    let after: string | undefined;
-    for (let page = 0; page < MAX_PAGES && found.length < limit; page++) {
-      const body = await call('GET', `/${encodeURIComponent(mediaId)}/comments`, {
-        query: {
-          fields: FIELDS,
-          limit: '50',
-          access_token: connection.accessToken,
-          ...(after ? { after } : {}),
-        },
-      });
-      for (const item of Array.isArray(body.data) ? body.data : []) {
-        const top = commentOf(item, null, connection.externalId);
-        if (!top) continue;
-        const replies = isRecord(item) && isRecord(item.replies) ? item.replies.data : [];
-        const nested = (Array.isArray(replies) ? replies : []).flatMap(
-          (reply) => commentOf(reply, top.platformCommentId, connection.externalId) ?? [],
-        );
-        found.push(top, ...nested);
-      }
-      const paging = isRecord(body.paging) ? body.paging : {};
-      const cursors = isRecord(paging.cursors) ? paging.cursors : {};
-      after = paging.next ? asString(cursors.after) : undefined;
-      if (!after) break;
-    }
-    return found.slice(0, limit);
-  }
-
-  return {
+  return commentsClient({
     scopes: [INSTAGRAM_COMMENTS_SCOPE],
     replyMaxLength: () => COMMENT_MAX_LENGTH,
     can: (comment) => ({
@@ -115,55 +73,39 @@ export function createInstagramCommentsClient(
       delete: true,
     }),
     cannot: () => 'Instagram does not hide comments written by the account itself',
-    list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => ({
-        kind: 'listed' as const,
-        comments: await commentsOf(connection, platformPostId, limit, signal),
-      })),
-    reply: ({ connection, platformCommentId, text, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const body = await graph(signal)(
-            'POST',
-            `/${encodeURIComponent(platformCommentId)}/replies`,
-            { query: { access_token: connection.accessToken }, form: { message: text } },
-          );
-          const id = asString(body.id);
-          if (!id) throw fail('invalid_response', 'Instagram reply gave no id', false);
-          return {
-            kind: 'sent' as const,
-            comment: ownReply(id, platformCommentId, connection.externalId, text),
-          };
+    list({ connection, platformPostId, limit, signal }) {
+      const query = { fields: FIELDS, limit: '50', access_token: connection.accessToken };
+      const path = `/${encodeURIComponent(platformPostId)}/comments`;
+      return readGraphPages(graph(signal), path, query, limit, (item) =>
+        threadOf(item, connection.externalId),
+      );
+    },
+    async reply({ connection, platformCommentId, text, signal }) {
+      const body = await graph(signal)(
+        'POST',
+        `/${encodeURIComponent(platformCommentId)}/replies`,
+        {
+          query: { access_token: connection.accessToken },
+          form: { message: text },
         },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
-        const body = await graph(signal)(
-          'GET',
-          `/${encodeURIComponent(platformCommentId)}/replies`,
-          { query: { fields: COMMENT_FIELDS, access_token: connection.accessToken } },
-        );
-        const from = since.getTime() - CLOCK_SKEW_MS;
-        const found = (Array.isArray(body.data) ? body.data : [])
-          .map((item) => commentOf(item, platformCommentId, connection.externalId))
-          .find((c) => c?.mine && c.text === text && c.createdAt.getTime() >= from);
-        return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };
-      }),
+      );
+      const id = asString(body.id);
+      return sentReply('Instagram', id, platformCommentId, connection.externalId, text);
+    },
+    async findReply({ connection, platformCommentId, text, since, signal }) {
+      const body = await graph(signal)('GET', `/${encodeURIComponent(platformCommentId)}/replies`, {
+        query: { fields: COMMENT_FIELDS, access_token: connection.accessToken },
+      });
+      const replies = (Array.isArray(body.data) ? body.data : []).map((item) =>
+        commentOf(item, platformCommentId, connection.externalId),
+      );
+      return ownReplyAmong(replies, text, since);
+    },
     hide: ({ connection, platformCommentId, hidden, signal }) =>
-      commentCall(signal, async () => {
-        await graph(signal)('POST', `/${encodeURIComponent(platformCommentId)}`, {
-          query: { hide: String(hidden), access_token: connection.accessToken },
-        });
-        return { kind: 'done' as const };
+      graph(signal)('POST', `/${encodeURIComponent(platformCommentId)}`, {
+        query: { hide: String(hidden), access_token: connection.accessToken },
       }),
     delete: ({ connection, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        await graph(signal)('DELETE', `/${encodeURIComponent(platformCommentId)}`, {
-          query: { access_token: connection.accessToken },
-        });
-        return { kind: 'done' as const };
-      }),
-  };
+      deleteGraphObject(graph(signal), platformCommentId, connection.accessToken),
+  });
 }

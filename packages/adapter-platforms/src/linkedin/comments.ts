@@ -18,9 +18,14 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import {
+  CommentGone,
+  CommentsUnsupported,
+  commentsClient,
+  ownReplyAmong,
+  sentReply,
+} from '../shared/comment-calls.ts';
 import { asString, type HttpResult, header, isRecord } from '../shared/http.ts';
-import { fail } from '../shared/outcome.ts';
 import { linkedinFailure } from './api.ts';
 import { commentPath } from './remove.ts';
 import { authorOf, LABEL } from './run.ts';
@@ -28,9 +33,6 @@ import type { LinkedinSettings } from './settings.ts';
 
 /** LinkedIn's comment length. */
 const COMMENT_MAX_LENGTH = 1_250;
-const CLOCK_SKEW_MS = 60_000;
-
-class ReadRefused extends Error {}
 
 /** A comments edge's element as a comment; `parent`: the comment whose edge it came from. */
 function commentOf(
@@ -85,7 +87,7 @@ export function createLinkedinCommentsClient(
           const needed = author.startsWith('urn:li:person:')
             ? 'r_member_social'
             : 'r_organization_social';
-          return new ReadRefused(
+          return new CommentsUnsupported(
             `LinkedIn lets this connection read comments only with ${needed} (granted to approved apps): ${response.text.slice(0, 300)}`,
           );
         }
@@ -149,7 +151,7 @@ export function createLinkedinCommentsClient(
     return found.slice(0, limit);
   }
 
-  return {
+  return commentsClient({
     replyMaxLength: () => COMMENT_MAX_LENGTH,
     can: (comment) => ({ reply: true, hide: false, delete: comment.mine }),
     cannot: (action) =>
@@ -157,63 +159,34 @@ export function createLinkedinCommentsClient(
         ? 'LinkedIn has no way to hide a comment'
         : 'LinkedIn deletes only your own comments',
     list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => {
-        try {
-          return {
-            kind: 'listed' as const,
-            comments: await readThread(connection, platformPostId, limit, signal),
-          };
-        } catch (error) {
-          if (!(error instanceof ReadRefused)) throw error;
-          return { kind: 'unsupported' as const, message: error.message };
-        }
-      }),
-    reply: ({ connection, platformPostId, platformCommentId, text, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const actor = authorOf(connection.externalId);
-          const object =
-            /^urn:li:comment:\((urn:li:[a-zA-Z]+:[^,]+),/.exec(platformCommentId)?.[1] ??
-            platformPostId;
-          const response = await rest(connection, signal)(
-            'POST',
-            commentsPath(platformCommentId),
-            connection.accessToken,
-            'reply',
-            {
-              json: { actor, object, message: { text }, parentComment: platformCommentId },
-            },
-          );
-          const json = isRecord(response.json) ? response.json : {};
-          const urn = asString(json.$URN) ?? header(response.headers, 'x-restli-id');
-          if (!urn) throw fail('invalid_response', 'LinkedIn reply gave no id', false);
-          return {
-            kind: 'sent' as const,
-            comment: ownReply(urn, platformCommentId, actor, text),
-          };
+      readThread(connection, platformPostId, limit, signal),
+    async reply({ connection, platformPostId, platformCommentId, text, signal }) {
+      const actor = authorOf(connection.externalId);
+      const object =
+        /^urn:li:comment:\((urn:li:[a-zA-Z]+:[^,]+),/.exec(platformCommentId)?.[1] ??
+        platformPostId;
+      const response = await rest(connection, signal)(
+        'POST',
+        commentsPath(platformCommentId),
+        connection.accessToken,
+        'reply',
+        {
+          json: { actor, object, message: { text }, parentComment: platformCommentId },
         },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
-        const from = since.getTime() - CLOCK_SKEW_MS;
-        const found = (await read(connection, platformCommentId, platformCommentId, signal)).find(
-          (c) => c.mine && c.text === text && c.createdAt.getTime() >= from,
-        );
-        return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };
-      }),
-    delete: ({ connection, platformPostId, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        const actor = encodeURIComponent(authorOf(connection.externalId));
-        const path = `${commentPath(platformCommentId, platformPostId)}?actor=${actor}`;
-        await rest(connection, signal, 'DELETE')(
-          'DELETE',
-          path,
-          connection.accessToken,
-          'comment delete',
-        );
-        return { kind: 'done' as const };
-      }),
-  };
+      );
+      const json = isRecord(response.json) ? response.json : {};
+      const urn = asString(json.$URN) ?? header(response.headers, 'x-restli-id');
+      return sentReply('LinkedIn', urn, platformCommentId, actor, text);
+    },
+    async findReply({ connection, platformCommentId, text, since, signal }) {
+      const replies = await read(connection, platformCommentId, platformCommentId, signal);
+      return ownReplyAmong(replies, text, since);
+    },
+    delete: ({ connection, platformPostId, platformCommentId, signal }) => {
+      const actor = encodeURIComponent(authorOf(connection.externalId));
+      const path = `${commentPath(platformCommentId, platformPostId)}?actor=${actor}`;
+      const call = rest(connection, signal, 'DELETE');
+      return call('DELETE', path, connection.accessToken, 'comment delete');
+    },
+  });
 }

@@ -15,15 +15,11 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import { CommentGone, commentsClient, ownReplyAmong, sentReply } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
-import { fail } from '../shared/outcome.ts';
 import { mastodonFailure } from './api.ts';
 import { instanceOf, instanceRuntime, maxCharactersOf } from './instance.ts';
 import type { MastodonSettings } from './settings.ts';
-
-/** Clocks differ: a reply written this long before the attempt still counts as its own. */
-const CLOCK_SKEW_MS = 60_000;
 
 const ENTITIES: Record<string, string> = {
   '&amp;': '&',
@@ -111,69 +107,40 @@ export function createMastodonCommentsClient(
     return list.flatMap((status) => commentOf(status, postId, accountIdOf(connection)) ?? []);
   }
 
-  return {
+  return commentsClient({
     replyMaxLength: maxCharactersOf,
     can: (comment) => ({ reply: true, hide: false, delete: comment.mine }),
     cannot: (action) =>
       action === 'hide'
         ? 'Mastodon has no way to hide a reply to your status'
         : 'Mastodon deletes only your own statuses',
-    list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => ({
-        kind: 'listed' as const,
-        comments: (await descendants(connection, platformPostId, signal)).slice(0, limit),
-      })),
-    reply: ({ connection, platformCommentId, text, idempotencyKey, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const call = api(connection, signal);
-          const answer = await call('POST', '/api/v1/statuses', connection.accessToken, 'reply', {
-            json: { status: text, in_reply_to_id: platformCommentId },
-            headers: { 'idempotency-key': idempotencyKey },
-          });
-          const posted =
-            commentOf(answer.json, '', accountIdOf(connection)) ??
-            fallback(answer, text, platformCommentId, accountIdOf(connection));
-          return { kind: 'sent' as const, comment: { ...posted, mine: true } };
-        },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformPostId, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
-        const from = since.getTime() - CLOCK_SKEW_MS;
-        const found = (await descendants(connection, platformPostId, signal)).find(
-          (c) =>
-            c.mine &&
-            c.parentPlatformId ===
-              (platformCommentId === platformPostId ? null : platformCommentId) &&
-            c.text === text.trim() &&
-            c.createdAt.getTime() >= from,
-        );
-        return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };
-      }),
+    list: async ({ connection, platformPostId, limit, signal }) =>
+      (await descendants(connection, platformPostId, signal)).slice(0, limit),
+    async reply({ connection, platformCommentId, text, idempotencyKey, signal }) {
+      const call = api(connection, signal);
+      const answer = await call('POST', '/api/v1/statuses', connection.accessToken, 'reply', {
+        json: { status: text, in_reply_to_id: platformCommentId },
+        headers: { 'idempotency-key': idempotencyKey },
+      });
+      const posted = commentOf(answer.json, '', accountIdOf(connection));
+      if (posted) return { ...posted, mine: true };
+      // The answer lacks a field we read: the reply as sent (its id is required).
+      const id = isRecord(answer.json) ? asString(answer.json.id) : undefined;
+      return sentReply('Mastodon', id, platformCommentId, accountIdOf(connection), text);
+    },
+    async findReply({ connection, platformPostId, platformCommentId, text, since, signal }) {
+      const parent = platformCommentId === platformPostId ? null : platformCommentId;
+      const replies = (await descendants(connection, platformPostId, signal)).filter(
+        (c) => c.parentPlatformId === parent,
+      );
+      return ownReplyAmong(replies, text.trim(), since);
+    },
     delete: ({ connection, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        const call = api(connection, signal);
-        await call(
-          'DELETE',
-          statusPath(platformCommentId),
-          connection.accessToken,
-          'status delete',
-        );
-        return { kind: 'done' as const };
-      }),
-  };
-}
-
-/** The reply as sent, when the instance's answer lacks a field we read (its id is required). */
-function fallback(
-  answer: HttpResult,
-  text: string,
-  parent: string,
-  ownId: string,
-): PlatformComment {
-  const id = isRecord(answer.json) ? asString(answer.json.id) : undefined;
-  if (!id) throw fail('invalid_response', 'Mastodon reply gave no id', false);
-  return ownReply(id, parent, ownId, text);
+      api(connection, signal)(
+        'DELETE',
+        statusPath(platformCommentId),
+        connection.accessToken,
+        'status delete',
+      ),
+  });
 }

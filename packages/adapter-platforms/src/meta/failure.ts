@@ -62,6 +62,28 @@ export type GraphFailure = (
   headers?: IncomingHttpHeaders,
 ) => Error;
 
+/**
+ * A reading of refusals where an object that is not there is `gone` (made from Graph's message):
+ * code 100 subcode 33 ("Object with ID … does not exist, cannot be loaded due to missing
+ * permissions, or does not support this operation"), an error `alsoGone` names, or a bare 404;
+ * anything else is read as `otherwise` reads it.
+ */
+export function graphGoneOr(
+  label: string,
+  gone: (message: string) => Error,
+  otherwise: GraphFailure,
+  alsoGone: (error: GraphError) => boolean = () => false,
+): GraphFailure {
+  return (status, body, text, headers) => {
+    const error = graphErrorOf(body);
+    const missing = error
+      ? (error.code === 100 && error.subcode === 33) || alsoGone(error)
+      : status === 404;
+    if (missing) return gone(`${label}: ${error?.message ?? `HTTP ${status}`}`);
+    return otherwise(status, body, text, headers);
+  };
+}
+
 /** What sets one Meta publishing API's reading of Graph errors apart. */
 export interface MetaErrorTable {
   label: string;

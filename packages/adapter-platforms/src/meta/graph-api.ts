@@ -87,11 +87,18 @@ export function graphClient(
     );
 }
 
+/** A network's Graph calls, as graphClient makes them. */
+export type GraphCalls = ReturnType<typeof graphClient>;
+
+/** DELETE /{id}, the token in the query: a post, a comment or a reply alike. */
+export const deleteGraphObject = (graph: GraphCalls, id: string, token: string) =>
+  graph('DELETE', `/${encodeURIComponent(id)}`, { query: { access_token: token } });
+
 /**
  * The calls of Meta's container APIs (Instagram, Threads): the token always in the query,
  * parameters in the query, or in `form` for a POST; and the two calls they share.
  */
-export function containerClient(graph: ReturnType<typeof graphClient>) {
+export function containerClient(graph: GraphCalls) {
   const call = (
     method: 'GET' | 'POST',
     path: string,

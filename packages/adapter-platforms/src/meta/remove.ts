@@ -6,8 +6,8 @@ import type { PlatformRemover } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { fail } from '../shared/outcome.ts';
 import { PartGone, removeParts } from '../shared/remove-parts.ts';
-import { type GraphFailure, graphErrorOf } from './failure.ts';
-import { graphClient } from './graph-api.ts';
+import { type GraphFailure, graphGoneOr } from './failure.ts';
+import { deleteGraphObject, graphClient } from './graph-api.ts';
 
 export interface GraphRemoverSpec {
   label: string;
@@ -20,20 +20,12 @@ export interface GraphRemoverSpec {
 }
 
 /**
- * A refused delete: code 100 subcode 33 ("Object with ID … does not exist, cannot be loaded
- * due to missing permissions, or does not support this operation") or a bare 404 is a part
- * already gone; anything else is read as the network's publishing reads it (190 a refused
- * token, its throttle codes with Meta's wait, 5xx retried).
+ * A refused delete: an object that is not there (graphGoneOr) is a part already gone; anything
+ * else is read as the network's publishing reads it (190 a refused token, its throttle codes
+ * with Meta's wait, 5xx retried).
  */
-export function graphRemoveFailure(label: string, otherwise: GraphFailure): GraphFailure {
-  return (status, body, text, headers) => {
-    const error = graphErrorOf(body);
-    if (error ? error.code === 100 && error.subcode === 33 : status === 404) {
-      return new PartGone(`${label}: ${error?.message ?? `HTTP ${status}`}`);
-    }
-    return otherwise(status, body, text, headers);
-  };
-}
+export const graphRemoveFailure = (label: string, otherwise: GraphFailure): GraphFailure =>
+  graphGoneOr(label, (message) => new PartGone(message), otherwise);
 
 /** The remover of a Graph network: one DELETE per part, the connection's token in the query. */
 export function graphRemover(runtime: PublisherRuntime, spec: GraphRemoverSpec): PlatformRemover {
@@ -44,9 +36,7 @@ export function graphRemover(runtime: PublisherRuntime, spec: GraphRemoverSpec):
       const graph = graphClient(runtime, request.signal, { ...spec, failure });
       const token = request.connection.accessToken;
       return removeParts(request, async (part) => {
-        const body = await graph('DELETE', `/${encodeURIComponent(part.id)}`, {
-          query: { access_token: token },
-        });
+        const body = await deleteGraphObject(graph, part.id, token);
         // Graph answers success: false rarely and without saying why: worth asking again.
         if (body.success !== true) {
           throw fail('not_deleted', `${spec.label} did not confirm the delete of ${part.id}`, true);

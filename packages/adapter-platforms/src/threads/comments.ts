@@ -11,38 +11,29 @@
 // Reading needs threads_read_replies, answering and hiding threads_manage_replies (asked for at
 // connect). 100/33, or a reply_to_id Threads says is not a post, is a reply deleted meanwhile.
 import type { PlatformComment, PlatformCommentsClient } from '@social-publisher/domain';
-import { type GraphFailure, graphErrorOf } from '../meta/failure.ts';
-import { graphClient } from '../meta/graph-api.ts';
+import { graphCommentCalls, graphTime, readGraphPages } from '../meta/comments.ts';
+import { deleteGraphObject } from '../meta/graph-api.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import {
+  commentsClient,
+  ownReply,
+  REPLY_CLOCK_SKEW_MS,
+  recentAsReply,
+} from '../shared/comment-calls.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { createThreadsApi, THREADS_API_VERSION, threadsFailure } from './api.ts';
 import type { ThreadsSettings } from './settings.ts';
 
 const FIELDS = 'id,text,username,timestamp,replied_to,hide_status,is_reply_owned_by_me';
-const MAX_PAGES = 10;
 /** Threads' post length. */
 const REPLY_MAX_LENGTH = 500;
-const CLOCK_SKEW_MS = 60_000;
-
-const goneOr: GraphFailure = (status, body, text, headers) => {
-  const error = graphErrorOf(body);
-  const gone = error
-    ? (error.code === 100 && error.subcode === 33) ||
-      (error.code === 100 && /reply_to_id .* is not a post/.test(error.message ?? ''))
-    : status === 404;
-  if (gone) return new CommentGone(`Threads: ${error?.message ?? `HTTP ${status}`}`);
-  return threadsFailure(status, body, text, headers);
-};
 
 function commentOf(item: unknown, postId: string): PlatformComment | null {
   if (!isRecord(item)) return null;
   const id = asString(item.id);
   const username = asString(item.username);
-  const created = Date.parse(
-    (asString(item.timestamp) ?? '').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'),
-  );
+  const created = graphTime(item.timestamp);
   if (!id || !Number.isFinite(created)) return null;
   const parent = isRecord(item.replied_to) ? asString(item.replied_to.id) : undefined;
   return {
@@ -60,15 +51,17 @@ export function createThreadsCommentsClient(
   settings: ThreadsSettings,
   runtime: PublisherRuntime,
 ): PlatformCommentsClient {
-  const graph = (signal: AbortSignal) =>
-    graphClient(runtime, signal, {
-      baseUrl: settings.apiBaseUrl,
-      version: THREADS_API_VERSION,
-      label: 'Threads',
-      failure: goneOr,
-    });
+  const graph = graphCommentCalls(runtime, {
+    baseUrl: settings.apiBaseUrl,
+    version: THREADS_API_VERSION,
+    label: 'Threads',
+    failure: threadsFailure,
+    // A reply to a reply deleted meanwhile: Threads says the reply_to_id is not a post.
+    alsoGone: (error) =>
+      error.code === 100 && /reply_to_id .* is not a post/.test(error.message ?? ''),
+  });
 
-  return {
+  return commentsClient({
     scopes: ['threads_read_replies', 'threads_manage_replies'],
     replyMaxLength: () => REPLY_MAX_LENGTH,
     can: (comment) => ({ reply: true, hide: !comment.mine, delete: comment.mine }),
@@ -76,88 +69,46 @@ export function createThreadsCommentsClient(
       action === 'hide'
         ? 'Threads hides only replies by others'
         : 'Threads deletes only your own replies',
-    list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => {
-        const found: PlatformComment[] = [];
-        let after: string | undefined;
-        for (let page = 0; page < MAX_PAGES && found.length < limit; page++) {
-          const body = await graph(signal)(
-            'GET',
-            `/${encodeURIComponent(platformPostId)}/conversation`,
-            {
-              query: {
-                fields: FIELDS,
-                reverse: 'false',
-                access_token: connection.accessToken,
-                ...(after ? { after } : {}),
-              },
-            },
-          );
-          for (const item of Array.isArray(body.data) ? body.data : []) {
-            const comment = commentOf(item, platformPostId);
-            if (comment && found.length < limit) found.push(comment);
-          }
-          const paging = isRecord(body.paging) ? body.paging : {};
-          const cursors = isRecord(paging.cursors) ? paging.cursors : {};
-          after = paging.next ? asString(cursors.after) : undefined;
-          if (!after) break;
-        }
-        return { kind: 'listed' as const, comments: found };
-      }),
-    reply: ({ connection, platformCommentId, text, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const api = createThreadsApi(settings, runtime, signal);
-          const token = connection.accessToken;
-          const user = connection.externalId;
-          const params = { media_type: 'TEXT', text, reply_to_id: platformCommentId };
-          const container = await graph(signal)('POST', `/${user}/threads`, {
-            query: { access_token: token },
-            form: params,
-          });
-          const containerId = asString(container.id);
-          if (!containerId)
-            throw fail('invalid_response', 'Threads reply container gave no id', true);
-          const id = await api.publish(token, user, containerId);
-          return {
-            kind: 'sent' as const,
-            comment: ownReply(id, platformCommentId, connection.externalId, text),
-          };
-        },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
-        const api = createThreadsApi(settings, runtime, signal);
-        const recent = await api.recent(connection.accessToken, connection.externalId, 'replies');
-        const from = since.getTime() - CLOCK_SKEW_MS;
-        const match = recent.find((r) => r.text === text && r.createdAt >= from);
-        if (!match) return { kind: 'not_found' as const };
-        return {
-          kind: 'found' as const,
-          comment: ownReply(
-            match.id,
-            platformCommentId,
-            connection.externalId,
-            text,
-            new Date(match.createdAt || since.getTime()),
-          ),
-        };
-      }),
+    list({ connection, platformPostId, limit, signal }) {
+      const query = { fields: FIELDS, reverse: 'false', access_token: connection.accessToken };
+      const path = `/${encodeURIComponent(platformPostId)}/conversation`;
+      return readGraphPages(
+        graph(signal),
+        path,
+        query,
+        limit,
+        (item) => commentOf(item, platformPostId) ?? [],
+      );
+    },
+    async reply({ connection, platformCommentId, text, signal }) {
+      const api = createThreadsApi(settings, runtime, signal);
+      const token = connection.accessToken;
+      const user = connection.externalId;
+      const params = { media_type: 'TEXT', text, reply_to_id: platformCommentId };
+      const container = await graph(signal)('POST', `/${user}/threads`, {
+        query: { access_token: token },
+        form: params,
+      });
+      const containerId = asString(container.id);
+      if (!containerId) throw fail('invalid_response', 'Threads reply container gave no id', true);
+      const id = await api.publish(token, user, containerId);
+      return ownReply(id, platformCommentId, user, text);
+    },
+    async findReply(request) {
+      const { connection, text, since, signal } = request;
+      const api = createThreadsApi(settings, runtime, signal);
+      const recent = await api.recent(connection.accessToken, connection.externalId, 'replies');
+      const from = since.getTime() - REPLY_CLOCK_SKEW_MS;
+      return recentAsReply(
+        recent.find((r) => r.text === text && r.createdAt >= from),
+        request,
+      );
+    },
     hide: ({ connection, platformCommentId, hidden, signal }) =>
-      commentCall(signal, async () => {
-        await graph(signal)('POST', `/${encodeURIComponent(platformCommentId)}/manage_reply`, {
-          query: { hide: String(hidden), access_token: connection.accessToken },
-        });
-        return { kind: 'done' as const };
+      graph(signal)('POST', `/${encodeURIComponent(platformCommentId)}/manage_reply`, {
+        query: { hide: String(hidden), access_token: connection.accessToken },
       }),
     delete: ({ connection, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        await graph(signal)('DELETE', `/${encodeURIComponent(platformCommentId)}`, {
-          query: { access_token: connection.accessToken },
-        });
-        return { kind: 'done' as const };
-      }),
-  };
+      deleteGraphObject(graph(signal), platformCommentId, connection.accessToken),
+  });
 }

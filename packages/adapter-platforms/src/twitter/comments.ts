@@ -16,9 +16,8 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import { CommentGone, commentCall, ownReply } from '../shared/comment-calls.ts';
+import { CommentGone, commentsClient, recentAsReply, sentReply } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
-import { fail } from '../shared/outcome.ts';
 import { createXApi, xFailure } from './api.ts';
 import type { TwitterSettings } from './settings.ts';
 import { comparableText, X_MAX_WEIGHTED_LENGTH } from './text.ts';
@@ -118,7 +117,7 @@ export function createTwitterCommentsClient(
     return found;
   }
 
-  return {
+  return commentsClient({
     scopes: ['tweet.read', 'users.read'],
     replyMaxLength: () => X_MAX_WEIGHTED_LENGTH,
     can: (comment) => ({ reply: true, hide: !comment.mine, delete: false }),
@@ -127,62 +126,38 @@ export function createTwitterCommentsClient(
         ? 'X hides only replies by others in a conversation you started'
         : 'deleting replies on X is not offered here',
     list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => ({
-        kind: 'listed' as const,
-        comments: await conversation(connection, platformPostId, limit, signal),
-      })),
-    reply: ({ connection, platformCommentId, text, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const answer = await client(signal)(
-            'POST',
-            '/2/tweets',
-            connection.accessToken,
-            'reply',
-            {
-              json: { text, reply: { in_reply_to_tweet_id: platformCommentId } },
-              failure: replyGone,
-            },
-          );
-          const data = isRecord(answer.json) && isRecord(answer.json.data) ? answer.json.data : {};
-          const id = asString(data.id);
-          if (!id) throw fail('invalid_response', 'X reply gave no id', false);
-          return {
-            kind: 'sent' as const,
-            comment: ownReply(id, platformCommentId, connection.externalId, text),
-          };
-        },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
-        const api = createXApi(config, runtime, signal);
-        const recent = await api.recentTweets(
-          connection.accessToken,
-          connection.externalId,
-          since.getTime(),
-        );
-        const wanted = comparableText(text);
-        const match = recent.find((tweet) => comparableText(tweet.text) === wanted);
-        if (!match) return { kind: 'not_found' as const };
-        const at = new Date(match.createdAt || since.getTime());
-        return {
-          kind: 'found' as const,
-          comment: ownReply(match.id, platformCommentId, connection.externalId, text, at),
-        };
-      }),
-    hide: ({ connection, platformCommentId, hidden, signal }) =>
-      commentCall(signal, async () => {
-        const path = `/2/tweets/${encodeURIComponent(platformCommentId)}/hidden`;
-        await client(signal)('PUT', path, connection.accessToken, 'hide reply', {
-          json: { hidden },
-          failure: (response, what) =>
-            response.status === 404
-              ? new CommentGone(`${what}: not found`)
-              : xFailure(response, what),
-        });
-        return { kind: 'done' as const };
-      }),
-  };
+      conversation(connection, platformPostId, limit, signal),
+    async reply({ connection, platformCommentId, text, signal }) {
+      const answer = await client(signal)('POST', '/2/tweets', connection.accessToken, 'reply', {
+        json: { text, reply: { in_reply_to_tweet_id: platformCommentId } },
+        failure: replyGone,
+      });
+      const data = isRecord(answer.json) && isRecord(answer.json.data) ? answer.json.data : {};
+      return sentReply('X', asString(data.id), platformCommentId, connection.externalId, text);
+    },
+    async findReply(request) {
+      const { connection, since, signal } = request;
+      const api = createXApi(config, runtime, signal);
+      const recent = await api.recentTweets(
+        connection.accessToken,
+        connection.externalId,
+        since.getTime(),
+      );
+      const wanted = comparableText(request.text);
+      return recentAsReply(
+        recent.find((tweet) => comparableText(tweet.text) === wanted),
+        request,
+      );
+    },
+    hide: ({ connection, platformCommentId, hidden, signal }) => {
+      const path = `/2/tweets/${encodeURIComponent(platformCommentId)}/hidden`;
+      return client(signal)('PUT', path, connection.accessToken, 'hide reply', {
+        json: { hidden },
+        failure: (response, what) =>
+          response.status === 404
+            ? new CommentGone(`${what}: not found`)
+            : xFailure(response, what),
+      });
+    },
+  });
 }

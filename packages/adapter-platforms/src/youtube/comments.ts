@@ -11,14 +11,16 @@
 // Each call costs quota (list 1 unit, insert, moderate and delete 50). youtube.force-ssl, asked
 // for at connect, covers all of it. 404 (videoNotFound, commentNotFound) is gone; 403
 // commentsDisabled is a video whose comments are off.
-import type {
-  PlatformComment,
-  PlatformCommentsClient,
-  PublishConnection,
-} from '@social-publisher/domain';
+import type { PlatformComment, PlatformCommentsClient } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { CommentGone, commentCall } from '../shared/comment-calls.ts';
-import { asString, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
+import { bearerClient } from '../shared/bearer-call.ts';
+import {
+  CommentGone,
+  CommentsUnsupported,
+  commentsClient,
+  ownReplyAmong,
+} from '../shared/comment-calls.ts';
+import { asString, type HttpResult, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
 import { youtubeFailure } from './api.ts';
 import { YOUTUBE_MANAGE_SCOPE } from './oauth.ts';
@@ -27,9 +29,6 @@ import type { YoutubeSettings } from './settings.ts';
 const MAX_PAGES = 10;
 /** YouTube's comment length. */
 const COMMENT_MAX_LENGTH = 10_000;
-const CLOCK_SKEW_MS = 60_000;
-
-class CommentsDisabled extends Error {}
 
 function commentOf(resource: unknown, ownChannel: string): PlatformComment | null {
   if (!isRecord(resource) || !isRecord(resource.snippet)) return null;
@@ -49,81 +48,35 @@ function commentOf(resource: unknown, ownChannel: string): PlatformComment | nul
   };
 }
 
+/** 404 is CommentGone, 403 commentsDisabled CommentsUnsupported, anything else youtubeFailure. */
+const commentsFailure = (response: HttpResult, what: string): Error => {
+  if (response.status === 404) return new CommentGone(`${what}: HTTP 404 (not found)`);
+  if (response.status === 403 && /commentsDisabled/.test(response.text)) {
+    return new CommentsUnsupported(`${what}: comments are turned off for this video`);
+  }
+  return youtubeFailure(response);
+};
+
 export function createYoutubeCommentsClient(
   config: YoutubeSettings,
   runtime: PublisherRuntime,
 ): PlatformCommentsClient {
-  /** One Data API call; 404 is CommentGone, 403 commentsDisabled its own error. */
-  async function call(
-    connection: PublishConnection,
+  /** One Data API call with the connection's token. */
+  const call = (
+    token: string,
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
     query: Record<string, string>,
     signal: AbortSignal,
     json?: unknown,
-  ): Promise<HttpResult> {
-    const url = new URL(`${config.apiBaseUrl}/youtube/v3/${path}`);
-    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-    const what = `YouTube ${path} ${method}`;
-    const response = await httpCall(
-      {
-        url,
-        method,
-        headers: {
-          authorization: `Bearer ${connection.accessToken}`,
-          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: json === undefined ? null : JSON.stringify(json),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
-      },
-      what,
-    );
-    if (response.status >= 200 && response.status < 300) return response;
-    if (response.status === 404) throw new CommentGone(`${what}: HTTP 404 (not found)`);
-    if (response.status === 403 && /commentsDisabled/.test(response.text)) {
-      throw new CommentsDisabled(`${what}: comments are turned off for this video`);
-    }
-    throw youtubeFailure(response);
-  }
+  ): Promise<HttpResult> =>
+    bearerClient(runtime, signal, {
+      baseUrl: `${config.apiBaseUrl}/youtube/v3`,
+      label: 'YouTube',
+      failure: commentsFailure,
+    })(method, `/${path}?${new URLSearchParams(query)}`, token, `${path} ${method}`, { json });
 
-  async function threads(
-    connection: PublishConnection,
-    videoId: string,
-    limit: number,
-    signal: AbortSignal,
-  ): Promise<PlatformComment[]> {
-    const found: PlatformComment[] = [];
-    let pageToken: string | undefined;
-    for (let page = 0; page < MAX_PAGES && found.length < limit; page++) {
-      const query = {
-        part: 'snippet,replies',
-        videoId,
-        maxResults: '100',
-        order: 'time',
-        textFormat: 'plainText',
-        ...(pageToken ? { pageToken } : {}),
-      };
-      const answer = await call(connection, 'GET', 'commentThreads', query, signal);
-      const body = isRecord(answer.json) ? answer.json : {};
-      for (const thread of Array.isArray(body.items) ? body.items.filter(isRecord) : []) {
-        const snippet = isRecord(thread.snippet) ? thread.snippet : {};
-        const top = commentOf(snippet.topLevelComment, connection.externalId);
-        if (top) found.push(top);
-        const replies = isRecord(thread.replies) ? thread.replies.comments : [];
-        for (const reply of Array.isArray(replies) ? replies : []) {
-          const comment = commentOf(reply, connection.externalId);
-          if (comment) found.push(comment);
-        }
-      }
-      pageToken = asString(body.nextPageToken);
-      if (!pageToken) break;
-    }
-    return found.slice(0, limit);
-  }
-
-  return {
+  return commentsClient({
     scopes: [YOUTUBE_MANAGE_SCOPE],
     replyMaxLength: () => COMMENT_MAX_LENGTH,
     can: (comment) => ({
@@ -135,61 +88,71 @@ export function createYoutubeCommentsClient(
       action === 'hide'
         ? 'YouTube holds for review only comments by others'
         : "YouTube deletes only the channel's own comments (hide the others)",
-    list: ({ connection, platformPostId, limit, signal }) =>
-      commentCall(signal, async () => {
-        try {
-          const comments = await threads(connection, platformPostId, limit, signal);
-          return { kind: 'listed' as const, comments };
-        } catch (error) {
-          if (!(error instanceof CommentsDisabled)) throw error;
-          return { kind: 'unsupported' as const, message: error.message };
-        }
-      }),
-    reply: ({ connection, platformCommentId, text, signal }) =>
-      commentCall(
-        signal,
-        async () => {
-          const answer = await call(connection, 'POST', 'comments', { part: 'snippet' }, signal, {
-            snippet: { parentId: platformCommentId, textOriginal: text },
-          });
-          const comment = commentOf(answer.json, connection.externalId);
-          if (!comment) throw fail('invalid_response', 'YouTube reply gave no comment', false);
-          return { kind: 'sent' as const, comment: { ...comment, mine: true } };
-        },
-        { sends: true },
-      ),
-    findReply: ({ connection, platformCommentId, text, since, signal }) =>
-      commentCall(signal, async () => {
+    /** The video's comment threads, newest first: each top-level comment, then its replies. */
+    async list({ connection, platformPostId: videoId, limit, signal }) {
+      const found: PlatformComment[] = [];
+      let pageToken: string | undefined;
+      for (let page = 0; page < MAX_PAGES && found.length < limit; page++) {
         const query = {
-          part: 'snippet',
-          parentId: platformCommentId,
+          part: 'snippet,replies',
+          videoId,
           maxResults: '100',
+          order: 'time',
           textFormat: 'plainText',
+          ...(pageToken ? { pageToken } : {}),
         };
-        const answer = await call(connection, 'GET', 'comments', query, signal);
+        const answer = await call(connection.accessToken, 'GET', 'commentThreads', query, signal);
         const body = isRecord(answer.json) ? answer.json : {};
-        const from = since.getTime() - CLOCK_SKEW_MS;
-        const found = (Array.isArray(body.items) ? body.items : [])
-          .map((item) => commentOf(item, connection.externalId))
-          .find((c) => c?.mine && c.text === text && c.createdAt.getTime() >= from);
-        return found ? { kind: 'found' as const, comment: found } : { kind: 'not_found' as const };
-      }),
-    hide: ({ connection, platformCommentId, hidden, signal }) =>
-      commentCall(signal, async () => {
-        const moderationStatus = hidden ? 'heldForReview' : 'published';
-        await call(
-          connection,
-          'POST',
-          'comments/setModerationStatus',
-          { id: platformCommentId, moderationStatus },
-          signal,
-        );
-        return { kind: 'done' as const };
-      }),
+        for (const thread of Array.isArray(body.items) ? body.items.filter(isRecord) : []) {
+          const snippet = isRecord(thread.snippet) ? thread.snippet : {};
+          const top = commentOf(snippet.topLevelComment, connection.externalId);
+          if (top) found.push(top);
+          const replies = isRecord(thread.replies) ? thread.replies.comments : [];
+          for (const reply of Array.isArray(replies) ? replies : []) {
+            const comment = commentOf(reply, connection.externalId);
+            if (comment) found.push(comment);
+          }
+        }
+        pageToken = asString(body.nextPageToken);
+        if (!pageToken) break;
+      }
+      return found.slice(0, limit);
+    },
+    async reply({ connection, platformCommentId, text, signal }) {
+      const answer = await call(
+        connection.accessToken,
+        'POST',
+        'comments',
+        { part: 'snippet' },
+        signal,
+        {
+          snippet: { parentId: platformCommentId, textOriginal: text },
+        },
+      );
+      const comment = commentOf(answer.json, connection.externalId);
+      if (!comment) throw fail('invalid_response', 'YouTube reply gave no comment', false);
+      return { ...comment, mine: true };
+    },
+    async findReply({ connection, platformCommentId, text, since, signal }) {
+      const query = {
+        part: 'snippet',
+        parentId: platformCommentId,
+        maxResults: '100',
+        textFormat: 'plainText',
+      };
+      const answer = await call(connection.accessToken, 'GET', 'comments', query, signal);
+      const body = isRecord(answer.json) ? answer.json : {};
+      const replies = (Array.isArray(body.items) ? body.items : []).map((item) =>
+        commentOf(item, connection.externalId),
+      );
+      return ownReplyAmong(replies, text, since);
+    },
+    hide: ({ connection, platformCommentId, hidden, signal }) => {
+      const moderationStatus = hidden ? 'heldForReview' : 'published';
+      const query = { id: platformCommentId, moderationStatus };
+      return call(connection.accessToken, 'POST', 'comments/setModerationStatus', query, signal);
+    },
     delete: ({ connection, platformCommentId, signal }) =>
-      commentCall(signal, async () => {
-        await call(connection, 'DELETE', 'comments', { id: platformCommentId }, signal);
-        return { kind: 'done' as const };
-      }),
-  };
+      call(connection.accessToken, 'DELETE', 'comments', { id: platformCommentId }, signal),
+  });
 }
