@@ -11,8 +11,7 @@ import type {
   PlatformCommentsClient,
   ReplyRequest,
 } from '@social-publisher/domain';
-import { errorMessage } from '@social-publisher/domain';
-import { fail, PublishFailure, TokenRejected } from './outcome.ts';
+import { catchUnlessAborted, fail, PublishFailure, refusalOf } from './outcome.ts';
 
 /** Clocks differ: a reply written this long before the attempt still counts as the attempt's. */
 export const REPLY_CLOCK_SKEW_MS = 60_000;
@@ -30,46 +29,25 @@ export class CommentsUnsupported extends Error {
   override name = 'CommentsUnsupported';
 }
 
-/** An error thrown by a call as the port's refusal. An adapter bug is a failure not retried. */
-export function commentRefusal(error: unknown): CommentCallRefusal {
-  if (error instanceof TokenRejected) {
-    return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
-  }
-  if (error instanceof PublishFailure) {
-    const outcome = error.outcome;
-    if (outcome.kind === 'throttled') {
-      const { code, message, retryAt } = outcome;
-      return { kind: 'throttled', code, message, retryAt };
-    }
-    if (outcome.kind === 'connection_expired') {
-      return { kind: 'connection_expired', message: outcome.message };
-    }
-    if (outcome.kind === 'failed') {
-      const { code, message, retryable } = outcome;
-      return { kind: 'failed', code, message, retryable };
-    }
-  }
-  return { kind: 'failed', code: 'adapter_error', message: errorMessage(error), retryable: false };
-}
-
 /**
  * Runs one comment call: its result, `gone` for CommentGone, the refusal for anything the
  * platform said. With `sends` (a reply), a call that may have reached the platform without an
  * answer (a timeout, a reset) and an abort are rethrown: the caller cannot know what happened.
  */
-export async function commentCall<T>(
+export function commentCall<T>(
   signal: AbortSignal,
   body: () => Promise<T>,
   options: { sends?: boolean } = {},
 ): Promise<T | { kind: 'gone'; message: string } | CommentCallRefusal> {
-  try {
-    return await body();
-  } catch (error) {
-    if (signal.aborted) throw error;
-    if (error instanceof CommentGone) return { kind: 'gone', message: error.message };
-    if (options.sends && error instanceof PublishFailure && error.maybeSent) throw error;
-    return commentRefusal(error);
-  }
+  return catchUnlessAborted<T | { kind: 'gone'; message: string } | CommentCallRefusal>(
+    signal,
+    body,
+    (error) => {
+      if (error instanceof CommentGone) return { kind: 'gone', message: error.message };
+      if (options.sends && error instanceof PublishFailure && error.maybeSent) throw error;
+      return refusalOf(error);
+    },
+  );
 }
 
 /** A platform's comment calls in its own terms: commentsClient makes each the port's. */

@@ -4,7 +4,7 @@ import type {
   PublishRequest,
   ThreadPart,
 } from '@social-publisher/domain';
-import { failedOutcome, PublishFailure } from './outcome.ts';
+import { catchUnlessAborted, failedOutcome, PublishFailure } from './outcome.ts';
 
 /** A follow-up of a thread, as the steps that send one take it. */
 export type { ThreadPart } from '@social-publisher/domain';
@@ -16,15 +16,12 @@ export type { ThreadPart } from '@social-publisher/domain';
  * or an abort end the run as such: the ids are in the resume state, the next run goes on from
  * the next part.
  */
-export async function afterMainPost(
+export function afterMainPost(
   signal: AbortSignal,
   soFar: () => PublishedSoFar,
   body: () => Promise<PublishOutcome>,
 ): Promise<PublishOutcome> {
-  try {
-    return await body();
-  } catch (error) {
-    if (signal.aborted) throw error;
+  return catchUnlessAborted(signal, body, (error) => {
     if (error instanceof PublishFailure) {
       if (error.outcome.kind !== 'failed') throw error;
       const outcome = { ...error.outcome, publishedSoFar: soFar() };
@@ -36,7 +33,7 @@ export async function afterMainPost(
       ...failedOutcome('adapter_error', error.message, false),
       publishedSoFar: soFar(),
     });
-  }
+  });
 }
 
 /** The main post as published: its id and public URL. */

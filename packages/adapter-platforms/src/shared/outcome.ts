@@ -1,4 +1,9 @@
-import { errorMessage, PaceDeferral, type PublishOutcome } from '@social-publisher/domain';
+import {
+  type CommentCallRefusal,
+  errorMessage,
+  PaceDeferral,
+  type PublishOutcome,
+} from '@social-publisher/domain';
 
 /**
  * Thrown inside an adapter to end the publish with `outcome` (a failure or connection_expired).
@@ -52,17 +57,31 @@ export const connectionExpired = (message: string): PublishFailure =>
   new PublishFailure({ kind: 'connection_expired', message });
 
 /**
- * Runs one publish/resume. Expected failures become outcomes; an abort (shutdown, lost lease)
- * and a pacing deferral are rethrown so the worker hands the target back untouched.
+ * `body`'s result, or what `onError` makes of an error it throws; after an abort (shutdown,
+ * lost lease) the error is rethrown untouched: it is not the platform's answer.
  */
-export async function runPublish(
+export async function catchUnlessAborted<T>(
   signal: AbortSignal,
-  body: () => Promise<PublishOutcome>,
-): Promise<PublishOutcome> {
+  body: () => Promise<T>,
+  onError: (error: unknown) => T,
+): Promise<T> {
   try {
     return await body();
   } catch (error) {
     if (signal.aborted) throw error;
+    return onError(error);
+  }
+}
+
+/**
+ * Runs one publish/resume. Expected failures become outcomes; an abort (shutdown, lost lease)
+ * and a pacing deferral are rethrown so the worker hands the target back untouched.
+ */
+export function runPublish(
+  signal: AbortSignal,
+  body: () => Promise<PublishOutcome>,
+): Promise<PublishOutcome> {
+  return catchUnlessAborted(signal, body, (error) => {
     // The connection is out of budget before the counted call: the worker makes the target wait.
     if (error instanceof PaceDeferral) throw error;
     if (error instanceof PublishFailure) return error.outcome;
@@ -70,7 +89,34 @@ export async function runPublish(
       return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
     }
     // A bug in the adapter, not a platform answer: retrying does not fix it.
-    const message = errorMessage(error);
-    return failedOutcome('adapter_error', message, false);
+    return failedOutcome('adapter_error', errorMessage(error), false);
+  });
+}
+
+/**
+ * An error thrown by a platform call as the refusal of a port that is not publishing (a comment
+ * call, a removal): a refused token ends the connection, a "slow down" waits, anything else
+ * fails with the platform's code and words (`where`, when given, after them). An adapter bug is
+ * a failure not worth retrying.
+ */
+export function refusalOf(error: unknown, where?: string): CommentCallRefusal {
+  const placed = (message: string) => (where ? `${message} (${where})` : message);
+  if (error instanceof TokenRejected) {
+    return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
   }
+  if (error instanceof PublishFailure) {
+    const outcome = error.outcome;
+    if (outcome.kind === 'throttled') {
+      const { code, message, retryAt } = outcome;
+      return { kind: 'throttled', code, message: placed(message), retryAt };
+    }
+    if (outcome.kind === 'connection_expired') {
+      return { kind: 'connection_expired', message: outcome.message };
+    }
+    if (outcome.kind === 'failed') {
+      const { code, message, retryable } = outcome;
+      return { kind: 'failed', code, message: placed(message), retryable };
+    }
+  }
+  return { kind: 'failed', code: 'adapter_error', message: errorMessage(error), retryable: false };
 }

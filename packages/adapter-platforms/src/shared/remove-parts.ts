@@ -2,9 +2,9 @@
 // target in the order they come down, one delete call each, a part the platform says is already
 // gone counted as removed, and the first other refusal ending the removal with the platform's
 // own answer (read by the same api.ts mappers the publisher uses).
-import { errorMessage, type RemoveOutcome, type RemoveRequest } from '@social-publisher/domain';
+import type { RemoveOutcome, RemoveRequest } from '@social-publisher/domain';
 import { AuthSession, type TokenRefresher } from './auth.ts';
-import { PublishFailure, TokenRejected } from './outcome.ts';
+import { refusalOf } from './outcome.ts';
 
 /** What a part of a published target is: each platform may delete them differently. */
 export type PartKind = 'follow_up' | 'first_comment' | 'post';
@@ -54,34 +54,14 @@ export function partsOf(request: RemoveRequest): TargetPart[] {
 }
 
 /**
- * What an error thrown while deleting `part` means for the whole target: a refused token ends
- * the connection, a "slow down" waits, anything else fails with the platform's code and words
- * (the part named after them). An adapter bug is a failure not worth retrying.
+ * What an error thrown while deleting `part` means for the whole target (refusalOf): the part
+ * is named after the platform's words of a wait or a failure.
  */
-export function removeFailure(
+export const removeFailure = (
   error: unknown,
   part: TargetPart,
-): Exclude<RemoveOutcome, { kind: 'removed' }> {
-  const which = `while deleting the ${PART_NAMES[part.kind]} ${part.id}`;
-  if (error instanceof TokenRejected) {
-    return { kind: 'connection_expired', message: `${error.code}: ${error.message}` };
-  }
-  if (error instanceof PublishFailure) {
-    const outcome = error.outcome;
-    if (outcome.kind === 'throttled') {
-      const { code, message, retryAt } = outcome;
-      return { kind: 'throttled', code, message: `${message} (${which})`, retryAt };
-    }
-    if (outcome.kind === 'connection_expired') {
-      return { kind: 'connection_expired', message: outcome.message };
-    }
-    if (outcome.kind === 'failed') {
-      const { code, message, retryable } = outcome;
-      return { kind: 'failed', code, message: `${message} (${which})`, retryable };
-    }
-  }
-  return { kind: 'failed', code: 'adapter_error', message: errorMessage(error), retryable: false };
-}
+): Exclude<RemoveOutcome, { kind: 'removed' }> =>
+  refusalOf(error, `while deleting the ${PART_NAMES[part.kind]} ${part.id}`);
 
 /**
  * Deletes the target's parts one after the other with `removeOne` (which resolves once the part
