@@ -2,15 +2,7 @@
 // learn.microsoft.com/linkedin "Posts API", "Images API", "Videos API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
-import {
-  asString,
-  excerpt,
-  type HttpResult,
-  header,
-  httpCall,
-  isRecord,
-  uploadTimeoutMs,
-} from '../shared/http.ts';
+import { asString, type HttpResult, header, isRecord, uploadCall } from '../shared/http.ts';
 import type { MediaBody } from '../shared/media-fetch.ts';
 import {
   clientTokenEndpoint,
@@ -19,15 +11,9 @@ import {
   refreshGrant,
   type TokenRenewal,
 } from '../shared/oauth.ts';
-import { fail, TokenRejected } from '../shared/outcome.ts';
-import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import { fail } from '../shared/outcome.ts';
+import { linkedinFailure } from './failure.ts';
 import type { LinkedinSettings } from './settings.ts';
-
-/**
- * LinkedIn's limits are per day (member and application); without a Retry-After, look again in
- * an hour (one refused call each time).
- */
-export const LINKEDIN_THROTTLE_WAIT_MS = 60 * 60_000;
 
 export interface VideoPart {
   uploadUrl: string;
@@ -82,7 +68,9 @@ export function createLinkedinApi(
     what: string,
     author: string,
   ): Promise<HttpResult> {
-    const response = await httpCall(
+    const response = await uploadCall(
+      runtime,
+      signal,
       {
         url: uploadUrl,
         method: 'PUT',
@@ -92,9 +80,6 @@ export function createLinkedinApi(
           ...(media.length === undefined ? {} : { 'content-length': String(media.length) }),
         },
         body: media.body,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
       },
       `LinkedIn ${what}`,
     );
@@ -254,60 +239,11 @@ export function createLinkedinApi(
   };
 }
 
-/** "Content is a duplicate of urn:li:share:123" -> that URN. */
 export interface RecentPost {
   urn: string;
   commentary: string;
   /** Epoch ms. */
   createdAt: number;
-}
-
-export function duplicateOf(message: string): string | undefined {
-  return /duplicate of (urn:li:[a-zA-Z]+:[\w-]+)/i.exec(message)?.[1];
-}
-
-/**
- * `{ status, serviceErrorCode, code?, message }` (the whole body kept in the message): 401 is a
- * rejected token, 429 a wait, a duplicate `duplicate_content`, 5xx retryable, other 4xx final.
- */
-export function linkedinFailure(response: HttpResult, what: string, author?: string): Error {
-  const body = isRecord(response.json) ? response.json : undefined;
-  const message = (body && asString(body.message)) || excerpt(response.text) || '';
-  const detail = `${what}: HTTP ${response.status}${
-    response.text ? `: ${response.text.replace(/\s+/g, ' ').trim().slice(0, 1000)}` : ''
-  }`;
-  const code = (body && asString(body.code)) || `linkedin_${response.status}`;
-  if (response.status === 401) return new TokenRejected(code, detail);
-  if (response.status === 429) {
-    return throttled(code, detail, retryAtFrom(response.headers, LINKEDIN_THROTTLE_WAIT_MS));
-  }
-  if (isDuplicate(response.status, message, body)) return fail('duplicate_content', detail, false);
-  if (response.status === 403) {
-    return fail(code, `${detail} (${permissionHint(author)})`, false);
-  }
-  if (response.status === 426) {
-    return fail(code, `${detail} (set LINKEDIN_API_VERSION to an active YYYYMM version)`, false);
-  }
-  return fail(code, detail, response.status >= 500);
-}
-
-function isDuplicate(
-  status: number,
-  message: string,
-  body: Record<string, unknown> | undefined,
-): boolean {
-  if (status !== 422 && status !== 409) return false;
-  if (/duplicate/i.test(message)) return true;
-  const details = body && isRecord(body.errorDetails) ? body.errorDetails : undefined;
-  const inputs = details && Array.isArray(details.inputErrors) ? details.inputErrors : [];
-  return inputs.some((item) => isRecord(item) && item.code === 'DUPLICATE_POST');
-}
-
-function permissionHint(author: string | undefined): string {
-  if (author?.startsWith('urn:li:organization:')) {
-    return `posting as ${author} needs the w_organization_social permission and the member must be an administrator (or content administrator) of that organization`;
-  }
-  return `posting as ${author ?? 'the member'} needs the w_member_social permission (Share on LinkedIn product)`;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   sentReply,
 } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, header, isRecord } from '../shared/http.ts';
-import { linkedinFailure } from './api.ts';
+import { linkedinFailure } from './failure.ts';
 import { commentPath } from './remove.ts';
 import { authorOf, LABEL } from './run.ts';
 import type { LinkedinSettings } from './settings.ts';

@@ -16,7 +16,7 @@ import { type BearerFailure, bearerClient } from '../shared/bearer-call.ts';
 import { isRecord } from '../shared/http.ts';
 import { countOf } from '../shared/metrics-read.ts';
 import { ItemRefusal, readEach, reconnectFor } from '../shared/single-read.ts';
-import { linkedinFailure } from './api.ts';
+import { linkedinFailure } from './failure.ts';
 import { LINKEDIN_ORGANIZATION_READ_SCOPE } from './oauth.ts';
 import { authorOf } from './run.ts';
 import type { LinkedinSettings } from './settings.ts';

@@ -5,7 +5,8 @@ import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/inte
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { PublishFailure } from '../shared/outcome.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
-import { createLinkedinApi, duplicateOf, linkedinRefresher } from './api.ts';
+import { createLinkedinApi, linkedinRefresher } from './api.ts';
+import { duplicateOf } from './failure.ts';
 import { type LinkedinProgress, readProgress } from './progress.ts';
 import { authorOf, LABEL, type LinkedinRun, startRun } from './run.ts';
 import type { LinkedinSettings } from './settings.ts';

@@ -8,7 +8,7 @@ import type { PlatformRemover } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
 import { PartGone, removeParts, type TargetPart } from '../shared/remove-parts.ts';
-import { linkedinFailure } from './api.ts';
+import { linkedinFailure } from './failure.ts';
 import { authorOf, LABEL } from './run.ts';
 import type { LinkedinSettings } from './settings.ts';
 

@@ -9,9 +9,8 @@ import {
   excerpt,
   type HttpResult,
   header,
-  httpCall,
   isRecord,
-  uploadTimeoutMs,
+  uploadCall,
 } from '../shared/http.ts';
 import { type MediaPart, multipart, multipartHeaders } from '../shared/multipart.ts';
 import {
@@ -107,16 +106,10 @@ export function createPinterestApi(
      */
     async uploadVideo(upload: MediaUpload, file: MediaPart): Promise<void> {
       const form = multipart(file, upload.uploadParameters, 'file');
-      const response = await httpCall(
-        {
-          url: upload.uploadUrl,
-          method: 'POST',
-          headers: multipartHeaders(form),
-          body: form.body,
-          dispatcher: runtime.apiDispatcher,
-          signal,
-          timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
-        },
+      const response = await uploadCall(
+        runtime,
+        signal,
+        { url: upload.uploadUrl, method: 'POST', headers: multipartHeaders(form), body: form.body },
         'Pinterest video upload',
       );
       if (response.status >= 200 && response.status < 300) return;

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '@social-publisher/domain';
 import { type Dispatcher, request } from 'undici';
+import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { failedOutcome, PublishFailure, TokenRejected } from './outcome.ts';
 
 export interface HttpCall {
@@ -102,6 +103,23 @@ export function parseJson(text: string): unknown {
  */
 export const uploadTimeoutMs = (requestTimeoutMs: number): number =>
   Math.max(requestTimeoutMs, 120_000);
+
+/** One request carrying media bytes (an upload URL's), over the API dispatcher: uploadTimeoutMs. */
+export const uploadCall = (
+  runtime: Pick<PublisherRuntime, 'apiDispatcher' | 'requestTimeoutMs'>,
+  signal: AbortSignal,
+  call: Pick<HttpCall, 'url' | 'method' | 'headers' | 'body'>,
+  what: string,
+): Promise<HttpResult> =>
+  httpCall(
+    {
+      ...call,
+      dispatcher: runtime.apiDispatcher,
+      signal,
+      timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
+    },
+    what,
+  );
 
 /** 5xx and 429: the server may answer later (a connect fails, a refresh is tried again). */
 export const isTransientStatus = (status: number): boolean => status >= 500 || status === 429;

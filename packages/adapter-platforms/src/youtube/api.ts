@@ -8,7 +8,7 @@ import {
   header,
   httpCall,
   isRecord,
-  uploadTimeoutMs,
+  uploadCall,
 } from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
 import { clientTokenEndpoint, publisherRefresher, refreshGrant } from '../shared/oauth.ts';
@@ -173,16 +173,10 @@ export function createYoutubeApi(
         if (offset > 0) {
           headers['content-range'] = `bytes ${offset}-${media.totalBytes - 1}/${media.totalBytes}`;
         }
-        const response = await httpCall(
-          {
-            url: sessionUrl,
-            method: 'PUT',
-            headers,
-            body: source,
-            dispatcher: runtime.apiDispatcher,
-            signal,
-            timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
-          },
+        const response = await uploadCall(
+          runtime,
+          signal,
+          { url: sessionUrl, method: 'PUT', headers, body: source },
           'YouTube upload',
         );
         return sessionAnswer(response);
