@@ -4,7 +4,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, header, httpCall, isRecord } from '../shared/http.ts';
+import {
+  AnswerError,
+  apiCall,
+  asString,
+  excerpt,
+  type HttpResult,
+  header,
+  isRecord,
+} from '../shared/http.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 
@@ -33,12 +41,10 @@ export interface XrpcRequest {
 }
 
 /** Thrown by `xrpc` for any non-2xx answer; `xrpcFailure` maps it for a publish. */
-export class XrpcAnswerError extends Error {
-  readonly answer: XrpcError;
+export class XrpcAnswerError extends AnswerError<XrpcError> {
+  override name = 'XrpcAnswerError';
   constructor(answer: XrpcError) {
-    super(`${answer.error}: ${answer.message}`);
-    this.name = 'XrpcAnswerError';
-    this.answer = answer;
+    super(`${answer.error}: ${answer.message}`, answer);
   }
 }
 
@@ -65,16 +71,10 @@ export async function xrpc(
     if (call.raw.length !== undefined) headers['content-length'] = String(call.raw.length);
     body = call.raw.body;
   }
-  const response = await httpCall(
-    {
-      url,
-      method: call.method,
-      headers,
-      body,
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: call.timeoutMs ?? runtime.requestTimeoutMs,
-    },
+  const response = await apiCall(
+    runtime,
+    signal,
+    { url, method: call.method, headers, body, timeoutMs: call.timeoutMs },
     `Bluesky ${call.nsid}`,
   );
   if (response.status >= 200 && response.status < 300) return response;

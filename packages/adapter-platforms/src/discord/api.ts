@@ -5,7 +5,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, type HttpResult, httpCall, isRecord } from '../shared/http.ts';
+import {
+  AnswerError,
+  apiCall,
+  asString,
+  excerpt,
+  type HttpResult,
+  isRecord,
+} from '../shared/http.ts';
 import { PublishFailure } from '../shared/outcome.ts';
 import { firstFieldError } from './form-errors.ts';
 import { type WebhookRef, webhookEndpoint } from './webhook-url.ts';
@@ -24,12 +31,10 @@ export interface DiscordError {
   headers: IncomingHttpHeaders;
 }
 
-export class DiscordAnswerError extends Error {
-  readonly answer: DiscordError;
+export class DiscordAnswerError extends AnswerError<DiscordError> {
+  override name = 'DiscordAnswerError';
   constructor(answer: DiscordError) {
-    super(`${answer.what}: ${answer.message}`);
-    this.name = 'DiscordAnswerError';
-    this.answer = answer;
+    super(`${answer.what}: ${answer.message}`, answer);
   }
 }
 
@@ -86,16 +91,11 @@ export async function webhookCall(
   }
   let response: HttpResult;
   try {
-    response = await httpCall(
-      {
-        url: `${webhookEndpoint(apiBaseUrl, ref)}${call.wait ? '?wait=true' : ''}`,
-        method: call.method,
-        headers,
-        body,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: call.timeoutMs ?? runtime.requestTimeoutMs,
-      },
+    const url = `${webhookEndpoint(apiBaseUrl, ref)}${call.wait ? '?wait=true' : ''}`;
+    response = await apiCall(
+      runtime,
+      signal,
+      { url, method: call.method, headers, body, timeoutMs: call.timeoutMs },
       `${LABEL} ${what}`,
     );
   } catch (error) {

@@ -12,7 +12,7 @@ import type {
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerCall } from '../shared/bearer-call.ts';
-import { type HttpResult, httpCall, isRecord } from '../shared/http.ts';
+import { apiCall, type HttpResult, isRecord } from '../shared/http.ts';
 import { goneResult, metricsFrom, rawOf, readBatch, readResult } from '../shared/metrics-read.ts';
 import { PublishFailure } from '../shared/outcome.ts';
 import { mastodonFailure } from './api.ts';
@@ -81,14 +81,13 @@ async function readPublicly(
   url: string,
   item: MetricsReadItem,
 ): Promise<MetricsItemResult> {
-  const answer = await httpCall(
+  const answer = await apiCall(
+    runtime,
+    signal,
     {
       url,
       method: 'GET',
       headers: { accept: 'application/json' },
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
     },
     LABEL,
   );

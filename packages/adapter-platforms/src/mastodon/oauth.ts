@@ -11,7 +11,7 @@ import {
   type RegisteredApps,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
+import { apiCall, asString, excerpt, isRecord } from '../shared/http.ts';
 import {
   authorizationUrl,
   OAuthStepError,
@@ -57,7 +57,9 @@ export function createMastodonOAuth(
 
   /** POST /api/v1/apps on the instance: our app's client id and secret there. */
   async function register(instance: string, redirectUri: string, signal: AbortSignal) {
-    const response = await httpCall(
+    const response = await apiCall(
+      runtime,
+      signal,
       {
         url: `${instance}/api/v1/apps`,
         method: 'POST',
@@ -68,9 +70,6 @@ export function createMastodonOAuth(
           scopes: MASTODON_SCOPES,
           ...(settings.website ? { website: settings.website } : {}),
         }),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
       },
       `${LABEL} app registration`,
     );

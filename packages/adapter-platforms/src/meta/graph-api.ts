@@ -2,14 +2,7 @@
 // parameters and the token in the query or a form, and one error object whatever the edge
 // (read in failure.ts; developers.facebook.com "Graph API: Using the API", "Handling Errors").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import {
-  asString,
-  FORM_CONTENT_TYPE,
-  formBody,
-  type HttpResult,
-  httpCall,
-  isRecord,
-} from '../shared/http.ts';
+import { apiCall, asString, formPayload, type HttpResult, isRecord } from '../shared/http.ts';
 import { type OAuthStepError, oauthGet } from '../shared/oauth.ts';
 import { identityError } from '../shared/oauth-identity.ts';
 import { type GraphFailure, graphErrorOf } from './failure.ts';
@@ -40,18 +33,8 @@ export async function graphCall(
   failure: GraphFailure,
 ): Promise<Record<string, unknown>> {
   const { method, url, form, what } = call;
-  const response = await httpCall(
-    {
-      url,
-      method,
-      headers: form ? { 'content-type': FORM_CONTENT_TYPE } : {},
-      body: form ? formBody(form) : null,
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
-    },
-    what,
-  );
+  const { headers, body: payload } = formPayload(form);
+  const response = await apiCall(runtime, signal, { url, method, headers, body: payload }, what);
   const body = successOf(response);
   if (body) return body;
   throw failure(response.status, jsonObject(response), response.text, response.headers);

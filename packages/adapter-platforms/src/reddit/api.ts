@@ -6,13 +6,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
+  apiCall,
   asString,
   excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
+  formPayload,
   type HttpResult,
   header,
-  httpCall,
   isRecord,
 } from '../shared/http.ts';
 import {
@@ -65,7 +64,10 @@ export function createRedditApi(
     what: string,
     form?: Record<string, string>,
   ): Promise<HttpResult> {
-    const response = await httpCall(
+    const payload = formPayload(form);
+    const response = await apiCall(
+      runtime,
+      signal,
       {
         url: `${settings.apiBaseUrl}${path}`,
         method,
@@ -73,12 +75,9 @@ export function createRedditApi(
           authorization: `Bearer ${token}`,
           'user-agent': settings.userAgent,
           accept: 'application/json',
-          ...(form ? { 'content-type': FORM_CONTENT_TYPE } : {}),
+          ...payload.headers,
         },
-        body: form ? formBody(form) : null,
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
+        body: payload.body,
       },
       `${LABEL} ${what}`,
     );

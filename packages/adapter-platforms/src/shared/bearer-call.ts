@@ -2,7 +2,7 @@
 // the Authorization header, a JSON body or a streamed multipart form, the API dispatcher and
 // timeouts, the answer read as text and JSON, and a refusal handed to the network's own mapping.
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { type HttpResult, httpCall, uploadTimeoutMs } from './http.ts';
+import { apiCall, type HttpResult, uploadTimeoutMs } from './http.ts';
 import { type Multipart, multipartHeaders } from './multipart.ts';
 
 /** DELETE: a remover's call (no body); PUT: X's hide of a reply. */
@@ -41,17 +41,15 @@ export async function bearerCall(
       : form
         ? multipartHeaders(form)
         : {};
-  const response = await httpCall(
+  const response = await apiCall(
+    runtime,
+    signal,
     {
       url: call.url,
       method: call.method,
       headers: { authorization: `Bearer ${call.token}`, ...call.headers, ...contentType },
       body: json !== undefined ? JSON.stringify(json) : (form?.body ?? null),
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs:
-        call.timeoutMs ??
-        (form ? uploadTimeoutMs(runtime.requestTimeoutMs) : runtime.requestTimeoutMs),
+      timeoutMs: call.timeoutMs ?? (form ? uploadTimeoutMs(runtime.requestTimeoutMs) : undefined),
     },
     what,
   );

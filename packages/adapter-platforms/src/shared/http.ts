@@ -16,6 +16,15 @@ export interface HttpCall {
   timeoutMs: number;
 }
 
+/** A refusal kept as the platform answered it (its own error shape), for the caller to read. */
+export class AnswerError<Answer> extends Error {
+  readonly answer: Answer;
+  constructor(message: string, answer: Answer) {
+    super(message);
+    this.answer = answer;
+  }
+}
+
 export interface HttpResult {
   status: number;
   headers: IncomingHttpHeaders;
@@ -104,11 +113,14 @@ export function parseJson(text: string): unknown {
 export const uploadTimeoutMs = (requestTimeoutMs: number): number =>
   Math.max(requestTimeoutMs, 120_000);
 
-/** One request carrying media bytes (an upload URL's), over the API dispatcher: uploadTimeoutMs. */
-export const uploadCall = (
-  runtime: Pick<PublisherRuntime, 'apiDispatcher' | 'requestTimeoutMs'>,
+/** What apiCall needs of the runtime: the dispatcher of platform calls and their timeout. */
+type ApiRuntime = Pick<PublisherRuntime, 'apiDispatcher' | 'requestTimeoutMs'>;
+
+/** One request to a platform over the API dispatcher, with the request timeout unless it has one. */
+export const apiCall = (
+  runtime: ApiRuntime,
   signal: AbortSignal,
-  call: Pick<HttpCall, 'url' | 'method' | 'headers' | 'body'>,
+  call: Pick<HttpCall, 'url' | 'method' | 'headers' | 'body'> & { timeoutMs?: number },
   what: string,
 ): Promise<HttpResult> =>
   httpCall(
@@ -116,10 +128,19 @@ export const uploadCall = (
       ...call,
       dispatcher: runtime.apiDispatcher,
       signal,
-      timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs),
+      timeoutMs: call.timeoutMs ?? runtime.requestTimeoutMs,
     },
     what,
   );
+
+/** One request carrying media bytes (an upload URL's): apiCall with uploadTimeoutMs. */
+export const uploadCall = (
+  runtime: ApiRuntime,
+  signal: AbortSignal,
+  call: Pick<HttpCall, 'url' | 'method' | 'headers' | 'body'>,
+  what: string,
+): Promise<HttpResult> =>
+  apiCall(runtime, signal, { ...call, timeoutMs: uploadTimeoutMs(runtime.requestTimeoutMs) }, what);
 
 /** 5xx and 429: the server may answer later (a connect fails, a refresh is tried again). */
 export const isTransientStatus = (status: number): boolean => status >= 500 || status === 429;
@@ -142,3 +163,11 @@ export const formBody = (fields: Record<string, string>): string =>
   new URLSearchParams(fields).toString();
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** A request's form body with its Content-Type; without a form, no body and no header. */
+export const formPayload = (
+  form: Record<string, string> | undefined,
+): { headers: Record<string, string>; body: string | null } =>
+  form
+    ? { headers: { 'content-type': FORM_CONTENT_TYPE }, body: formBody(form) }
+    : { headers: {}, body: null };

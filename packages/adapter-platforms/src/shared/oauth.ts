@@ -19,12 +19,11 @@ import type { PlatformSettingsSpec } from '../descriptor.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import type { TokenRefresher } from './auth.ts';
 import {
+  apiCall,
   asString,
   excerpt,
-  FORM_CONTENT_TYPE,
-  formBody,
+  formPayload,
   type HttpResult,
-  httpCall,
   isRecord,
   isTransientStatus,
 } from './http.ts';
@@ -60,19 +59,15 @@ function oauthCall(
   headers: Record<string, string>,
   form?: Record<string, string>,
 ): Promise<HttpResult> {
-  return httpCall(
+  const payload = formPayload(form);
+  return apiCall(
+    runtime,
+    signal,
     {
       url,
       method: form ? 'POST' : 'GET',
-      headers: {
-        ...(form ? { 'content-type': FORM_CONTENT_TYPE } : {}),
-        accept: 'application/json',
-        ...headers,
-      },
-      ...(form ? { body: formBody(form) } : {}),
-      dispatcher: runtime.apiDispatcher,
-      signal,
-      timeoutMs: runtime.requestTimeoutMs,
+      headers: { ...payload.headers, accept: 'application/json', ...headers },
+      body: payload.body,
     },
     what,
   );
@@ -151,7 +146,7 @@ function failureOf(error: unknown, label: string, signal: AbortSignal): StepFail
     return { code: error.code, message: error.message, kind: error.kind };
   }
   if (error instanceof PublishFailure && error.outcome.kind === 'failed') {
-    // Transport failures of httpCall (connection refused, timeout): transient.
+    // Transport failures of apiCall (connection refused, timeout): transient.
     return { code: error.outcome.code, message: error.outcome.message, kind: 'failed' };
   }
   if (signal.aborted) {
@@ -312,7 +307,7 @@ export const basicAuth = (clientId: string, clientSecret: string): string =>
 
 /**
  * Renews an access token with a refresh token (`grant_type=refresh_token`). Throws an
- * OAuthStepError (refused / failed / error) or a transport failure of httpCall. `refreshToken`
+ * OAuthStepError (refused / failed / error) or a transport failure of apiCall. `refreshToken`
  * is null in the answer when the platform sent none (Google): the old one stays valid.
  */
 export type TokenRenewal = (refreshToken: string, signal: AbortSignal) => Promise<GrantedTokens>;

@@ -3,7 +3,7 @@
 // parameters? }`. The bot token is part of every URL, so no URL is ever put in a message: each
 // message names the method only, and anything that could echo the token is scrubbed.
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
+import { apiCall, asString, excerpt, isRecord } from '../shared/http.ts';
 import { connectionExpired, fail, PublishFailure } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 
@@ -66,17 +66,16 @@ export async function botCall(
   call: { method: string; params?: Record<string, unknown> },
 ): Promise<unknown> {
   const { method } = call;
-  let response: Awaited<ReturnType<typeof httpCall>>;
+  let response: Awaited<ReturnType<typeof apiCall>>;
   try {
-    response = await httpCall(
+    response = await apiCall(
+      runtime,
+      signal,
       {
         url: `${base}/bot${token}/${method}`,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(call.params ?? {}),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
       },
       `${LABEL} ${method}`,
     );

@@ -1,6 +1,6 @@
 // TikTok Content Posting API wire calls (docs/platforms.md#tiktok; developers.tiktok.com "Content Posting API").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, excerpt, httpCall, isRecord } from '../shared/http.ts';
+import { apiCall, asString, excerpt, isRecord } from '../shared/http.ts';
 import {
   clientTokenEndpoint,
   publisherRefresher,
@@ -38,7 +38,9 @@ export function createTiktokApi(
 ) {
   /** POST with the `{ data, error }` envelope; returns `data` or throws the mapped failure. */
   async function post(path: string, token: string, body?: unknown) {
-    const response = await httpCall(
+    const response = await apiCall(
+      runtime,
+      signal,
       {
         url: `${config.apiBaseUrl}${path}`,
         method: 'POST',
@@ -47,9 +49,6 @@ export function createTiktokApi(
           'content-type': 'application/json; charset=UTF-8',
         },
         body: body === undefined ? null : JSON.stringify(body),
-        dispatcher: runtime.apiDispatcher,
-        signal,
-        timeoutMs: runtime.requestTimeoutMs,
       },
       `TikTok ${path}`,
     );

@@ -2,30 +2,18 @@
 // "YouTube Data API - Resumable Uploads").
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import {
+  apiCall,
   asString,
-  excerpt,
   type HttpResult,
   header,
-  httpCall,
   isRecord,
   uploadCall,
 } from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
 import { clientTokenEndpoint, publisherRefresher, refreshGrant } from '../shared/oauth.ts';
-import { fail, TokenRejected } from '../shared/outcome.ts';
-import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
+import { fail } from '../shared/outcome.ts';
+import { youtubeFailure } from './failure.ts';
 import type { YoutubeSettings } from './settings.ts';
-
-const RETRYABLE_REASONS = new Set(['backendError', 'internalError']);
-/**
- * "Slow down" reasons: short-term rate limits, and the project's daily quota (it resets at
- * midnight Pacific time; looking again every hour costs one refused call).
- */
-const THROTTLE_WAITS_MS: Record<string, number> = {
-  rateLimitExceeded: 60_000,
-  userRateLimitExceeded: 60_000,
-  quotaExceeded: 60 * 60_000,
-};
 
 export type { MediaInfo };
 
@@ -73,7 +61,9 @@ export function createYoutubeApi(
 
     /** commentThreads.insert: a top-level comment on the video -> the comment thread's id. */
     async insertComment(token: string, videoId: string, text: string): Promise<string> {
-      const response = await httpCall(
+      const response = await apiCall(
+        runtime,
+        signal,
         {
           url: `${config.apiBaseUrl}/youtube/v3/commentThreads?part=snippet`,
           method: 'POST',
@@ -84,9 +74,6 @@ export function createYoutubeApi(
           body: JSON.stringify({
             snippet: { videoId, topLevelComment: { snippet: { textOriginal: text } } },
           }),
-          dispatcher: runtime.apiDispatcher,
-          signal,
-          timeoutMs: runtime.requestTimeoutMs,
         },
         'YouTube comment',
       );
@@ -98,7 +85,9 @@ export function createYoutubeApi(
 
     /** POST the resumable session with the metadata -> session URL (Location). */
     async startSession(token: string, media: MediaInfo, metadata: unknown): Promise<string> {
-      const response = await httpCall(
+      const response = await apiCall(
+        runtime,
+        signal,
         {
           url: `${config.apiBaseUrl}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`,
           method: 'POST',
@@ -109,9 +98,6 @@ export function createYoutubeApi(
             'x-upload-content-type': media.contentType,
           },
           body: JSON.stringify(metadata),
-          dispatcher: runtime.apiDispatcher,
-          signal,
-          timeoutMs: runtime.requestTimeoutMs,
         },
         'YouTube session start',
       );
@@ -128,7 +114,9 @@ export function createYoutubeApi(
       sessionUrl: string,
       totalBytes: number,
     ): Promise<SessionState> {
-      const response = await httpCall(
+      const response = await apiCall(
+        runtime,
+        signal,
         {
           url: sessionUrl,
           method: 'PUT',
@@ -137,9 +125,6 @@ export function createYoutubeApi(
             'content-length': '0',
             'content-range': `bytes */${totalBytes}`,
           },
-          dispatcher: runtime.apiDispatcher,
-          signal,
-          timeoutMs: runtime.requestTimeoutMs,
         },
         'YouTube upload status',
       );
@@ -185,30 +170,6 @@ export function createYoutubeApi(
       }
     },
   };
-}
-
-/**
- * `{ error: { code, message, errors: [{ domain, reason, message }] } }` -> failure with the first
- * reason as code (quotaExceeded, uploadLimitExceeded, backendError...) and the message verbatim.
- * 401 is an expired/revoked token (refreshed once by AuthSession).
- */
-export function youtubeFailure(response: HttpResult): Error {
-  const error =
-    isRecord(response.json) && isRecord(response.json.error) ? response.json.error : undefined;
-  const first =
-    error && Array.isArray(error.errors) && isRecord(error.errors[0]) ? error.errors[0] : undefined;
-  const reason = first ? asString(first.reason) : undefined;
-  const message =
-    (error && asString(error.message)) || excerpt(response.text) || `HTTP ${response.status}`;
-  if (response.status === 401) return new TokenRejected(reason ?? '401', message);
-  const wait = reason === undefined ? undefined : THROTTLE_WAITS_MS[reason];
-  if (wait !== undefined || response.status === 429) {
-    const retryAt = retryAtFrom(response.headers, wait ?? 60_000);
-    return throttled(reason ?? 'http_429', message, retryAt);
-  }
-  const retryable =
-    response.status >= 500 || (reason !== undefined && RETRYABLE_REASONS.has(reason));
-  return fail(reason ?? `http_${response.status}`, message, retryable);
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from '../shared/comment-calls.ts';
 import { asString, type HttpResult, isRecord } from '../shared/http.ts';
 import { fail } from '../shared/outcome.ts';
-import { youtubeFailure } from './api.ts';
+import { youtubeFailure } from './failure.ts';
 import { YOUTUBE_MANAGE_SCOPE } from './oauth.ts';
 import type { YoutubeSettings } from './settings.ts';
 

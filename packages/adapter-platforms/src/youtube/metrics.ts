@@ -4,9 +4,9 @@
 // null then; a video missing from `items` is deleted (or no longer visible): gone.
 import type { PlatformMetricsReader } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { asString, httpCall, isRecord } from '../shared/http.ts';
+import { apiCall, asString, isRecord } from '../shared/http.ts';
 import { goneResult, metricsFrom, rawOf, readBatch, readResult } from '../shared/metrics-read.ts';
-import { youtubeFailure } from './api.ts';
+import { youtubeFailure } from './failure.ts';
 import type { YoutubeSettings } from './settings.ts';
 
 /** videos.list takes at most 50 ids. */
@@ -27,14 +27,13 @@ export function createYoutubeMetricsReader(
         const url = new URL(`${config.apiBaseUrl}/youtube/v3/videos`);
         url.searchParams.set('part', 'statistics');
         url.searchParams.set('id', ids.join(','));
-        const response = await httpCall(
+        const response = await apiCall(
+          runtime,
+          signal,
           {
             url,
             method: 'GET',
             headers: { authorization: `Bearer ${connection.accessToken}` },
-            dispatcher: runtime.apiDispatcher,
-            signal,
-            timeoutMs: runtime.requestTimeoutMs,
           },
           'YouTube videos.list',
         );

@@ -5,9 +5,9 @@
 // commentNotFound) for what is not there. Both need youtube.force-ssl, asked for at connect.
 import type { PlatformRemover } from '@social-publisher/domain';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
-import { httpCall } from '../shared/http.ts';
+import { apiCall } from '../shared/http.ts';
 import { PartGone, removeParts } from '../shared/remove-parts.ts';
-import { youtubeFailure } from './api.ts';
+import { youtubeFailure } from './failure.ts';
 import { YOUTUBE_MANAGE_SCOPE } from './oauth.ts';
 import type { YoutubeSettings } from './settings.ts';
 
@@ -22,14 +22,13 @@ export function createYoutubeRemover(
         const resource = part.kind === 'first_comment' ? 'comments' : 'videos';
         const url = new URL(`${config.apiBaseUrl}/youtube/v3/${resource}`);
         url.searchParams.set('id', part.id);
-        const response = await httpCall(
+        const response = await apiCall(
+          runtime,
+          request.signal,
           {
             url,
             method: 'DELETE',
             headers: { authorization: `Bearer ${request.connection.accessToken}` },
-            dispatcher: runtime.apiDispatcher,
-            signal: request.signal,
-            timeoutMs: runtime.requestTimeoutMs,
           },
           `YouTube ${resource}.delete`,
         );
