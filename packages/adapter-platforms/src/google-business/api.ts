@@ -6,12 +6,6 @@
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { bearerClient } from '../shared/bearer-call.ts';
 import { asString, excerpt, type HttpResult, isRecord } from '../shared/http.ts';
-import {
-  clientTokenEndpoint,
-  publisherRefresher,
-  refreshGrant,
-  type TokenRenewal,
-} from '../shared/oauth.ts';
 import { fail, TokenRejected } from '../shared/outcome.ts';
 import { retryAtFrom, throttled } from '../shared/rate-limit.ts';
 import type { GoogleBusinessSettings } from './settings.ts';
@@ -114,32 +108,3 @@ export function googleBusinessFailure(response: HttpResult, what: string): Error
   }
   return fail(code, detail, response.status >= 500 || response.status === 408);
 }
-
-/**
- * POST `${tokenBaseUrl}/token` (form, client_id + client_secret): Google's code exchange and
- * refresh. Null when the client id or secret is not set.
- */
-export function googleBusinessTokenEndpoint(
-  settings: GoogleBusinessSettings,
-  runtime: PublisherRuntime,
-) {
-  const { clientId, clientSecret } = settings;
-  return clientTokenEndpoint(
-    runtime,
-    `${settings.tokenBaseUrl}/token`,
-    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
-    { configured: Boolean(clientId && clientSecret) },
-  );
-}
-
-/** grant_type=refresh_token; Google answers no new refresh token (the stored one stays). */
-export const googleBusinessRenewal = (
-  settings: GoogleBusinessSettings,
-  runtime: PublisherRuntime,
-): TokenRenewal | null => refreshGrant(googleBusinessTokenEndpoint(settings, runtime), LABEL);
-
-/** The publisher's renewal on a 401: the same request as the connector's refresh. */
-export const googleBusinessRefresher = (
-  settings: GoogleBusinessSettings,
-  runtime: PublisherRuntime,
-) => publisherRefresher(googleBusinessRenewal(settings, runtime));

@@ -6,12 +6,13 @@
 // as LinkedIn's organizations and Facebook's Pages do. The location's resource name is the
 // connection's external id; its account, which posting needs, is kept in platformData.
 import type { ConnectedIdentity, GrantedTokens, PlatformOAuth } from '@social-publisher/domain';
+import { googleConsent, googleTokenEndpoint, requireGrantedScope } from '../google/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { missingClientSettings, OAuthStepError } from '../shared/oauth.ts';
 import { createOAuthConnector } from '../shared/oauth-connector.ts';
 import { identityError, identityGet } from '../shared/oauth-identity.ts';
-import { googleBusinessTokenEndpoint, googleErrorOf, LABEL } from './api.ts';
+import { googleErrorOf, LABEL } from './api.ts';
 import { GOOGLE_BUSINESS_SETTINGS, type GoogleBusinessSettings } from './settings.ts';
 
 export const GOOGLE_BUSINESS_SCOPE = 'https://www.googleapis.com/auth/business.manage';
@@ -89,26 +90,11 @@ export function createGoogleBusinessOAuth(
     platform: 'google_business',
     label: LABEL,
     missingSettings: missingClientSettings(GOOGLE_BUSINESS_SETTINGS, settings),
-    tokenEndpoint: googleBusinessTokenEndpoint(settings, runtime),
-    consent: {
-      url: `${settings.authBaseUrl}/o/oauth2/v2/auth`,
-      params: {
-        client_id: settings.clientId ?? '',
-        scope: GOOGLE_BUSINESS_SCOPE,
-        // A refresh token, asked for again on every consent (Google sends it on the first only).
-        access_type: 'offline',
-        prompt: 'consent',
-      },
-    },
+    tokenEndpoint: googleTokenEndpoint(settings, runtime),
+    consent: googleConsent(settings, GOOGLE_BUSINESS_SCOPE),
     async identify({ tokens }, signal) {
-      // Google's granular consent lets the user untick the scope: nothing would work then.
-      if (tokens.scopes.length > 0 && !tokens.scopes.includes(GOOGLE_BUSINESS_SCOPE)) {
-        throw new OAuthStepError(
-          'scope_not_granted',
-          `${LABEL}: the permission to manage the business was not granted; connect again and allow it`,
-          'error',
-        );
-      }
+      // Without it nothing would work.
+      requireGrantedScope(tokens, GOOGLE_BUSINESS_SCOPE, LABEL, 'manage the business');
       const found = await locations(tokens, signal);
       if (found.length === 0) {
         throw new OAuthStepError(

@@ -3,13 +3,14 @@
 // intent; a run that finds an earlier run's intent looks among the location's latest posts
 // first (same summary, created since the intent) instead of posting again.
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
+import { googleRefresher } from '../google/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { findSent, intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { assertMediaAllowed } from '../shared/media-guard.ts';
 import { fail } from '../shared/outcome.ts';
 import { type OneCallRun, oneCallPublisher } from '../shared/publish-run.ts';
-import { createGoogleBusinessApi, googleBusinessRefresher, LABEL, type LocalPost } from './api.ts';
+import { createGoogleBusinessApi, LABEL, type LocalPost } from './api.ts';
 import { googleBusinessOptionsOf } from './options.ts';
 import type { GoogleBusinessSettings } from './settings.ts';
 import { validateGoogleBusiness } from './validate.ts';
@@ -29,7 +30,7 @@ export function createGoogleBusinessPublisher(
     label: LABEL,
     validate: validateGoogleBusiness,
     runtime,
-    refresher: googleBusinessRefresher(settings, runtime),
+    refresher: googleRefresher(settings, runtime, LABEL),
     api: (signal) => createGoogleBusinessApi(settings, runtime, signal),
     publish,
   });

@@ -10,7 +10,6 @@ import {
   uploadCall,
 } from '../shared/http.ts';
 import { createMediaFetcher, discard, type MediaInfo } from '../shared/media-fetch.ts';
-import { clientTokenEndpoint, publisherRefresher, refreshGrant } from '../shared/oauth.ts';
 import { fail } from '../shared/outcome.ts';
 import { youtubeFailure } from './failure.ts';
 import type { YoutubeSettings } from './settings.ts';
@@ -171,25 +170,3 @@ export function createYoutubeApi(
     },
   };
 }
-
-/**
- * POST `${tokenBaseUrl}/token` (form, client_id + client_secret): the code exchange and the
- * refresh share it. Null when the client id or secret is not set.
- */
-export function googleTokenEndpoint(config: YoutubeSettings, runtime: PublisherRuntime) {
-  const { clientId, clientSecret } = config;
-  return clientTokenEndpoint(
-    runtime,
-    `${config.tokenBaseUrl}/token`,
-    { client_id: clientId ?? '', client_secret: clientSecret ?? '' },
-    { configured: Boolean(clientId && clientSecret) },
-  );
-}
-
-/**
- * The publisher's renewal on a 401: the same refresh_token request as the connector's. Google
- * answers no new refresh token (null: the stored one stays); invalid_grant (revoked, expired,
- * password changed) means the user must re-authorise.
- */
-export const youtubeRefresher = (config: YoutubeSettings, runtime: PublisherRuntime) =>
-  publisherRefresher(refreshGrant(googleTokenEndpoint(config, runtime), 'YouTube'));

@@ -1,12 +1,12 @@
 // Google OAuth 2.0 for web server apps (developers.google.com/identity/protocols/oauth2/
 // web-server) with PKCE; the connection is the user's YouTube channel (channels?mine=true).
 import type { PlatformOAuth } from '@social-publisher/domain';
+import { googleConsent, googleTokenEndpoint, requireGrantedScope } from '../google/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { asString, isRecord } from '../shared/http.ts';
 import { missingClientSettings, OAuthStepError } from '../shared/oauth.ts';
 import { createOAuthConnector } from '../shared/oauth-connector.ts';
 import { identityError, identityGet } from '../shared/oauth-identity.ts';
-import { googleTokenEndpoint } from './api.ts';
 import { YOUTUBE_SETTINGS, type YoutubeSettings } from './settings.ts';
 
 const UPLOAD_SCOPE = 'https://www.googleapis.com/auth/youtube.upload';
@@ -64,25 +64,10 @@ export function createYoutubeOAuth(
     label: LABEL,
     missingSettings: missingClientSettings(YOUTUBE_SETTINGS, settings),
     tokenEndpoint: googleTokenEndpoint(settings, runtime),
-    consent: {
-      url: `${settings.authBaseUrl}/o/oauth2/v2/auth`,
-      params: {
-        client_id: settings.clientId ?? '',
-        scope: YOUTUBE_SCOPES.join(' '),
-        access_type: 'offline',
-        prompt: 'consent',
-      },
-    },
+    consent: googleConsent(settings, YOUTUBE_SCOPES.join(' ')),
     async identify({ tokens }, signal) {
-      // Google's granular consent lets the user untick a scope: without upload, every
-      // publish would fail later, so the connect fails now and says why.
-      if (tokens.scopes.length > 0 && !tokens.scopes.includes(UPLOAD_SCOPE)) {
-        throw new OAuthStepError(
-          'scope_not_granted',
-          `${LABEL}: the permission to upload videos was not granted; connect again and allow it`,
-          'error',
-        );
-      }
+      // Without upload, every publish would fail later.
+      requireGrantedScope(tokens, UPLOAD_SCOPE, LABEL, 'upload videos');
       const found = await channel(tokens.accessToken, signal);
       return [{ externalId: found.id, displayName: found.title, tokens }];
     },

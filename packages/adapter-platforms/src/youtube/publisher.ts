@@ -1,4 +1,5 @@
 import type { PlatformPublisher, PublishOutcome, PublishRequest } from '@social-publisher/domain';
+import { googleRefresher } from '../google/oauth.ts';
 import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { type CommentSender, publishWithFirstComment } from '../shared/first-comment.ts';
@@ -6,7 +7,7 @@ import { firstLine, truncateCodePoints } from '../shared/media.ts';
 import { withRedirectingMedia } from '../shared/media-dispatcher.ts';
 import { optionsOf, stringOption } from '../shared/options.ts';
 import { fail, runPublish } from '../shared/outcome.ts';
-import { createYoutubeApi, type MediaInfo, type SessionState, youtubeRefresher } from './api.ts';
+import { createYoutubeApi, type MediaInfo, type SessionState } from './api.ts';
 import type { YoutubeSettings } from './settings.ts';
 import { validateYoutube, YOUTUBE_TITLE_MAX } from './validate.ts';
 
@@ -25,7 +26,7 @@ export function createYoutubePublisher(
   baseRuntime: PublisherRuntime,
 ): PlatformPublisher {
   const runtime = withRedirectingMedia(baseRuntime);
-  const refresher = youtubeRefresher(config, runtime);
+  const refresher = googleRefresher(config, runtime, 'YouTube');
 
   /** Creates a resumable session, stores it, then streams the whole media into it. */
   async function startFresh(request: PublishRequest, auth: AuthSession, restarted: boolean) {
