@@ -1,11 +1,11 @@
 /**
- * The two lookups every create makes (the API key by its hash, the connections by id) kept in
- * memory.
+ * The three lookups every create makes (the API key by its hash, the connections by id, the
+ * account's webhooks subscribed to `post.created`) kept in memory.
  *
  * - Embedded mode: one process owns the database (data-dir-lock.ts), so every change to those
  *   rows goes through this process's repositories and the cache can never miss one.
  * - PostgreSQL: other processes (workers, other API instances, the CLI) change them too. A
- *   trigger on both tables sends a change notice (NOTIFY) with every committing write, and
+ *   trigger on each table sends a change notice (NOTIFY) with every committing write, and
  *   lookup-listener.ts empties this cache when one arrives. The cache is used only while the
  *   listener is known to hear notices (`trust`); otherwise every lookup asks the database.
  *
@@ -13,7 +13,8 @@
  * - Any write to either repository (insert, delete, revoke, token renewal, a lease) empties
  *   the cache before it is sent and again when it is done, and a unit of work empties it when
  *   it ends (commit or rollback). A key's last-used time, written once a minute per key in use,
- *   only updates that key's cached row.
+ *   only updates that key's cached row; a webhook's failure streak (`noteAttempt`, written by
+ *   delivery attempts) empties nothing: choosing an event's receivers does not read it.
  * - A row read from the database is kept only if nothing emptied the cache while it was read
  *   (a generation number): a read that raced a write, a change notice, or a change of trust
  *   never stores the old row.
@@ -30,6 +31,8 @@ import type {
   Repositories,
   SocialAccount,
   SocialAccountRepository,
+  Webhook,
+  WebhookRepository,
 } from '@social-publisher/domain';
 
 const READ = /^(find|list|count)/;
@@ -81,6 +84,8 @@ const MAX_ENTRIES = 10_000;
 export function createLookupCache(db: object): LookupCache {
   const keys = new Map<string, ApiKey>();
   const connections = new Map<string, SocialAccount>();
+  /** Active webhooks receiving an event, by account, event and the event's connections. */
+  const receivers = new Map<string, Webhook[]>();
   let generation = 0;
   let trusted = true;
 
@@ -88,6 +93,7 @@ export function createLookupCache(db: object): LookupCache {
     generation += 1;
     keys.clear();
     connections.clear();
+    receivers.clear();
   };
 
   const remember = <T>(map: Map<string, T>, id: string, value: T): void => {
@@ -167,16 +173,36 @@ export function createLookupCache(db: object): LookupCache {
     };
   }
 
+  function cachedWebhooks(repo: WebhookRepository): WebhookRepository {
+    return {
+      ...writesInvalidate(repo),
+      noteAttempt: (id, delivered, at) => repo.noteAttempt(id, delivered, at),
+      async listActiveForEvent(accountId, event, socialAccountIds) {
+        if (!trusted) return repo.listActiveForEvent(accountId, event, socialAccountIds);
+        const connectionsKey = socialAccountIds ? [...socialAccountIds].sort().join(',') : '*';
+        const key = `${accountId} ${event} ${connectionsKey}`;
+        const known = receivers.get(key);
+        if (known) return known.map(copyRow);
+        const before = generation;
+        const found = await repo.listActiveForEvent(accountId, event, socialAccountIds);
+        if (generation === before) remember(receivers, key, found.map(copyRow));
+        return found;
+      },
+    };
+  }
+
   const cache: LookupCache = {
     cached: (repos) => ({
       ...repos,
       apiKeys: cachedApiKeys(repos.apiKeys),
       socialAccounts: cachedConnections(repos.socialAccounts),
+      webhooks: cachedWebhooks(repos.webhooks),
     }),
     invalidating: (repos) => ({
       ...repos,
       apiKeys: writesInvalidate(repos.apiKeys),
       socialAccounts: writesInvalidate(repos.socialAccounts),
+      webhooks: writesInvalidate(repos.webhooks),
     }),
     invalidate,
     trust(next) {

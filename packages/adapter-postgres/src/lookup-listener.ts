@@ -19,6 +19,11 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { LookupCache } from './lookup-cache.ts';
 import { LOOKUP_CHANNEL, LOOKUP_TRIGGERS } from './migrations/0004_lookup_change_notices.ts';
+import { WEBHOOK_LOOKUP_TRIGGERS } from './migrations/0020_webhook_change_notices.ts';
+
+/** Every trigger that sends change notices: all must be there for the cache to be trusted. */
+const NOTICE_TRIGGERS = [...LOOKUP_TRIGGERS, ...WEBHOOK_LOOKUP_TRIGGERS];
+
 import type { Database } from './schema.ts';
 
 export interface LookupListenerOptions {
@@ -43,7 +48,7 @@ const PING = 'ping:';
 const MAX_RECONNECT_MS = 30_000;
 
 /**
- * The ping is sent only if all of migration 0004's triggers exist and are enabled: without them
+ * The ping is sent only if all of migrations 0004's and 0020's triggers exist and are enabled: without them
  * (a schema not yet migrated, a trigger disabled by hand) writers send no notices, and the
  * cache must stay off. PostgreSQL delivers notices in commit order, so a ping that came back
  * also means every notice committed before it has arrived.
@@ -53,10 +58,10 @@ const sendPing = (db: Kysely<Database>, payload: string) =>
       where (select count(*) from pg_trigger
              where tgenabled <> 'D'
                and (tgrelid, tgname) in (${sql.join(
-                 LOOKUP_TRIGGERS.map(
+                 NOTICE_TRIGGERS.map(
                    ({ table, trigger }) => sql`(to_regclass(${table}), ${trigger}::name)`,
                  ),
-               )})) = ${LOOKUP_TRIGGERS.length}`.execute(db);
+               )})) = ${NOTICE_TRIGGERS.length}`.execute(db);
 
 export function startLookupListener(options: LookupListenerOptions): LookupListener {
   const { cache, logger } = options;

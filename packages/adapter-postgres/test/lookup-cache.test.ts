@@ -5,6 +5,7 @@ import type { Repositories } from '@social-publisher/domain';
 import {
   makeApiKey,
   makeSocialAccount,
+  makeWebhook,
   seedUser,
 } from '@social-publisher/domain/contracts/storage-fixtures';
 import { createMemoryRepositories, MemoryStore } from '@social-publisher/domain/testing';
@@ -171,5 +172,26 @@ describe('lookup cache (embedded mode)', () => {
     const [second] = await repos.socialAccounts.findByIds([a.id]);
     expect(second).toEqual(a);
     expect(second?.updatedAt).toBeInstanceOf(Date);
+  });
+
+  it("answers an event's receivers from memory; a webhook's change forgets them, a failure streak does not", async () => {
+    const hook = makeWebhook(userId, userId, { events: ['post.created'] });
+    await repos.webhooks.insert(hook);
+    const lookups = vi.spyOn(inner.webhooks, 'listActiveForEvent');
+    const receivers = () => repos.webhooks.listActiveForEvent(userId, 'post.created', ['c1']);
+    expect(await receivers()).toEqual([hook]);
+    expect(await receivers()).toEqual([hook]);
+    expect(lookups).toHaveBeenCalledTimes(1);
+    // Another event, or other connections, is another question.
+    expect(await repos.webhooks.listActiveForEvent(userId, 'post.failed', ['c1'])).toEqual([]);
+    expect(lookups).toHaveBeenCalledTimes(2);
+
+    await repos.webhooks.noteAttempt(hook.id, false, new Date());
+    expect(await receivers()).toHaveLength(1);
+    expect(lookups).toHaveBeenCalledTimes(2);
+
+    expect(await repos.webhooks.disable(hook.id, 'gone')).toBe(true);
+    expect(await receivers()).toEqual([]);
+    expect(lookups).toHaveBeenCalledTimes(3);
   });
 });

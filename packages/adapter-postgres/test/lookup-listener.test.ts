@@ -8,6 +8,7 @@ import type { Repositories } from '@social-publisher/domain';
 import {
   makeApiKey,
   makeSocialAccount,
+  makeWebhook,
   seedUser,
 } from '@social-publisher/domain/contracts/storage-fixtures';
 import { type Kysely, sql } from 'kysely';
@@ -141,6 +142,28 @@ if (database.skipReason !== undefined) {
         'the expired status to be seen',
         2_000,
       );
+    });
+
+    it('sees another process disable a webhook, and hears nothing of a failure streak', async () => {
+      const handle = await open(true);
+      await trusted(handle);
+      const user = await seedUser(handle.repos);
+      const hook = makeWebhook(user.id, user.id, { events: ['post.created'] });
+      await handle.repos.webhooks.insert(hook);
+      await echoes();
+      const receivers = () =>
+        handle.repos.webhooks.listActiveForEvent(user.id, 'post.created', undefined);
+      expect((await receivers()).map((row) => row.id)).toEqual([hook.id]);
+      await elsewhere('update webhooks set failing_since = now() where id = $1', [hook.id]);
+      await echoes();
+      // Changed without a notice: still the cached list, so the streak above emptied nothing.
+      await elsewhere(
+        `begin; set local session_replication_role = replica;
+         update webhooks set url = 'https://unseen.example.test/' where id = '${hook.id}'; commit`,
+      );
+      expect((await receivers())[0]?.url).toBe(hook.url);
+      await elsewhere('update webhooks set active = false where id = $1', [hook.id]);
+      await until(async () => (await receivers()).length === 0, 'the disabled webhook', 2_000);
     });
 
     it('keeps nothing when turned off', async () => {

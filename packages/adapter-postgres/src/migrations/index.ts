@@ -23,6 +23,7 @@ import { migration0016 } from './0016_unpublish.ts';
 import { migration0017 } from './0017_comments.ts';
 import { migration0018 } from './0018_due_at.ts';
 import { migration0019 } from './0019_reply_lookups.ts';
+import { migration0020 } from './0020_webhook_change_notices.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': migration0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0017_comments': migration0017,
   '0018_due_at': migration0018,
   '0019_reply_lookups': migration0019,
+  '0020_webhook_change_notices': migration0020,
 };
