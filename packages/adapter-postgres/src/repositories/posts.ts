@@ -15,7 +15,6 @@ import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 import { decideApproval } from './post-approval.ts';
 import { postRetention } from './post-retention.ts';
-import { postTransitions } from './post-transitions.ts';
 import {
   type CompleteInput,
   completeTargetsMany,
@@ -288,6 +287,17 @@ export function createPostRepository(
       return result.rows.length > 0;
     },
 
+    async transitionStatus(id, from, to, at): Promise<boolean> {
+      if (from.length === 0) return false;
+      const result = await db
+        .updateTable('posts')
+        .set({ status: to, updated_at: at })
+        .where('id', '=', id)
+        .where('status', 'in', from)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
     /** One statement for this call and the others of the same moment (publish-run.ts). */
     startPublish: (postId, request) => start({ postId, request }),
 
@@ -372,6 +382,5 @@ export function createPostRepository(
     },
 
     ...postRetention(db),
-    ...postTransitions(db, options),
   };
 }

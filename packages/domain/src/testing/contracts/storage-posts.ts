@@ -261,25 +261,6 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         );
       });
 
-      it('transitions of several posts at once each apply from their own statuses', async () => {
-        const queued = await seedPost(storage().repos, { post: { status: 'queued' } });
-        const scheduled = await seedPost(storage().repos, { post: { status: 'scheduled' } });
-        const publishing = await seedPost(storage().repos, { post: { status: 'publishing' } });
-        const at = nextTime();
-        const results = await Promise.all([
-          posts().transitionStatus(queued.id, ['queued', 'scheduled'], 'cancelled', at),
-          posts().transitionStatus(scheduled.id, ['queued'], 'cancelled', at),
-          posts().transitionStatus(publishing.id, ['publishing'], 'published', at),
-        ]);
-        expect(results).toEqual([true, false, true]);
-        const statuses = await Promise.all(
-          [queued, scheduled, publishing].map(
-            async (post) => (await posts().findById(post.id))?.status,
-          ),
-        );
-        expect(statuses).toEqual(['cancelled', 'scheduled', 'published']);
-      });
-
       it('of concurrent transitions from the same status exactly one applies', async () => {
         const post = await seedPost(storage().repos, { post: { status: 'queued' } });
         const at = nextTime();
