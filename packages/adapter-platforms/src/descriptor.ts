@@ -7,6 +7,7 @@ import type {
   PlatformPublisher,
   PlatformRemover,
   PlatformRules,
+  PlatformSettingSpec,
 } from '@social-publisher/domain';
 import type { PublisherRuntime } from './publisher-runtime.ts';
 
@@ -15,20 +16,7 @@ import type { PublisherRuntime } from './publisher-runtime.ts';
  * every setting of every descriptor (one clear line per bad value); the publisher receives
  * the values under the same keys.
  */
-export interface PlatformSetting {
-  /** The environment variable, e.g. ACME_API_BASE_URL. */
-  env: string;
-  /** Older names still honoured when `env` is unset. */
-  aliases?: readonly string[];
-  /** `url`: an absolute http(s) URL, trailing slashes removed. */
-  kind: 'url' | 'string';
-  /** Used when the variable is unset; without one the value is `undefined`. */
-  default?: string;
-  /** A `string` must match this (with `hint` saying what it should look like). */
-  pattern?: RegExp;
-  hint?: string;
-  /** Another setting (by key) that must be set whenever this one is, e.g. a client secret. */
-  requiredWith?: string;
+export interface PlatformSetting extends PlatformSettingSpec {
   /** What it does, in one line: README.md, this package's README and .env.example show it. */
   description: string;
   /** A value `.env.example` shows for a setting without a default. */

@@ -1,19 +1,9 @@
+import type { PlatformSettingSpec } from '@social-publisher/domain';
 import type { env } from './env-readers.ts';
 
-/**
- * A setting a platform declares (adapter-platforms' `PlatformSetting`, structurally): config
- * reads every platform's settings with the same readers and errors as its own variables.
- */
-export interface PlatformSettingSpec {
-  env: string;
-  aliases?: readonly string[];
-  kind: 'url' | 'string';
-  default?: string;
-  pattern?: RegExp;
-  hint?: string;
-  /** Another setting (by key) that must be set whenever this one is, e.g. a client secret. */
-  requiredWith?: string;
-}
+// A setting a platform declares (the domain's PlatformSettingSpec): config reads every
+// platform's settings with the same readers and errors as its own variables.
+export type { PlatformSettingSpec };
 
 /** What config needs of a platform: its name and its settings. */
 export interface PlatformSettingsSource {

@@ -8,6 +8,7 @@ export type * from './metrics-reader.ts';
 export type * from './oauth.ts';
 export type * from './pacer.ts';
 export type * from './platform.ts';
+export type * from './platform-setting.ts';
 export type * from './queue.ts';
 export type * from './remover.ts';
 export type * from './storage.ts';
