@@ -1,10 +1,8 @@
-import type { CommentReply, CommentTrack, StoredComment } from '../comments-model.ts';
+import type { CommentReply, StoredComment } from '../comments-model.ts';
 import type { PostTarget } from '../model.ts';
 import type { CommentsRepository } from '../ports/index.ts';
+import { claimDueTracks, newReadTrack } from './memory-read-tracks.ts';
 import { copy, type MemoryStore } from './memory-store.ts';
-
-const byDue = (a: CommentTrack, b: CommentTrack) =>
-  (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.targetId.localeCompare(b.targetId);
 
 /** Newest first: created_at desc, then id desc (the keyset order of every comment list). */
 const newestFirst = (a: StoredComment, b: StoredComment) =>
@@ -17,24 +15,9 @@ const before = (comment: StoredComment, cursor?: { createdAt: Date; id: string }
 
 /** Starts following a target's comments (what completeTarget does in PostgreSQL). */
 export function trackComments(store: MemoryStore, target: PostTarget, dueAt: Date): void {
-  const post = store.tables.posts.get(target.postId);
-  if (!post || !target.platformPostId || !target.publishedAt) return;
   if (store.tables.commentTracks.has(target.id)) return;
-  store.tables.commentTracks.set(target.id, {
-    targetId: target.id,
-    postId: target.postId,
-    accountId: post.accountId,
-    socialAccountId: target.socialAccountId,
-    platform: target.platform,
-    platformPostId: target.platformPostId,
-    publishedAt: new Date(target.publishedAt),
-    sandbox: target.sandbox,
-    state: 'pending',
-    step: 0,
-    dueAt: new Date(dueAt),
-    readAt: null,
-    error: null,
-  });
+  const track = newReadTrack(store, target, dueAt);
+  if (track) store.tables.commentTracks.set(target.id, { ...track, readAt: null });
 }
 
 export function memoryCommentsRepository(store: MemoryStore): CommentsRepository {
@@ -60,13 +43,7 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
   };
   return {
     async claimDue(now, limit, leaseUntil) {
-      const due = [...tracks().values()]
-        .filter((track) => track.dueAt !== null && track.dueAt <= now)
-        .sort(byDue)
-        .slice(0, limit);
-      const claimed = due.map((track) => copy(track));
-      for (const track of due) track.dueAt = new Date(leaseUntil);
-      return claimed;
+      return claimDueTracks(tracks(), now, limit, leaseUntil);
     },
     async record(updates) {
       for (const update of updates) {

@@ -1,32 +1,14 @@
-import { type DailyMetrics, METRIC_NAMES, type MetricTrack, noMetrics } from '../metrics-model.ts';
+import { type DailyMetrics, METRIC_NAMES, noMetrics } from '../metrics-model.ts';
 import type { PostTarget } from '../model.ts';
 import type { MetricsRepository } from '../ports/index.ts';
+import { claimDueTracks, newReadTrack } from './memory-read-tracks.ts';
 import { copy, type MemoryStore } from './memory-store.ts';
-
-const byDue = (a: MetricTrack, b: MetricTrack) =>
-  (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.targetId.localeCompare(b.targetId);
 
 /** Starts following a target that just published (what completeTarget does in PostgreSQL). */
 export function trackMetrics(store: MemoryStore, target: PostTarget, dueAt: Date): void {
-  const post = store.tables.posts.get(target.postId);
-  if (!post || !target.platformPostId || !target.publishedAt) return;
   if (store.tables.metricTracks.has(target.id)) return;
-  store.tables.metricTracks.set(target.id, {
-    targetId: target.id,
-    postId: target.postId,
-    accountId: post.accountId,
-    socialAccountId: target.socialAccountId,
-    platform: target.platform,
-    platformPostId: target.platformPostId,
-    publishedAt: new Date(target.publishedAt),
-    sandbox: target.sandbox,
-    state: 'pending',
-    step: 0,
-    dueAt: new Date(dueAt),
-    takenAt: null,
-    metrics: null,
-    error: null,
-  });
+  const track = newReadTrack(store, target, dueAt);
+  if (track) store.tables.metricTracks.set(target.id, { ...track, takenAt: null, metrics: null });
 }
 
 export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
@@ -34,13 +16,7 @@ export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
   const snapshots = () => store.tables.metricSnapshots;
   return {
     async claimDue(now, limit, leaseUntil) {
-      const due = [...tracks().values()]
-        .filter((track) => track.dueAt !== null && track.dueAt <= now)
-        .sort(byDue)
-        .slice(0, limit);
-      const claimed = due.map((track) => copy(track));
-      for (const track of due) track.dueAt = new Date(leaseUntil);
-      return claimed;
+      return claimDueTracks(tracks(), now, limit, leaseUntil);
     },
     async record(updates) {
       // All or none, as one statement: a snapshot id already taken fails the call up front.
