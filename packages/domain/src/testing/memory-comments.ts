@@ -1,7 +1,7 @@
 import type { CommentReply, StoredComment } from '../comments-model.ts';
 import type { PostTarget } from '../model.ts';
 import type { CommentsRepository } from '../ports/index.ts';
-import { claimDueTracks, newReadTrack } from './memory-read-tracks.ts';
+import { claimDueTracks, newReadTrack, requestTrackRefresh } from './memory-read-tracks.ts';
 import { copy, type MemoryStore } from './memory-store.ts';
 
 /** Newest first: created_at desc, then id desc (the keyset order of every comment list). */
@@ -69,15 +69,7 @@ export function memoryCommentsRepository(store: MemoryStore): CommentsRepository
         .map((track) => copy(track));
     },
     async requestRefresh(postId, now, readBefore) {
-      let asked = 0;
-      for (const track of tracks().values()) {
-        if (track.postId !== postId || track.state === 'gone') continue;
-        if (track.readAt && track.readAt > readBefore) continue;
-        if (track.dueAt && track.dueAt <= now) continue;
-        track.dueAt = new Date(now);
-        asked++;
-      }
-      return asked;
+      return requestTrackRefresh(tracks(), { postId, now, readBefore }, (track) => track.readAt);
     },
     async insertNew(list) {
       const stored: StoredComment[] = [];

@@ -1,7 +1,7 @@
 import { type DailyMetrics, METRIC_NAMES, noMetrics } from '../metrics-model.ts';
 import type { PostTarget } from '../model.ts';
 import type { MetricsRepository } from '../ports/index.ts';
-import { claimDueTracks, newReadTrack } from './memory-read-tracks.ts';
+import { claimDueTracks, newReadTrack, requestTrackRefresh } from './memory-read-tracks.ts';
 import { copy, type MemoryStore } from './memory-store.ts';
 
 /** Starts following a target that just published (what completeTarget does in PostgreSQL). */
@@ -72,15 +72,7 @@ export function memoryMetricsRepository(store: MemoryStore): MetricsRepository {
         .map((s) => copy(s));
     },
     async requestRefresh(postId, now, readBefore) {
-      let asked = 0;
-      for (const track of tracks().values()) {
-        if (track.postId !== postId || track.state === 'gone') continue;
-        if (track.takenAt && track.takenAt > readBefore) continue;
-        if (track.dueAt && track.dueAt <= now) continue;
-        track.dueAt = new Date(now);
-        asked++;
-      }
-      return asked;
+      return requestTrackRefresh(tracks(), { postId, now, readBefore }, (track) => track.takenAt);
     },
     async daily(query) {
       const days = new Map<string, { posts: Set<string>; metrics: DailyMetrics['metrics'] }>();

@@ -51,3 +51,25 @@ export function claimDueTracks<T extends AnyTrack>(
   for (const track of due) track.dueAt = new Date(leaseUntil);
   return claimed;
 }
+
+/**
+ * A read asked now for every track of the post not gone, not read since `readBefore` (by
+ * `lastRead`: when its numbers or comments were last taken) and not already due; how many.
+ */
+export function requestTrackRefresh<T extends AnyTrack>(
+  tracks: Map<string, T>,
+  query: { postId: string; now: Date; readBefore: Date },
+  lastRead: (track: T) => Date | null,
+): number {
+  const { postId, now, readBefore } = query;
+  let asked = 0;
+  for (const track of tracks.values()) {
+    if (track.postId !== postId || track.state === 'gone') continue;
+    const readAt = lastRead(track);
+    if (readAt && readAt > readBefore) continue;
+    if (track.dueAt && track.dueAt <= now) continue;
+    track.dueAt = new Date(now);
+    asked++;
+  }
+  return asked;
+}
