@@ -39,6 +39,7 @@ import { buildPost, insertPost } from '../lib/posts.ts';
 import { profile, profileLines } from '../lib/profile.ts';
 import type { Figure } from '../lib/report.ts';
 import { closedLoop, fmt, fmtRuns, median, percentile } from '../lib/stats.ts';
+import { tracingOffFigure } from './tracing-off.ts';
 
 type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
 const CONNECTIONS = 64;
@@ -408,6 +409,7 @@ async function runMode(mode: Mode, options: BenchOptions): Promise<Figure[]> {
               unit: 'ms',
               digits: 3,
             } satisfies Figure,
+            await tracingOffFigure(label, median(cpuPerRequest), options.smoke, out),
           ]),
       {
         bench: 'create',
