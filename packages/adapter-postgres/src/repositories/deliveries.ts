@@ -11,6 +11,7 @@ import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { attemptColumns, deliveryColumns, fieldOf, webhookColumns } from './columns.ts';
+import { movePostStatus } from './post-transition.ts';
 
 const toRow = (delivery: WebhookDelivery) => ({
   id: delivery.id,
@@ -133,20 +134,15 @@ export function createDeliveryRepository(
   /** The conditional transition of a post, and the deliveries only if it applied. */
   async function insertIf(deliveries: WebhookDelivery[], onlyIf: PostTransition): Promise<boolean> {
     if (onlyIf.from.length === 0) return false;
-    const moved = db
-      .updateTable('posts')
-      .set({ status: onlyIf.to, updated_at: onlyIf.at })
-      .where('id', '=', onlyIf.postId)
-      .where('status', 'in', onlyIf.from)
-      .returning('id');
     if (deliveries.length === 0) {
-      return (await moved.execute()).length > 0;
+      const moved = await sql`${preparedMark('post_move')}${movePostStatus(onlyIf)}`.execute(db);
+      return moved.rows.length > 0;
     }
     // The rows travel as one JSON parameter typed by the table's row type; the SELECT yields
     // them only when the post moved. RETURNING the post id (once) tells whether it did.
     const rows = JSON.stringify(deliveries.map(toRow));
-    const result = await sql<{ id: string }>`
-        with moved as (${moved}),
+    const result = await sql<{ id: string }>`${preparedMark('post_move_with_deliveries')}
+        with moved as (${movePostStatus(onlyIf)}),
         inserted as (
           insert into webhook_deliveries (id, webhook_id, account_id, post_id, event, payload,
             status, attempts, last_status_code, last_error, next_attempt_at, delivered_at,

@@ -15,6 +15,7 @@ import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 import { decideApproval } from './post-approval.ts';
 import { postRetention } from './post-retention.ts';
+import { movePostStatus } from './post-transition.ts';
 import {
   type CompleteInput,
   completeTargetsMany,
@@ -287,15 +288,10 @@ export function createPostRepository(
       return result.rows.length > 0;
     },
 
-    async transitionStatus(id, from, to, at): Promise<boolean> {
+    async transitionStatus(postId, from, to, at): Promise<boolean> {
       if (from.length === 0) return false;
-      const result = await db
-        .updateTable('posts')
-        .set({ status: to, updated_at: at })
-        .where('id', '=', id)
-        .where('status', 'in', from)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      const move = movePostStatus({ postId, from, to, at });
+      return (await sql`${preparedMark('post_move')}${move}`.execute(db)).rows.length > 0;
     },
 
     /** One statement for this call and the others of the same moment (publish-run.ts). */
