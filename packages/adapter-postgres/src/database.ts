@@ -12,6 +12,7 @@ import { PGliteThreadDialect } from './pglite-thread/dialect.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { type OpenedReplica, openReplica, type ReplicaStatus } from './replica.ts';
 import type { Database } from './schema.ts';
+import { warnAboutServerSettings } from './server-settings.ts';
 import { createStorage } from './unit-of-work.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -179,6 +180,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       ...(options.logger ? { logger: options.logger } : {}),
     });
+  }
+  if (kind === 'postgres' && options.logger) {
+    await warnAboutServerSettings(db, options.logger);
   }
   if (kind === 'postgres' && options.replica) {
     const poolSize = options.poolSize ?? 10;
