@@ -84,9 +84,16 @@ async function run(options: BenchOptions): Promise<Figure[]> {
       ids.push(made.body.data.id);
     }
     const body = JSON.stringify({ content: 'Soak post', social_account_ids: ids });
+    const autovacuum = (await db.query<{ autovacuum: string }>('show autovacuum')).rows[0]
+      ?.autovacuum;
     out(
-      `soak: ${rate} posts/s (${rate * 2} targets/s) for ${seconds} s, API and worker processes, production mode`,
+      `soak: ${rate} posts/s (${rate * 2} targets/s) for ${seconds} s, API and worker processes, production mode; the server's autovacuum ${autovacuum}`,
     );
+    // Minutes of status changes on a server that never vacuums measure that server, not the
+    // service: dead row versions and stale statistics slow every statement down (docs/deploy.md).
+    if (autovacuum !== 'on') {
+      out('soak: autovacuum is off on this server: the figures are not those of a deployment');
+    }
     const intervals = await load(cluster, body, rate, seconds, intervalSeconds, db, out);
     const stoppedAt = Date.now();
     let left = await backlog(db);
