@@ -4,6 +4,11 @@ import type { HealthCheck, Logger, Repositories, UnitOfWork } from '@social-publ
 import { type Dialect, Kysely, type LogEvent } from 'kysely';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { secureDataDirectory, tightenTree } from './data-dir-modes.ts';
+import {
+  EMBEDDED_VACUUM_INTERVAL_MS,
+  type EmbeddedVacuum,
+  scheduleEmbeddedVacuum,
+} from './embedded-vacuum.ts';
 import { createHealthCheck } from './health.ts';
 import { type LookupListener, startLookupListener } from './lookup-listener.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -43,6 +48,11 @@ export interface OpenDatabaseOptions {
    * while it answers and is at most `maxLagMs` behind. PostgreSQL only.
    */
   replica?: { url: string; maxLagMs?: number; probeIntervalMs?: number };
+  /**
+   * PGlite only: how often its tables are vacuumed and analysed (embedded-vacuum.ts; it has no
+   * autovacuum). Default 10 minutes.
+   */
+  embeddedVacuumIntervalMs?: number;
 }
 
 export interface DatabaseHandle {
@@ -149,6 +159,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       : createStorage(db, {}, { cacheLookups: options.lookupCache === true });
   let listener: LookupListener | undefined;
   let replica: OpenedReplica | undefined;
+  let vacuum: EmbeddedVacuum | undefined;
   let closing: Promise<void> | undefined;
   const handle: DatabaseHandle = {
     kind,
@@ -158,6 +169,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     health: createHealthCheck(db),
     close: () => {
       closing ??= (listener?.close() ?? Promise.resolve())
+        .then(() => vacuum?.stop())
         .then(() => replica?.close())
         .then(() => db.destroy())
         .finally(release);
@@ -180,6 +192,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       ...(options.logger ? { logger: options.logger } : {}),
     });
+  }
+  if (kind === 'pglite') {
+    const intervalMs = options.embeddedVacuumIntervalMs ?? EMBEDDED_VACUUM_INTERVAL_MS;
+    vacuum = scheduleEmbeddedVacuum(db, intervalMs, options.logger);
   }
   if (kind === 'postgres' && options.logger) {
     await warnAboutServerSettings(db, options.logger);
