@@ -49,6 +49,12 @@ export interface OpenDatabaseOptions {
    */
   replica?: { url: string; maxLagMs?: number; probeIntervalMs?: number };
   /**
+   * PostgreSQL only: read the server settings the service's speed depends on and warn about
+   * those that are off (server-settings.ts). For the long-running processes, not one-shot
+   * commands. Default false.
+   */
+  checkServerSettings?: boolean;
+  /**
    * PGlite only: how often its tables are vacuumed and analysed (embedded-vacuum.ts; it has no
    * autovacuum). Default 10 minutes.
    */
@@ -197,7 +203,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const intervalMs = options.embeddedVacuumIntervalMs ?? EMBEDDED_VACUUM_INTERVAL_MS;
     vacuum = scheduleEmbeddedVacuum(db, intervalMs, options.logger);
   }
-  if (kind === 'postgres' && options.logger) {
+  if (kind === 'postgres' && options.checkServerSettings && options.logger) {
     await warnAboutServerSettings(db, options.logger);
   }
   if (kind === 'postgres' && options.replica) {

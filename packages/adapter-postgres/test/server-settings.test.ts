@@ -1,8 +1,8 @@
 // The server settings checked when the database opens: a PostgreSQL server with autovacuum off
 // is said in one warning (the service still works, slower as its tables grow).
 import { MemoryLogger } from '@social-publisher/domain/testing';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serverSetting } from '../../testkit/src/postgres.ts';
 import { createKysely } from '../src/database.ts';
 import { openDatabase } from '../src/index.ts';
 import { autovacuumWarning, warnAboutServerSettings } from '../src/server-settings.ts';
@@ -26,33 +26,36 @@ if (database.skipReason !== undefined) {
   const url = database.url;
   afterAll(() => database.drop());
 
-  /** What the server itself says, read apart from the code under test. */
-  async function serverAutovacuum(): Promise<string> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<{ autovacuum: string }>('show autovacuum')).rows[0]
-        ?.autovacuum as string;
-    } finally {
-      await client.end();
-    }
-  }
-
   const autovacuumWarnings = (logger: MemoryLogger) =>
     logger.at('warn').filter((entry) => /autovacuum/.test(entry.msg ?? ''));
 
   describe('server settings on PostgreSQL', () => {
     it('opening the database warns once about autovacuum exactly when the server has it off', async () => {
       const logger = new MemoryLogger();
-      const handle = await openDatabase({ databaseUrl: url, dataDir: '.data', logger });
+      const handle = await openDatabase({
+        databaseUrl: url,
+        dataDir: '.data',
+        logger,
+        checkServerSettings: true,
+      });
       try {
-        const off = (await serverAutovacuum()) === 'off';
+        const off = (await serverSetting(url, 'autovacuum')) === 'off';
         expect(autovacuumWarnings(logger)).toHaveLength(off ? 1 : 0);
         if (off)
           expect(autovacuumWarnings(logger)[0]?.obj).toEqual({
             setting: 'autovacuum',
             value: 'off',
           });
+      } finally {
+        await handle.close();
+      }
+    });
+
+    it('a one-shot command (no checkServerSettings) is not told', async () => {
+      const logger = new MemoryLogger();
+      const handle = await openDatabase({ databaseUrl: url, dataDir: '.data', logger });
+      try {
+        expect(autovacuumWarnings(logger)).toEqual([]);
       } finally {
         await handle.close();
       }

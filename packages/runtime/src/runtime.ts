@@ -220,6 +220,7 @@ export async function createRuntime(
     config,
     rootLogger.child({ component: 'database' }),
     config.databasePoolSize ?? defaultPoolSize(config, role),
+    { longRunning: true },
   );
   // From here on, a failure closes what was opened.
   const closers = createClosers(logger);

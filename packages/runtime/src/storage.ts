@@ -53,6 +53,7 @@ export async function openStorage(
   config: Config,
   logger: Logger,
   poolSize: number,
+  { longRunning = false }: { longRunning?: boolean } = {},
 ): Promise<DatabaseHandle> {
   const giveUpAt = Date.now() + config.databaseStartupWaitMs;
   for (let attempt = 1; ; attempt += 1) {
@@ -63,6 +64,8 @@ export async function openStorage(
         migrate: true,
         preparedStatements: config.databasePreparedStatements,
         lookupCache: config.databaseLookupCache,
+        // The API and the worker say what would slow them down as they run; a command does not.
+        checkServerSettings: longRunning,
         ...(config.databaseReplicaUrl
           ? {
               replica: {

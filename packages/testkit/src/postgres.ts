@@ -62,6 +62,19 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/**
+ * A setting of the server behind `url` (`current_setting`), for a test whose expectations
+ * depend on how the server is configured (CI's PostgreSQL runs with autovacuum off).
+ */
+export async function serverSetting(url: string, name: string): Promise<string | undefined> {
+  return withAdminClient(url, async (client) => {
+    const { rows } = await client.query<{ value: string }>('select current_setting($1) as value', [
+      name,
+    ]);
+    return rows[0]?.value;
+  });
+}
+
 async function withAdminClient<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>) {
   const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
