@@ -9,29 +9,37 @@
  * last one, and `ANALYZE` reads a bounded sample, so a pass over a large, mostly settled history
  * stays short.
  */
-import type { Logger } from '@social-publisher/domain';
-import { errorMessage } from '@social-publisher/domain';
+import { errorMessage, type Logger } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** How often the embedded database is vacuumed by default: autovacuum's pace for busy tables. */
 export const EMBEDDED_VACUUM_INTERVAL_MS = 10 * 60_000;
 
-/** VACUUM (ANALYZE) of every table of the schema; returns how many and how long it took. */
-export async function vacuumTables(db: Kysely<Database>): Promise<{ tables: number; ms: number }> {
+/**
+ * VACUUM (ANALYZE) of every table of the schema; returns how many and how long it took. An
+ * aborted `signal` stops it between two tables (closing the database does not wait for the rest).
+ */
+export async function vacuumTables(
+  db: Kysely<Database>,
+  signal?: AbortSignal,
+): Promise<{ tables: number; ms: number }> {
   const started = performance.now();
   const { rows } = await sql<{ name: string }>`
     select relname as name from pg_class
     where relkind = 'r' and relnamespace = 'public'::regnamespace
     order by relname`.execute(db);
+  let tables = 0;
   for (const { name } of rows) {
+    if (signal?.aborted) break;
     await sql`vacuum (analyze) ${sql.table(name)}`.execute(db);
+    tables += 1;
   }
-  return { tables: rows.length, ms: Math.round(performance.now() - started) };
+  return { tables, ms: Math.round(performance.now() - started) };
 }
 
 export interface EmbeddedVacuum {
-  /** Stops the schedule and waits for a pass that is running. */
+  /** Stops the schedule, and a running pass after its current table, and waits for it. */
   stop(): Promise<void>;
 }
 
@@ -45,18 +53,20 @@ export function scheduleEmbeddedVacuum(
   intervalMs: number,
   logger?: Logger,
 ): EmbeddedVacuum {
-  let stopped = false;
+  const stopping = new AbortController();
   let running: Promise<void> | undefined;
   const pass = async (): Promise<void> => {
     try {
-      const report = await vacuumTables(db);
+      const report = await vacuumTables(db, stopping.signal);
       logger?.debug({ ...report }, 'embedded database vacuumed');
     } catch (error) {
-      if (!stopped) logger?.warn({ err: errorMessage(error) }, 'embedded database vacuum failed');
+      if (!stopping.signal.aborted) {
+        logger?.warn({ err: errorMessage(error) }, 'embedded database vacuum failed');
+      }
     }
   };
   const timer = setInterval(() => {
-    if (stopped || running) return;
+    if (stopping.signal.aborted || running) return;
     running = pass().finally(() => {
       running = undefined;
     });
@@ -64,7 +74,7 @@ export function scheduleEmbeddedVacuum(
   timer.unref();
   return {
     stop: async () => {
-      stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await running;
     },

@@ -52,6 +52,14 @@ describe('embedded vacuum (PGlite)', () => {
     expect((await tableState(backend, 'posts'))?.reltuples).toBe(0);
   });
 
+  it('an aborted pass stops between two tables', async () => {
+    const backend = await openPgliteBackend({ embeddedVacuumIntervalMs: 3_600_000 });
+    open.push(backend);
+    const stopping = new AbortController();
+    stopping.abort();
+    expect((await vacuumTables(backend.handle.db, stopping.signal)).tables).toBe(0);
+  });
+
   it('runs on its schedule, and stops with the database', async () => {
     const backend = await openPgliteBackend({ embeddedVacuumIntervalMs: 200 });
     open.push(backend);
