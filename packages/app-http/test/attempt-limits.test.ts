@@ -8,7 +8,7 @@ import { createBullmqQueue } from '@social-publisher/adapter-bullmq';
 import { connectRateLimitRedis } from '@social-publisher/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../src/app.ts';
-import { REDIS_URL, redisUnavailable } from './e2e/system.ts';
+import { deleteKeys, REDIS_URL, redisUnavailable } from './e2e/system.ts';
 import { createHarness, expectError, type Harness } from './support.ts';
 
 const METRICS_TOKEN = 'metrics-token-of-the-attempts-test';
@@ -60,6 +60,8 @@ describe.each(modes)('attempt budgets, $label mode', ({ mode, skip }) => {
 
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
+    // The queue's and the limiter's keys (BullMQ leaves its `meta` keys behind a close).
+    if (mode === 'production' && !skip) await deleteKeys(prefix);
   });
 
   /** What each kind of attempt answers from `address`. */
