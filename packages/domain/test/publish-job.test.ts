@@ -777,6 +777,38 @@ describe('processPublishJob: publish intents', () => {
     ).toHaveLength(2);
   });
 
+  it('an intent whose write committed but whose answer was lost is taken back: the next run knows nothing was sent', async () => {
+    const { deps, post } = await setup(['tiktok']);
+    const seen: Array<[string, unknown, unknown]> = [];
+    let sent = 0;
+    const run = async (request: PublishRequest, mode: string) => {
+      seen.push([mode, request.intent?.step ?? null, request.target.resumeState]);
+      await request.saveProgress({ creator: 'alice' });
+      await request.recordIntent('init');
+      sent++;
+      return published('p-1');
+    };
+    deps.platforms.publisher('tiktok').script(run, run);
+    // The first save (the creator) is fine; the intent's write commits and then throws.
+    const original = deps.repos.posts.saveResumeState;
+    let calls = 0;
+    deps.repos.posts.saveResumeState = async (...args) => {
+      calls++;
+      if (calls === 2) deps.store.loseNextAnswer('posts.saveResumeState');
+      return original(...args);
+    };
+    expect((await processPublishJob(deps, post.id, jobCtx(1))).kind).toBe('retry');
+    expect(sent).toBe(0);
+    expect((await targetsOf(deps, post.id))[0]?.resumeState).toEqual({ creator: 'alice' });
+    expect(await processPublishJob(deps, post.id, jobCtx(2))).toEqual({ kind: 'done' });
+    expect(seen).toEqual([
+      ['publish', null, null],
+      ['resume', null, { creator: 'alice' }],
+    ]);
+    expect(sent).toBe(1);
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({ status: 'published' });
+  });
+
   it('saveProgress (the answer recorded) and clearIntent (a refusal) end the intent', async () => {
     const { deps, post } = await setup(['tiktok', 'youtube']);
     deps.platforms.publisher('tiktok').script(async (request: PublishRequest) => {

@@ -12,13 +12,18 @@ import { memorySocialAccountRepository } from './memory-social-accounts.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { memoryDeliveryRepository, memoryWebhookRepository } from './memory-webhooks.ts';
 
-/** Wraps every method so `store.failNext('<repo>.<method>')` can make it throw. */
+/**
+ * Wraps every method so `store.failNext('<repo>.<method>')` can make it throw, and
+ * `store.loseNextAnswer(...)` throw once it has taken effect.
+ */
 function withFaults<T extends object>(store: MemoryStore, name: string, repo: T): T {
   const wrapped: Record<string, unknown> = {};
   for (const [method, fn] of Object.entries(repo)) {
     wrapped[method] = async (...args: unknown[]) => {
       store.checkFault(`${name}.${method}`);
-      return (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+      const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+      store.checkLostAnswer(`${name}.${method}`);
+      return result;
     };
   }
   return wrapped as T;

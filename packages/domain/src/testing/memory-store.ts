@@ -102,11 +102,14 @@ export class ConstraintError extends Error {
 
 /**
  * The state behind the in-memory repositories, plus fault injection: `failNext('posts.insert')`
- * makes the next call of that repository method throw, to exercise error paths.
+ * makes the next call of that repository method throw, to exercise error paths;
+ * `loseNextAnswer` lets the next call take effect and then throws, as a connection lost after
+ * the commit and before its answer does.
  */
 export class MemoryStore {
   tables: MemoryTables = emptyTables();
   readonly #faults = new Map<string, Error[]>();
+  readonly #lostAnswers = new Map<string, Error[]>();
 
   snapshot(): MemoryTables {
     return copy(this.tables);
@@ -122,9 +125,24 @@ export class MemoryStore {
     this.#faults.set(method, queue);
   }
 
+  loseNextAnswer(
+    method: string,
+    error: Error = new Error(`connection lost after ${method}`),
+  ): void {
+    const queue = this.#lostAnswers.get(method) ?? [];
+    queue.push(error);
+    this.#lostAnswers.set(method, queue);
+  }
+
   /** Throws the injected error for `method`, if one is queued. */
   checkFault(method: string): void {
     const error = this.#faults.get(method)?.shift();
+    if (error) throw error;
+  }
+
+  /** Throws the error queued by `loseNextAnswer` for `method`, once it has taken effect. */
+  checkLostAnswer(method: string): void {
+    const error = this.#lostAnswers.get(method)?.shift();
     if (error) throw error;
   }
 

@@ -118,23 +118,36 @@ export function buildRequest(
   // Once a platform has answered a create call, its answer lives only in this process until it
   // is stored: a database blip must not turn it into an unknown outcome. Recording an intent
   // needs no such care (nothing has been sent while it fails).
-  const saveAnswer = (state: ResumeState) =>
+  const saveWithRetries = (state: ResumeState, what: string) =>
     writeWithRetries(
       () => save(state),
       (attempt, error) =>
         deps.logger.warn(
           { targetId: target.id, attempt, err: String(error) },
-          'could not store the platform answer yet; trying again',
+          `could not store ${what} yet; trying again`,
         ),
     );
+  const saveAnswer = (state: ResumeState) => saveWithRetries(state, 'the platform answer');
   // The publisher's own state as last saved: an intent is recorded beside it.
   let own = withoutIntent(target.resumeState);
+  const recordIntent = async (step: string) => {
+    try {
+      await save(withIntent(own, { step, at: deps.clock.now() }));
+    } catch (error) {
+      // Nothing is sent after a failed record, but the write may have committed all the same
+      // (the connection lost after the commit, before its answer): an intent left behind would
+      // tell the next run that the call went out, and a platform with no look-up would end
+      // `outcome_unknown` for a post it never received. So the state goes back as it was.
+      await saveWithRetries(own ?? {}, 'the state before an unrecorded intent').catch(() => {});
+      throw error;
+    }
+  };
   return {
     post,
     // Publishers see their own ids only; the intent comes as `intent`.
     target: { ...target, resumeState: own },
     intent: intentOf(target.resumeState),
-    recordIntent: (step) => save(withIntent(own, { step, at: deps.clock.now() })),
+    recordIntent,
     clearIntent: () => saveAnswer(own ?? {}),
     connection: decryptConnection(deps, connection),
     saveProgress: (state) => {
