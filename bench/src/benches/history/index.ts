@@ -28,7 +28,7 @@ const OTHER_ACCOUNTS = 200;
 const sizes = (smoke: boolean) =>
   smoke
     ? { steps: [2_000, 20_000], runs: 20 }
-    : { steps: [10_000, 1_000_000, 10_000_000], runs: 200 };
+    : { steps: [10_000, 1_000_000, 10_000_000], runs: 1_000 };
 
 // biome-ignore lint/suspicious/noExplicitAny: raw SQL against the bench's own tables
 type AnyDb = any;

@@ -11,7 +11,7 @@ import { BATCH_MAX, batchedOrDirect, type StatementSharing } from '../batch.ts';
 import { preparedMark } from '../prepared.ts';
 import type { Database } from '../schema.ts';
 import { attemptColumns, deliveryColumns, fieldOf, webhookColumns } from './columns.ts';
-import { movePostStatus } from './post-transition.ts';
+import { moveOne, movePostStatus } from './post-transition.ts';
 
 const toRow = (delivery: WebhookDelivery) => ({
   id: delivery.id,
@@ -135,8 +135,7 @@ export function createDeliveryRepository(
   async function insertIf(deliveries: WebhookDelivery[], onlyIf: PostTransition): Promise<boolean> {
     if (onlyIf.from.length === 0) return false;
     if (deliveries.length === 0) {
-      const moved = await sql`${preparedMark('post_move')}${movePostStatus(onlyIf)}`.execute(db);
-      return moved.rows.length > 0;
+      return moveOne(db, onlyIf);
     }
     // The rows travel as one JSON parameter typed by the table's row type; the SELECT yields
     // them only when the post moved. RETURNING the post id (once) tells whether it did.

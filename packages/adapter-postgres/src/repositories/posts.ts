@@ -5,6 +5,7 @@ import type {
   PostRepository,
   PostStatus,
   PostTarget,
+  PostTransition,
   PostWithTargets,
   ResumeState,
 } from '@social-publisher/domain';
@@ -15,7 +16,7 @@ import type { Database } from '../schema.ts';
 import { postColumns, postFromJoinedRows, targetColumns } from './columns.ts';
 import { decideApproval } from './post-approval.ts';
 import { postRetention } from './post-retention.ts';
-import { movePostStatus } from './post-transition.ts';
+import { moveOne, movePostsStatus } from './post-transition.ts';
 import {
   type CompleteInput,
   completeTargetsMany,
@@ -124,6 +125,16 @@ export function createPostRepository(
     keyOf: (input: CompleteInput) => input.targetId,
     maxSize: BATCH_MAX,
     run: (inputs) => completeTargetsMany(db, inputs),
+  });
+  const move = batchedOrDirect(options, {
+    keyOf: (input: PostTransition) => input.postId,
+    maxSize: BATCH_MAX,
+    // Moves come from many paths (cancel, approval, finalize): one refused stays its own.
+    isolateFailures: true,
+    run: (inputs) =>
+      inputs.length === 1
+        ? moveOne(db, inputs[0] as PostTransition).then((moved) => [moved])
+        : movePostsStatus(db, inputs),
   });
 
   /**
@@ -288,10 +299,10 @@ export function createPostRepository(
       return result.rows.length > 0;
     },
 
+    /** One statement for this call and the others of the same moment (post-transition.ts). */
     async transitionStatus(postId, from, to, at): Promise<boolean> {
       if (from.length === 0) return false;
-      const move = movePostStatus({ postId, from, to, at });
-      return (await sql`${preparedMark('post_move')}${move}`.execute(db)).rows.length > 0;
+      return move({ postId, from, to, at });
     },
 
     /** One statement for this call and the others of the same moment (publish-run.ts). */

@@ -276,6 +276,39 @@ export function describePostRepositoryContract(name: string, setup: StorageSetup
         );
         expect(results.filter(Boolean)).toHaveLength(1);
       });
+
+      it('concurrent transitions of different posts each apply by their own statuses', async () => {
+        const statuses = ['queued', 'scheduled', 'publishing', 'queued', 'publishing'] as const;
+        const seeded = await Promise.all(
+          statuses.map((status) => seedPost(storage().repos, { post: { status } })),
+        );
+        const times = seeded.map(() => nextTime());
+        const moves = [
+          { from: ['queued'], to: 'cancelled' },
+          { from: ['queued'], to: 'cancelled' }, // scheduled: not from its status
+          { from: ['publishing'], to: 'published' },
+          { from: ['scheduled', 'queued'], to: 'publishing' },
+          { from: ['publishing'], to: 'partial' },
+        ] as const;
+        const results = await Promise.all(
+          seeded.map((post, index) => {
+            const move = moves[index] as (typeof moves)[number];
+            return posts().transitionStatus(post.id, move.from, move.to, times[index] as Date);
+          }),
+        );
+        expect(results).toEqual([true, false, true, true, true]);
+        const found = await Promise.all(seeded.map((post) => posts().findById(post.id)));
+        expect(found.map((post) => post?.status)).toEqual([
+          'cancelled',
+          'scheduled',
+          'published',
+          'publishing',
+          'partial',
+        ]);
+        expect(found[0]?.updatedAt).toEqual(times[0]);
+        expect(found[1]?.updatedAt).toEqual(seeded[1]?.updatedAt);
+        expect(found[4]?.updatedAt).toEqual(times[4]);
+      });
     });
 
     describe('claimTarget (one target, test kit)', () => {
