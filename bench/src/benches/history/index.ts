@@ -19,7 +19,7 @@ import {
 import type { Figure } from '../../lib/report.ts';
 import { fmt } from '../../lib/stats.ts';
 import { withStorage } from '../../lib/storage.ts';
-import { measureApi, measurePasses, type Sample } from './measure.ts';
+import { BLOCKS, measureApi, measurePasses, type Sample } from './measure.ts';
 import { printPlans } from './plans.ts';
 import { growHistory, type HistoryShape, tableSizes } from './seed.ts';
 
@@ -112,7 +112,7 @@ async function run(options: BenchOptions): Promise<Figure[]> {
       }
       for (const sample of samples) {
         out(
-          `history ${targets}: ${sample.name} p50 ${fmt(sample.p50, 2)} ms, p99 ${fmt(sample.p99, 2)} ms`,
+          `history ${targets}: ${sample.name} p50 ${fmt(sample.p50, 2)} ms, p99 ${fmt(sample.p99, 2)} ms (median of ${BLOCKS} blocks' p99s; over all calls ${fmt(sample.p99AllCalls, 2)} ms)`,
         );
       }
       measured.push(samples);
