@@ -95,6 +95,9 @@ async function insertChunk(db: Kysely<Database>, shape: HistoryShape, first: num
 }
 
 /** Adds posts until the database holds `targets` seeded targets (two per post). */
+/** How long the machine rests after the largest seed before anything is measured. */
+const SETTLE_MAX_MS = 60_000;
+
 export async function growHistory(
   db: Kysely<Database>,
   shape: HistoryShape,
@@ -109,6 +112,20 @@ export async function growHistory(
   // As a database that has run a while would be: statistics current, dirty pages written.
   await sql`vacuum analyze`.execute(db);
   await sql`checkpoint`.execute(db);
+  // A millisecond for every hundred targets seeded: a minute for the 10^7 step.
+  await settle(Math.min(SETTLE_MAX_MS, (toTargets - fromTargets) / 100));
+}
+
+/**
+ * Waits for the seed's writes to reach the disk (`sync`), then `ms`. Measured right after
+ * the 10^7 seed, the API's young-generation collections took 15 ms each against 6 ms twenty
+ * seconds later (same process, same calls), and every 49th list call paid one: the first
+ * page's p99 doubled for a reason that is not its query. `sync` and 5 s were not enough.
+ */
+async function settle(ms: number): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  await new Promise<void>((resolve) => execFile('sync', () => resolve()));
+  await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Rows per table, for the report. */
