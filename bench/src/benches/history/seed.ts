@@ -94,10 +94,10 @@ async function insertChunk(db: Kysely<Database>, shape: HistoryShape, first: num
     from rows where n % 365 = 0`.execute(db);
 }
 
-/** Adds posts until the database holds `targets` seeded targets (two per post). */
 /** How long the machine rests after the largest seed before anything is measured. */
 const SETTLE_MAX_MS = 60_000;
 
+/** Adds posts until the database holds `targets` seeded targets (two per post). */
 export async function growHistory(
   db: Kysely<Database>,
   shape: HistoryShape,

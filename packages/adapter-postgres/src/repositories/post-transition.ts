@@ -25,10 +25,10 @@ export async function moveOne(db: Kysely<Database>, move: PostTransition): Promi
 /**
  * Several posts' moves in one statement, for the finalizes of concurrent jobs (batch.ts): the
  * finalize of every published post was a statement and a commit of its own, over a third of
- * PostgreSQL's statement time when thousands of posts fall due at once. Each move keeps its own statuses (joined by
- * commas; no status holds one). The rows are locked in id order, as the other shared
- * statements lock theirs, so two of them never wait on each other in a circle. Returns, per
- * move, whether it applied.
+ * PostgreSQL's statement time when thousands of posts fall due at once. Each move keeps its
+ * own statuses (joined by commas; no status holds one). The rows are locked in id order, as
+ * the other shared statements lock theirs, so two of them never wait on each other in a
+ * circle. Returns, per move, whether it applied.
  */
 export async function movePostsStatus(
   db: Kysely<Database>,

@@ -100,6 +100,17 @@ export class ConstraintError extends Error {
   override name = 'ConstraintError';
 }
 
+function queueFault(faults: Map<string, Error[]>, method: string, error: Error): void {
+  const queue = faults.get(method) ?? [];
+  queue.push(error);
+  faults.set(method, queue);
+}
+
+function throwQueued(faults: Map<string, Error[]>, method: string): void {
+  const error = faults.get(method)?.shift();
+  if (error) throw error;
+}
+
 /**
  * The state behind the in-memory repositories, plus fault injection: `failNext('posts.insert')`
  * makes the next call of that repository method throw, to exercise error paths;
@@ -120,30 +131,24 @@ export class MemoryStore {
   }
 
   failNext(method: string, error: Error = new Error(`injected failure of ${method}`)): void {
-    const queue = this.#faults.get(method) ?? [];
-    queue.push(error);
-    this.#faults.set(method, queue);
+    queueFault(this.#faults, method, error);
   }
 
   loseNextAnswer(
     method: string,
     error: Error = new Error(`connection lost after ${method}`),
   ): void {
-    const queue = this.#lostAnswers.get(method) ?? [];
-    queue.push(error);
-    this.#lostAnswers.set(method, queue);
+    queueFault(this.#lostAnswers, method, error);
   }
 
   /** Throws the injected error for `method`, if one is queued. */
   checkFault(method: string): void {
-    const error = this.#faults.get(method)?.shift();
-    if (error) throw error;
+    throwQueued(this.#faults, method);
   }
 
   /** Throws the error queued by `loseNextAnswer` for `method`, once it has taken effect. */
   checkLostAnswer(method: string): void {
-    const error = this.#lostAnswers.get(method)?.shift();
-    if (error) throw error;
+    throwQueued(this.#lostAnswers, method);
   }
 
   insertUnique<T>(table: Map<string, T>, key: string, value: T, what: string): void {

@@ -116,8 +116,9 @@ export function buildRequest(
   const save = (state: ResumeState) =>
     deps.repos.posts.saveResumeState(target.id, state, leaseUntil(deps), deps.clock.now());
   // Once a platform has answered a create call, its answer lives only in this process until it
-  // is stored: a database blip must not turn it into an unknown outcome. Recording an intent
-  // needs no such care (nothing has been sent while it fails).
+  // is stored: a database blip must not turn it into an unknown outcome. Recording an intent is
+  // tried once (nothing has been sent while it fails); taking it back after a failed record is
+  // tried again like an answer (see recordIntent).
   const saveWithRetries = (state: ResumeState, what: string) =>
     writeWithRetries(
       () => save(state),
