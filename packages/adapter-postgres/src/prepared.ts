@@ -74,18 +74,44 @@ export function preparingClientClass(options: PreparedStatementsOptions): typeof
     ...args: unknown[]
   ) {
     const [text, values] = args;
-    const name = typeof text === 'string' && args.length <= 2 ? preparedName(text) : null;
-    if (name === null || !state.enabled) return plainQuery.apply(this, args);
+    if (typeof text !== 'string' || args.length > 2) return plainQuery.apply(this, args);
+    const name = preparedName(text);
     // 'I': idle, outside a transaction (null before the first statement, also outside).
     const status = (this as unknown as TransactionStatus).getTransactionStatus();
-    if (status !== 'I' && status !== null) return plainQuery.apply(this, args);
-    const named = plainQuery.call(this, { name, text, values }) as Promise<unknown>;
-    return named.catch((error: unknown) => {
+    if (name === null || !state.enabled || (status !== 'I' && status !== null)) {
+      return queryByCallback(this, plainQuery, text, values);
+    }
+    return queryByCallback(this, plainQuery, { name, text, values }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (typeof code !== 'string' || !REFUSED.has(code)) throw error;
       stopNaming(error, name);
-      return plainQuery.call(this, text, values);
+      return queryByCallback(this, plainQuery, text, values);
     });
   };
   return PreparingClient;
+}
+
+/**
+ * pg's `query` in its callback form, wrapped in a promise here. Its promise form (no callback)
+ * leaves each result's rows reachable until the next young-generation collection, which then
+ * copies them to the old generation: measured on a loop of one 150-row statement, a collection
+ * promoted 5-7 MB where the callback form promotes none, and under `GET /posts` each such
+ * collection took 15-70 ms on this 2-core machine, the API's p99.
+ */
+function queryByCallback(
+  client: pg.Client,
+  plainQuery: Query,
+  config: unknown,
+  values?: unknown,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, result: unknown) =>
+      error ? reject(error) : resolve(result);
+    if (values === undefined) plainQuery.call(client, config, done);
+    else plainQuery.call(client, config, values, done);
+  }).catch((error: unknown) => {
+    // Taken in a later tick, as pg does: the stack then leads to the caller's awaits.
+    if (error instanceof Error) Error.captureStackTrace(error);
+    throw error;
+  });
 }
