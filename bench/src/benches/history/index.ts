@@ -1,15 +1,18 @@
 /**
  * history: what a year of posts costs. One PostgreSQL database grows in steps (10^4, 10^6 and
  * 10^7 targets; smoke: 2,000 and 20,000), seeded in bulk (seed.ts); at each step the API and
- * the worker's passes are measured on it (measure.ts). Each figure at the largest size is
- * compared with the same figure at the smallest: history should cost what the indexes make it
- * cost, not what the tables hold (target: within 1.3 x). The query plans behind the figures
- * are printed at the largest size (plans.ts).
+ * the worker's passes are measured on it (measure.ts), call for call beside a database of the
+ * smallest size seeded for that step (side-by-side.ts). Each figure at the largest size is
+ * compared with the same figure measured beside it at the smallest: history should cost what
+ * the indexes make it cost, not what the tables hold (target: within 1.3 x). The query plans
+ * behind the figures are printed at the largest size (plans.ts).
  */
 
+import type { Config } from '@social-publisher/config';
 import { startApi } from '../../lib/api.ts';
 import type { Bench, BenchOptions } from '../../lib/bench.ts';
 import {
+  type Backend,
   benchConfig,
   benchLogger,
   createBackend,
@@ -18,10 +21,11 @@ import {
 } from '../../lib/infra.ts';
 import type { Figure } from '../../lib/report.ts';
 import { fmt } from '../../lib/stats.ts';
-import { withStorage } from '../../lib/storage.ts';
-import { BLOCKS, measureApi, measurePasses, type Sample } from './measure.ts';
+import { openStorage, type Storage } from '../../lib/storage.ts';
+import { apiProbes, type Probe, passProbes } from './measure.ts';
 import { printPlans } from './plans.ts';
 import { growHistory, type HistoryShape, tableSizes } from './seed.ts';
+import { BLOCKS, measureSideBySide, type Pair, type Sample } from './side-by-side.ts';
 
 const OTHER_ACCOUNTS = 200;
 
@@ -65,63 +69,120 @@ async function prepareShape(db: AnyDb, deps: Parameters<typeof seedUser>[0]) {
   return { seeded, shape };
 }
 
-function ratioFigures(first: Sample[], last: Sample[], from: number, to: number): Figure[] {
-  return last.map((sample, index) => {
-    const base = first[index] as Sample;
-    const ratio = sample.p99 / Math.max(base.p99, 0.05);
-    return {
-      bench: 'history',
-      name: `history: ${sample.name} p99 at ${to.toExponential(0)} / at ${from.toExponential(0)} targets`,
-      value: ratio,
-      unit: 'x',
-      target: { op: '<=', value: 1.3 },
-    } satisfies Figure;
-  });
+function ratioFigures(pairs: Pair[], from: number, to: number): Figure[] {
+  return pairs.map(({ grown, reference }) => ({
+    bench: 'history',
+    name: `history: ${grown.name} p99 at ${to.toExponential(0)} / at ${from.toExponential(0)} targets`,
+    value: grown.p99 / Math.max(reference.p99, 0.05),
+    unit: 'x',
+    target: { op: '<=', value: 1.3 },
+  }));
 }
 
+/** A database of its own, its measured user and the shape of its history (none seeded yet). */
+interface Side {
+  backend: Backend;
+  config: Config;
+  storage: Storage;
+  seeded: SeededUser;
+  shape: HistoryShape;
+}
+
+async function openSide(name: string): Promise<Side> {
+  const backend = await createBackend('production', name);
+  try {
+    const config = benchConfig(backend);
+    const storage = await openStorage(config);
+    try {
+      const { seeded, shape } = await prepareShape(storage.handle.db, storage.deps);
+      return { backend, config, storage, seeded, shape };
+    } catch (error) {
+      await storage.handle.close();
+      throw error;
+    }
+  } catch (error) {
+    await backend.cleanup();
+    throw error;
+  }
+}
+
+async function closeSide(side: Side): Promise<void> {
+  try {
+    await side.storage.handle.close();
+  } finally {
+    await side.backend.cleanup();
+  }
+}
+
+async function probesOf(side: Side, origin: string, runs: number): Promise<Probe[]> {
+  const { db } = side.storage.handle;
+  return [
+    ...(await apiProbes(origin, db, side.seeded, runs)),
+    ...(await passProbes(side.storage.deps, db, side.seeded, runs)),
+  ];
+}
+
+/** Every figure on `grown` and on `reference`, side by side, each with an API of its own. */
+async function measureStep(grown: Side, reference: Side, runs: number): Promise<Pair[]> {
+  const { logger } = benchLogger('history');
+  const grownApi = await startApi('production', grown.config, logger);
+  try {
+    const referenceApi = await startApi('production', reference.config, logger);
+    try {
+      return await measureSideBySide(
+        await probesOf(grown, grownApi.origin, runs),
+        await probesOf(reference, referenceApi.origin, runs),
+      );
+    } finally {
+      await referenceApi.close();
+    }
+  } finally {
+    await grownApi.close();
+  }
+}
+
+const sampleText = (sample: Sample) =>
+  `p50 ${fmt(sample.p50, 2)} ms, p99 ${fmt(sample.p99, 2)} ms (median of ${BLOCKS} blocks' p99s ${fmt(sample.p99OfBlocks, 2)} ms)`;
+
+/**
+ * Grows one database step by step; at each step a reference of the smallest size is seeded
+ * beside it and every figure is timed on both, call for call (side-by-side.ts). The figure is
+ * the ratio at the largest step; at the smallest the two are the same size, and their ratio
+ * shows what the machine's noise alone does to it.
+ */
 async function run(options: BenchOptions): Promise<Figure[]> {
   const { out } = options;
   const { steps, runs } = sizes(options.smoke);
-  const backend = await createBackend('production', 'history');
+  const smallest = steps[0] as number;
+  const largest = steps.at(-1) as number;
+  const grown = await openSide('history');
   try {
-    const config = benchConfig(backend);
-    const { logger } = benchLogger('history');
-    const measured: Sample[][] = [];
-    let seeded: SeededUser | undefined;
-    let shape: HistoryShape | undefined;
     let held = 0;
+    let last: Pair[] = [];
     for (const targets of steps) {
       const started = performance.now();
-      const samples = await withStorage(config, async ({ handle, deps }) => {
-        if (!shape) ({ seeded, shape } = await prepareShape(handle.db, deps));
-        await growHistory(handle.db, shape, held, targets);
-        held = targets;
-        out(
-          `history: ${targets} targets seeded in ${fmt((performance.now() - started) / 1000, 1)} s (${await tableSizes(handle.db)})`,
-        );
-        return measurePasses(deps, handle.db, seeded as SeededUser, runs);
-      });
-      const api = await startApi('production', config, logger);
+      await growHistory(grown.storage.handle.db, grown.shape, held, targets);
+      held = targets;
+      out(
+        `history: ${targets} targets seeded in ${fmt((performance.now() - started) / 1000, 1)} s (${await tableSizes(grown.storage.handle.db)})`,
+      );
+      const reference = await openSide('history-reference');
       try {
-        await withStorage(config, async ({ handle }) => {
-          samples.unshift(...(await measureApi(api.origin, handle.db, seeded as SeededUser, runs)));
-          if (targets === steps.at(-1)) await printPlans(handle.db, seeded as SeededUser, out);
-        });
+        await growHistory(reference.storage.handle.db, reference.shape, 0, smallest);
+        last = await measureStep(grown, reference, runs);
       } finally {
-        await api.close();
+        await closeSide(reference);
       }
-      for (const sample of samples) {
+      if (targets === largest) await printPlans(grown.storage.handle.db, grown.seeded, out);
+      for (const { grown: sample, reference: beside } of last) {
         out(
-          `history ${targets}: ${sample.name} p50 ${fmt(sample.p50, 2)} ms, p99 ${fmt(sample.p99, 2)} ms (median of ${BLOCKS} blocks' p99s; over all calls ${fmt(sample.p99AllCalls, 2)} ms)`,
+          `history ${targets}: ${sample.name} ${sampleText(sample)}; at ${smallest} beside it ${sampleText(beside)}; p99 ratio ${fmt(sample.p99 / Math.max(beside.p99, 0.05), 2)} x`,
         );
       }
-      measured.push(samples);
     }
-    const first = steps[0] as number;
-    const last = steps.at(-1) as number;
-    return ratioFigures(measured[0] ?? [], measured.at(-1) ?? [], first, last);
+    return ratioFigures(last, smallest, largest);
   } finally {
-    await backend.cleanup();
+    await closeSide(grown);
   }
 }
 

@@ -2,64 +2,33 @@
  * The figures of one history size, each a p99 (and p50) over repeated calls: the API's create,
  * list (first page and a page in the middle of the user's history) and read by id over HTTP,
  * then the worker's passes called directly on the same database: the due scan, a whole
- * reconcile pass, the idempotency sweep and finalizing a published post.
+ * reconcile pass, the idempotency sweep and finalizing a published post. Each figure is a
+ * probe: what one call does, prepared for a given database, so that the same figure can be
+ * timed on two databases side by side (side-by-side.ts).
  */
 import { type CoreDeps, encodeCursor, finalizePost, reconcile } from '@social-publisher/domain';
 import { type Kysely, sql } from 'kysely';
 import type { SeededUser } from '../../lib/infra.ts';
 import { buildPost } from '../../lib/posts.ts';
-import { percentile } from '../../lib/stats.ts';
 
-export interface Sample {
+/**
+ * One figure on one database: `prepare` runs just before its first call, `once` is a call to
+ * time, `after` tidies up when all ran.
+ */
+export interface Probe {
   name: string;
-  p50: number;
-  /** The median of the blocks' p99s (see `timed`). */
-  p99: number;
-  /** The p99 over every call, printed beside it. */
-  p99AllCalls: number;
+  /** Calls timed (and a tenth as many before them, not counted). */
+  runs: number;
+  prepare?(): Promise<void>;
+  once(): Promise<void>;
+  after?(): Promise<void>;
 }
-
-/** Calls are timed in this many blocks, one after the other. */
-export const BLOCKS = 5;
 
 /** Calls made before the timed ones. */
-const warmUps = (runs: number): number => Math.ceil(runs / 10);
-
-export interface Counts {
-  http: number;
-  passes: number;
-}
+export const warmUps = (runs: number): number => Math.ceil(runs / 10);
 
 // biome-ignore lint/suspicious/noExplicitAny: raw SQL against the bench's own tables
 type AnyDb = Kysely<any>;
-
-/**
- * p50 over every call; p99 as the median of the p99s of BLOCKS consecutive blocks. The sizes
- * are measured a quarter of an hour apart on a shared machine, and a burst of another
- * process's work (a second or two) lands in one block: the median leaves it out where a p99
- * over every call would compare one size's burst with another's quiet. The p99 over every
- * call is kept and printed beside it.
- */
-async function timed(runs: number, once: () => Promise<void>, name: string): Promise<Sample> {
-  // Warm-up, not counted: plans cached, pages in memory, the code compiled.
-  for (let run = 0; run < warmUps(runs); run++) await once();
-  const times: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    await once();
-    times.push(performance.now() - started);
-  }
-  const size = Math.ceil(times.length / BLOCKS);
-  const blockP99s = Array.from({ length: BLOCKS }, (_, index) =>
-    percentile(times.slice(index * size, (index + 1) * size), 99),
-  ).filter((value) => Number.isFinite(value));
-  return {
-    name,
-    p50: percentile(times, 50),
-    p99: percentile(blockP99s, 50),
-    p99AllCalls: percentile(times, 99),
-  };
-}
 
 async function call(origin: string, key: string, path: string, init: RequestInit = {}) {
   const response = await fetch(`${origin}${path}`, {
@@ -102,12 +71,12 @@ async function finishCreated(db: AnyDb): Promise<void> {
     where post_id in (select id from done)`.execute(db);
 }
 
-export async function measureApi(
+export async function apiProbes(
   origin: string,
   db: AnyDb,
   seeded: SeededUser,
   runs: number,
-): Promise<Sample[]> {
+): Promise<Probe[]> {
   const key = seeded.rawKey;
   const body = JSON.stringify({
     content: 'History bench post',
@@ -116,25 +85,24 @@ export async function measureApi(
   const cursor = await middleCursor(db, seeded.userId);
   const ids = await somePostIds(db, seeded.userId, runs + warmUps(runs));
   let next = 0;
-  const created = await timed(
-    runs,
-    () => call(origin, key, '/posts', { method: 'POST', body }),
-    'create',
-  );
-  await finishCreated(db);
   return [
-    created,
-    await timed(runs, () => call(origin, key, '/posts?limit=50'), 'GET /posts first page'),
-    await timed(
+    {
+      name: 'create',
       runs,
-      () => call(origin, key, `/posts?limit=50&before=${cursor}`),
-      'GET /posts middle page',
-    ),
-    await timed(
+      once: () => call(origin, key, '/posts', { method: 'POST', body }),
+      after: () => finishCreated(db),
+    },
+    { name: 'GET /posts first page', runs, once: () => call(origin, key, '/posts?limit=50') },
+    {
+      name: 'GET /posts middle page',
       runs,
-      () => call(origin, key, `/posts/${ids[next++ % ids.length]}`),
-      'GET /posts/:id',
-    ),
+      once: () => call(origin, key, `/posts?limit=50&before=${cursor}`),
+    },
+    {
+      name: 'GET /posts/:id',
+      runs,
+      once: () => call(origin, key, `/posts/${ids[next++ % ids.length]}`),
+    },
   ];
 }
 
@@ -153,29 +121,34 @@ async function publishedPost(deps: CoreDeps, seeded: SeededUser) {
   return post;
 }
 
-export async function measurePasses(
+/** The worker's passes; finalize's posts are inserted after the others ran, as they would be. */
+export async function passProbes(
   deps: CoreDeps,
   db: AnyDb,
   seeded: SeededUser,
   runs: number,
-): Promise<Sample[]> {
+): Promise<Probe[]> {
   const lookAhead = () => new Date(deps.clock.now().getTime() + 60_000);
-  const samples = [
-    await timed(
+  // The sweep (1,000 rows inserted and deleted a call) is timed half as often as the rest.
+  const sweepRuns = Math.max(3, Math.floor(runs / 2));
+  let posts: Awaited<ReturnType<typeof publishedPost>>[] = [];
+  let next = 0;
+  const nextPost = () => {
+    const post = posts[next++];
+    if (!post) throw new Error('no published post left to finalize');
+    return post;
+  };
+  return [
+    {
+      name: 'due scan',
       runs,
-      async () => void (await deps.repos.posts.findDuePosts(lookAhead(), 500)),
-      'due scan',
-    ),
-    await timed(
-      Math.max(3, Math.floor(runs / 10)),
-      async () => void (await reconcile(deps)),
-      'reconcile pass',
-    ),
-  ];
-  samples.push(
-    await timed(
-      Math.max(3, Math.floor(runs / 10)),
-      async () => {
+      once: async () => void (await deps.repos.posts.findDuePosts(lookAhead(), 500)),
+    },
+    { name: 'reconcile pass', runs, once: async () => void (await reconcile(deps)) },
+    {
+      name: 'idempotency sweep (1,000 expired)',
+      runs: sweepRuns,
+      once: async () => {
         // A day of creates expiring: the sweep deletes what expired since the last one.
         await sql`
           insert into idempotency_keys (scope, key, request_hash, status_code, response_body,
@@ -185,18 +158,17 @@ export async function measurePasses(
           from generate_series(1, 1000)`.execute(db);
         await deps.repos.idempotency.deleteExpired(deps.clock.now());
       },
-      'idempotency sweep (1,000 expired)',
-    ),
-  );
-  const posts = await Promise.all(
-    Array.from({ length: runs + warmUps(runs) }, () => publishedPost(deps, seeded)),
-  );
-  let next = 0;
-  const nextPost = () => {
-    const post = posts[next++];
-    if (!post) throw new Error('no published post left to finalize');
-    return post;
-  };
-  samples.push(await timed(runs, () => finalizePost(deps, nextPost()), 'finalize'));
-  return samples;
+    },
+    {
+      name: 'finalize',
+      runs,
+      prepare: async () => {
+        // Inserted now: the reconcile pass must not find them `publishing` (it would finish them).
+        posts = await Promise.all(
+          Array.from({ length: runs + warmUps(runs) }, () => publishedPost(deps, seeded)),
+        );
+      },
+      once: () => finalizePost(deps, nextPost()),
+    },
+  ];
 }
