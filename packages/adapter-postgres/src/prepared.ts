@@ -76,9 +76,7 @@ export function preparingClientClass(options: PreparedStatementsOptions): typeof
     const [text, values] = args;
     if (typeof text !== 'string' || args.length > 2) return plainQuery.apply(this, args);
     const name = preparedName(text);
-    // 'I': idle, outside a transaction (null before the first statement, also outside).
-    const status = (this as unknown as TransactionStatus).getTransactionStatus();
-    if (name === null || !state.enabled || (status !== 'I' && status !== null)) {
+    if (name === null || !state.enabled || !outsideTransaction(this)) {
       return queryByCallback(this, plainQuery, text, values);
     }
     return queryByCallback(this, plainQuery, { name, text, values }).catch((error: unknown) => {
@@ -89,6 +87,12 @@ export function preparingClientClass(options: PreparedStatementsOptions): typeof
     });
   };
   return PreparingClient;
+}
+
+/** 'I': idle, outside a transaction (null before the first statement, also outside). */
+function outsideTransaction(client: pg.Client): boolean {
+  const status = (client as unknown as TransactionStatus).getTransactionStatus();
+  return status === 'I' || status === null;
 }
 
 /**

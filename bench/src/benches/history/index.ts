@@ -69,11 +69,14 @@ async function prepareShape(db: AnyDb, deps: Parameters<typeof seedUser>[0]) {
   return { seeded, shape };
 }
 
+/** The grown side's p99 over the reference's (a floor of 0.05 ms keeps it finite). */
+const p99Ratio = ({ grown, reference }: Pair): number => grown.p99 / Math.max(reference.p99, 0.05);
+
 function ratioFigures(pairs: Pair[], from: number, to: number): Figure[] {
-  return pairs.map(({ grown, reference }) => ({
+  return pairs.map((pair) => ({
     bench: 'history',
-    name: `history: ${grown.name} p99 at ${to.toExponential(0)} / at ${from.toExponential(0)} targets`,
-    value: grown.p99 / Math.max(reference.p99, 0.05),
+    name: `history: ${pair.grown.name} p99 at ${to.toExponential(0)} / at ${from.toExponential(0)} targets`,
+    value: p99Ratio(pair),
     unit: 'x',
     target: { op: '<=', value: 1.3 },
   }));
@@ -174,9 +177,9 @@ async function run(options: BenchOptions): Promise<Figure[]> {
         await closeSide(reference);
       }
       if (targets === largest) await printPlans(grown.storage.handle.db, grown.seeded, out);
-      for (const { grown: sample, reference: beside } of last) {
+      for (const pair of last) {
         out(
-          `history ${targets}: ${sample.name} ${sampleText(sample)}; at ${smallest} beside it ${sampleText(beside)}; p99 ratio ${fmt(sample.p99 / Math.max(beside.p99, 0.05), 2)} x`,
+          `history ${targets}: ${pair.grown.name} ${sampleText(pair.grown)}; at ${smallest} beside it ${sampleText(pair.reference)}; p99 ratio ${fmt(p99Ratio(pair), 2)} x`,
         );
       }
     }

@@ -11,6 +11,7 @@
  * - one delivered webhook delivery per two of the measured user's posts; the idempotency
  *   records a day of creates leaves (older ones expired and swept): 1 per 365 posts.
  */
+import { execFile } from 'node:child_process';
 import type { Database } from '@social-publisher/adapter-postgres';
 import { type Kysely, sql } from 'kysely';
 
@@ -123,7 +124,6 @@ export async function growHistory(
  * page's p99 doubled for a reason that is not its query. `sync` and 5 s were not enough.
  */
 async function settle(ms: number): Promise<void> {
-  const { execFile } = await import('node:child_process');
   await new Promise<void>((resolve) => execFile('sync', () => resolve()));
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
