@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createPost,
   createWebhook,
+  DependencyUnavailableError,
   listDeliveries,
   type Platform,
   type PublishRequest,
@@ -805,6 +806,31 @@ describe('processPublishJob: publish intents', () => {
       ['publish', null, null],
       ['resume', null, { creator: 'alice' }],
     ]);
+    expect(sent).toBe(1);
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({ status: 'published' });
+  });
+
+  it('an outage of the database inside the run is rethrown: no attempt spent, nothing sent', async () => {
+    const { deps, post } = await setup(['tiktok']);
+    const down = new DependencyUnavailableError('database', new Error('connect ECONNREFUSED'));
+    const seen: Array<[string, unknown]> = [];
+    let sent = 0;
+    const run = async (request: PublishRequest, mode: string) => {
+      seen.push([mode, request.intent?.step ?? null]);
+      await request.recordIntent('init');
+      sent++;
+      return published('p-1');
+    };
+    deps.platforms.publisher('tiktok').script(run, run);
+    deps.store.failNext('posts.saveResumeState', down);
+    await expect(processPublishJob(deps, post.id, jobCtx(1))).rejects.toBe(down);
+    expect(sent).toBe(0);
+    expect((await targetsOf(deps, post.id))[0]).toMatchObject({ errorCode: null });
+    // The worker waits and runs the same attempt again: the target is claimed once more.
+    expect(await processPublishJob(deps, post.id, { ...jobCtx(1), waits: 1 })).toEqual({
+      kind: 'done',
+    });
+    expect(seen.map(([, intent]) => intent)).toEqual([null, null]);
     expect(sent).toBe(1);
     expect((await targetsOf(deps, post.id))[0]).toMatchObject({ status: 'published' });
   });

@@ -7,7 +7,7 @@ import {
   publishWithFirstComment,
 } from '../shared/first-comment.ts';
 import { mediaKindOf } from '../shared/media.ts';
-import { fail, runPublish } from '../shared/outcome.ts';
+import { fail, notThePlatforms, runPublish } from '../shared/outcome.ts';
 import { pollUntil } from '../shared/poll.ts';
 import { createInstagramApi } from './api.ts';
 import type { InstagramSettings } from './settings.ts';
@@ -180,7 +180,7 @@ export function createInstagramPublisher(
       );
       return recent.find((item) => item.caption === request.post.content)?.id ?? null;
     } catch (error) {
-      if (request.signal.aborted) throw error;
+      if (notThePlatforms(request.signal, error)) throw error;
       return null;
     }
   }
@@ -197,7 +197,7 @@ export function createInstagramPublisher(
     try {
       permalink = await auth.call((token) => api.permalink(token, mediaId));
     } catch (error) {
-      if (request.signal.aborted) throw error;
+      if (notThePlatforms(request.signal, error)) throw error;
     }
     return { kind: 'published', platformPostId: mediaId, platformUrl: permalink };
   }

@@ -1,6 +1,7 @@
 import {
   type CommentCallRefusal,
   errorMessage,
+  outageOf,
   PaceDeferral,
   type PublishOutcome,
 } from '@social-publisher/domain';
@@ -57,8 +58,10 @@ export const connectionExpired = (message: string): PublishFailure =>
   new PublishFailure({ kind: 'connection_expired', message });
 
 /**
- * `body`'s result, or what `onError` makes of an error it throws; after an abort (shutdown,
- * lost lease) the error is rethrown untouched: it is not the platform's answer.
+ * `body`'s result, or what `onError` makes of an error it throws. Two errors are rethrown
+ * untouched, as they are not the platform's answer: any after an abort (shutdown, lost lease),
+ * and an outage of the service's own database or Redis (recording an intent, saving progress or
+ * tokens, pacing), which the worker waits out before the run goes on from what was recorded.
  */
 export async function catchUnlessAborted<T>(
   signal: AbortSignal,
@@ -68,9 +71,14 @@ export async function catchUnlessAborted<T>(
   try {
     return await body();
   } catch (error) {
-    if (signal.aborted) throw error;
+    if (notThePlatforms(signal, error)) throw error;
     return onError(error);
   }
+}
+
+/** Whether `error` is an abort's or the service's own outage, never a platform's answer. */
+export function notThePlatforms(signal: AbortSignal, error: unknown): boolean {
+  return signal.aborted || outageOf(error) !== undefined;
 }
 
 /**

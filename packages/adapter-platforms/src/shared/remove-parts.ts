@@ -4,7 +4,7 @@
 // own answer (read by the same api.ts mappers the publisher uses).
 import type { RemoveOutcome, RemoveRequest } from '@social-publisher/domain';
 import { AuthSession, type TokenRefresher } from './auth.ts';
-import { refusalOf } from './outcome.ts';
+import { notThePlatforms, refusalOf } from './outcome.ts';
 
 /** What a part of a published target is: each platform may delete them differently. */
 export type PartKind = 'follow_up' | 'first_comment' | 'post';
@@ -78,7 +78,7 @@ export async function removeParts(
     try {
       await removeOne(part);
     } catch (error) {
-      if (request.signal.aborted) throw error;
+      if (notThePlatforms(request.signal, error)) throw error;
       if (error instanceof PartGone) continue;
       return removeFailure(error, part);
     }

@@ -3,7 +3,7 @@ import type { PublisherRuntime } from '../publisher-runtime.ts';
 import { AuthSession } from '../shared/auth.ts';
 import { afterMainPost } from '../shared/follow-ups.ts';
 import { intentAt, type PublishIntent, sendOnce } from '../shared/intent.ts';
-import { fail } from '../shared/outcome.ts';
+import { fail, notThePlatforms } from '../shared/outcome.ts';
 import { progressPublisher } from '../shared/progress-publisher.ts';
 import { type PublishRun, startPublishRun } from '../shared/publish-run.ts';
 import { createThreadsApi } from './api.ts';
@@ -147,7 +147,7 @@ async function permalinkOf(run: ThreadsRun, mediaId: string): Promise<string | n
   try {
     return await run.auth.call((token) => run.api.permalink(token, mediaId));
   } catch (error) {
-    if (run.request.signal.aborted) throw error;
+    if (notThePlatforms(run.request.signal, error)) throw error;
     return null;
   }
 }

@@ -144,6 +144,9 @@ export async function processPublishJob(
       ),
     ),
   );
+  // After all of them, so that no target is still running when the job runs again.
+  const outage = runs.find((run) => run.kind === 'outage');
+  if (outage) throw outage.error;
   const current = postAfterRunIfKnown(post, runs) ?? (await posts.findById(post.id));
   if (current?.status !== 'publishing') return DONE;
   return afterRun(deps, current, runs, job);

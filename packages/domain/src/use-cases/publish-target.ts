@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.ts';
 import { errorMessage } from '../errors.ts';
 import type { Post, PostTarget, SocialAccount } from '../model.ts';
+import { outageOf } from '../outages.ts';
 import { nextScheduledRead } from '../policies/metrics-schedule.ts';
 import type { JobContext, PlatformPublisher, PublishOutcome } from '../ports/index.ts';
 import { SecretUnreadableError } from '../secret-cipher.ts';
@@ -30,6 +31,8 @@ interface PublisherRun {
   leaseLost: boolean;
   /** The counted call was not made: the connection is out of budget until this slot. */
   deferred?: PaceWait;
+  /** The service's own database or Redis failed inside the run (the error, to rethrow). */
+  outage?: unknown;
 }
 
 /**
@@ -60,7 +63,12 @@ function countedCallGate(
   };
 }
 
-/** Calls the publisher under a renewed lease; a throw is a transient `internal_error`. */
+/**
+ * Calls the publisher under a renewed lease; a throw is a transient `internal_error`. An outage
+ * of the service's own database or Redis inside the run (recording an intent, saving progress
+ * or tokens, pacing) is not the platform's answer: it comes back as `outage`, for the worker
+ * to wait out without spending an attempt.
+ */
 async function callPublisher(
   deps: CoreDeps,
   publisher: PlatformPublisher,
@@ -89,6 +97,10 @@ async function callPublisher(
         leaseLost: lease.signal.aborted,
         deferred,
       };
+    }
+    if (outageOf(error)) {
+      const outcome = failed('internal_error', errorMessage(error), true);
+      return { outcome, leaseLost: lease.signal.aborted, outage: error };
     }
     if (error instanceof SecretUnreadableError) {
       // Another attempt would read the same bytes: failed for good, nothing was sent.
@@ -133,12 +145,15 @@ async function runTarget(
 /**
  * What became of a claimed target in this run: settled (`recorded`: the target as this run
  * stored its terminal result; null when the result was not ours to record), handed back for a
- * retry that spends an attempt, or handed back to wait until the platform's named time.
+ * retry that spends an attempt, handed back to wait until the platform's named time, or handed
+ * back untouched after an outage of the service's own database or Redis (`error`, which the job
+ * rethrows once all its targets are done, so the worker waits without spending an attempt).
  */
 export type TargetRun =
   | { kind: 'settled'; recorded: PostTarget | null }
   | { kind: 'retry' }
-  | { kind: 'wait'; until: Date };
+  | { kind: 'wait'; until: Date }
+  | { kind: 'outage'; error: unknown };
 
 /**
  * A platform's "slow down" as this job may honour it: a wait until the time it named, or, when
@@ -296,6 +311,12 @@ export async function publishClaimedTarget(
       deps.clock.now(),
     );
     return { kind: 'wait', until };
+  }
+  if (run.outage !== undefined && !run.leaseLost && !job.signal.aborted) {
+    // Untouched, like a shutdown's: the next run resumes from the intent or progress recorded.
+    // While the database is still down this write fails too, and the lease runs out instead.
+    await deps.repos.posts.releaseTarget(target.id, null, deps.clock.now());
+    return { kind: 'outage', error: run.outage };
   }
   const settled = await recordOutcome(deps, target, connection, run, job);
   // Only the run that recorded the terminal result announces it. Stored right after the
