@@ -130,12 +130,13 @@ async function checkEveryOperation({ system, document, ids }: Seeded) {
   );
   // The generator reaches every operation, and many of them succeed at least once (not only
   // refusals are checked). Routes whose valid bodies are rare to draw at random (slots, queue,
-  // edit) keep the share near half from one seed to the next, so the bar is 40 %.
+  // edit) keep the share under half: six seeds gave 22-27 of 57 operations, so a bar of 40 %
+  // (23) failed one seed in five. The bar is a third, about three deviations below the mean.
   expect([...seen.keys()].sort()).toEqual(operations.map((o) => o.operationId).sort());
   const succeeded = [...seen.values()].filter((statuses) =>
     [...statuses].some((status) => status < 400),
   );
-  expect(succeeded.length).toBeGreaterThanOrEqual(Math.ceil(operations.length * 0.4));
+  expect(succeeded.length).toBeGreaterThanOrEqual(Math.ceil(operations.length / 3));
 }
 
 /** A URL past Node's header size limit (16 KiB): refused before any route sees it. */

@@ -129,8 +129,8 @@ export async function passProbes(
   runs: number,
 ): Promise<Probe[]> {
   const lookAhead = () => new Date(deps.clock.now().getTime() + 60_000);
-  // The sweep (1,000 rows inserted and deleted a call) is timed half as often as the rest.
-  const sweepRuns = Math.max(3, Math.floor(runs / 2));
+  // The sweep (1,000 rows inserted and deleted a call) is timed a sixth as often as the rest.
+  const sweepRuns = Math.max(3, Math.floor(runs / 6));
   let posts: Awaited<ReturnType<typeof publishedPost>>[] = [];
   let next = 0;
   const nextPost = () => {
