@@ -182,7 +182,9 @@ export async function postgresDown(backend: Backend, size: Size): Promise<Result
     ...clusterBase(backend),
     databaseUrl: proxy.via(backend.databaseUrl),
     workers: 1,
-    latencyMs: 50,
+    // Platform calls slow enough that several runs are between their calls when the database
+    // goes: their next write (an intent, progress) meets the outage inside the publisher.
+    latencyMs: 300,
   });
   try {
     return await underSteadyLoad(
