@@ -5,7 +5,6 @@
 import { DependencyUnavailableError } from '@social-publisher/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commentCall } from '../src/shared/comment-calls.ts';
-import { removeParts } from '../src/shared/remove-parts.ts';
 import {
   afterCrash,
   expectPublished,
@@ -83,32 +82,8 @@ describe('an outage of the service inside a publish run', () => {
   });
 });
 
-describe('an outage of the service inside a removal or a comment call', () => {
+describe('an outage of the service inside a comment call', () => {
   const signal = new AbortController().signal;
-  it('removeParts rethrows it (no failed removal)', async () => {
-    const down = outage('database');
-    const removal = removeParts(
-      {
-        connection: {
-          id: 'c',
-          platform: 'threads',
-          externalId: 'me',
-          accessToken: 'a',
-          refreshToken: null,
-          tokenExpiresAt: null,
-          platformData: null,
-        },
-        platformPostId: 'post',
-        platformUrl: null,
-        threadPostIds: [],
-        firstCommentId: null,
-        signal,
-      },
-      () => Promise.reject(down),
-    );
-    await expect(removal).rejects.toBe(down);
-  });
-
   it('commentCall rethrows it (no refusal)', async () => {
     const down = outage('database');
     await expect(commentCall(signal, () => Promise.reject(down))).rejects.toBe(down);

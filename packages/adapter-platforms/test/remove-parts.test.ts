@@ -1,4 +1,4 @@
-import type { RemoveRequest } from '@social-publisher/domain';
+import { DependencyUnavailableError, type RemoveRequest } from '@social-publisher/domain';
 import { describe, expect, it } from 'vitest';
 import { fail, TokenRejected } from '../src/shared/outcome.ts';
 import { throttled } from '../src/shared/rate-limit.ts';
@@ -91,5 +91,10 @@ describe('removeParts', () => {
       throw new Error('aborted');
     });
     await expect(aborted).rejects.toThrow('aborted');
+  });
+
+  it("an outage of the service's own database (saving tokens) is rethrown, not a failure", async () => {
+    const down = new DependencyUnavailableError('database', new Error('connect ECONNREFUSED'));
+    await expect(removeParts(request(), () => Promise.reject(down))).rejects.toBe(down);
   });
 });
