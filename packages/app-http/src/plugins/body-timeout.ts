@@ -26,6 +26,23 @@ const hasBody = (headers: Record<string, unknown>): boolean =>
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /**
+ * The rest of a body nobody read, once its answer is sent (a streamed CSV refused for its query
+ * string): read and dropped, or the connection would wait for it to be read and the next request
+ * on it would never be seen (the client waited for the keep-alive timeout, then was reset). A
+ * rest that does not arrive within the bound closes the connection.
+ */
+function dropUnreadRest(source: Readable, body: Transform, ms: number): void {
+  if (source.readableEnded || source.destroyed) return;
+  source.unpipe(body);
+  const socket = (source as Readable & { socket?: { destroy(): void } }).socket;
+  const bound = setTimeout(() => socket?.destroy(), ms);
+  const done = () => clearTimeout(bound);
+  source.once('end', done);
+  source.once('close', done);
+  source.resume();
+}
+
+/**
  * A body must arrive within its route's bound: a client announcing a body and sending it a
  * byte at a time would otherwise hold the connection (and a rate-limit slot) for as long as it
  * likes. Past the bound the request is answered 408 in the error envelope and the connection
@@ -72,7 +89,10 @@ export const bodyTimeout = fp(
       source.once('close', settle);
       body.once('close', settle);
       // Answered before the body was read (a refusal, a drained upload): nothing waits for it.
-      reply.raw.once('finish', settle);
+      reply.raw.once('finish', () => {
+        settle();
+        dropUnreadRest(source, body, ms);
+      });
       reply.raw.once('close', settle);
       // The refusal reaches the parser through its own listener; without one (nobody reads the
       // body any more) it must not become an uncaught exception that ends the process.
