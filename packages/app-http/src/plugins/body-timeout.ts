@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -31,11 +32,10 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  * on it would never be seen (the client waited for the keep-alive timeout, then was reset). A
  * rest that does not arrive within the bound closes the connection.
  */
-function dropUnreadRest(source: Readable, body: Transform, ms: number): void {
+function dropUnreadRest(source: Readable, body: Transform, socket: Socket, ms: number): void {
   if (source.readableEnded || source.destroyed) return;
   source.unpipe(body);
-  const socket = (source as Readable & { socket?: { destroy(): void } }).socket;
-  const bound = setTimeout(() => socket?.destroy(), ms);
+  const bound = setTimeout(() => socket.destroy(), ms);
   const done = () => clearTimeout(bound);
   source.once('end', done);
   source.once('close', done);
@@ -91,7 +91,7 @@ export const bodyTimeout = fp(
       // Answered before the body was read (a refusal, a drained upload): nothing waits for it.
       reply.raw.once('finish', () => {
         settle();
-        dropUnreadRest(source, body, ms);
+        dropUnreadRest(source, body, request.raw.socket, ms);
       });
       reply.raw.once('close', settle);
       // The refusal reaches the parser through its own listener; without one (nobody reads the
