@@ -96,6 +96,17 @@ function describeStore(
       expect(await store.get(name)).toBeNull();
     });
 
+    it('a body that failed before the store was called is refused too', async () => {
+      // The domain's meter can fail a short upload before the store starts reading it.
+      const name = key();
+      const failed = new Readable({ read() {} });
+      failed.on('error', () => {});
+      failed.destroy(new Error('refused before the store read it'));
+      await new Promise((resolve) => setImmediate(resolve));
+      await expect(store.put(name, failed, 'video/mp4')).rejects.toThrow();
+      expect(await store.head(name)).toBeNull();
+    });
+
     it('deletes (twice is fine); a missing key is null', async () => {
       const name = key();
       await store.put(name, Readable.from([Buffer.from('x')]), 'image/png');

@@ -332,6 +332,38 @@ describe('the upload quota and the type sniffing', () => {
     await expect(up()).resolves.toMatchObject({ size: BYTES.length });
   });
 
+  it('a refusal before the store reads the body is answered, never an unhandled stream error', async () => {
+    // A store that starts reading only after some work of its own (the local store creates its
+    // folder first): a short body is judged and refused while nobody listens to the meter yet.
+    const { deps, alice } = await setup();
+    const { store } = deps.media;
+    const put = store.put.bind(store);
+    store.put = async (key, body, type) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return put(key, body, type);
+    };
+    const unhandled: unknown[] = [];
+    const record = (error: unknown) => unhandled.push(error);
+    process.on('uncaughtException', record);
+    try {
+      for (const [bytes, type] of [
+        [HTML, 'image/png'],
+        [Buffer.from([0x89, 0x50]), 'image/png'],
+      ] as const) {
+        const refused = await uploadMedia(deps, alice.ctx, {
+          body: Readable.from([bytes]),
+          contentType: type,
+        });
+        expect(errorOf(refused).code).toBe('media_type_mismatch');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      expect(store.objects.size).toBe(0);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+  });
+
   it('an upload whose first bytes are not its type is refused (nothing kept)', async () => {
     const { deps, alice } = await setup();
     for (const [bytes, type] of [

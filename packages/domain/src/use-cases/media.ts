@@ -167,6 +167,10 @@ export async function uploadMedia(
 
   const name = mediaNameOf(randomBytes(16), contentType);
   const metered = meter(contentType, maxBytes, quotaLeft);
+  // The meter can fail before the store listens to it (a short body judged at its end while the
+  // local store still creates its folder): with no listener that error would end the process.
+  // The store still sees it (a failed stream fails its write), and the refusal is read below.
+  metered.stream.on('error', () => {});
   const source = input.body;
   const failSource = (error: Error) => metered.stream.destroy(error);
   source.once('error', failSource);
