@@ -126,7 +126,7 @@ export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSigna
         });
         source.on('error', (error) => slice.destroy(error));
         source.pipe(slice);
-        return { body: slice, length: wanted, contentType };
+        return { body: awaitingItsReader(slice), length: wanted, contentType };
       }
       discard(response.body);
       throw mediaFailure(url, response.statusCode);
@@ -138,6 +138,17 @@ export function createMediaFetcher(runtime: PublisherRuntime, signal: AbortSigna
 export function discard(stream: Readable): void {
   stream.on('error', () => {});
   stream.destroy();
+}
+
+/**
+ * A stream handed to an upload that may read it only later (the publisher still waits for the
+ * platform): a failure before then (the media server dropped the connection) must not be an
+ * uncaught error that ends the worker. The reader still gets it: a failed stream fails its
+ * read, and undici and `pipeline` check for one that failed before they came.
+ */
+function awaitingItsReader<S extends Readable>(stream: S): S {
+  stream.on('error', () => {});
+  return stream;
 }
 
 /** Passes `take` bytes after skipping `skip`; `done` runs once they all went through. */
@@ -207,5 +218,5 @@ export function capped(media: MediaBody, max: number, tooLarge: () => Error): Me
     }),
   );
   media.body.on('error', (error) => body.destroy(error));
-  return { ...media, body };
+  return { ...media, body: awaitingItsReader(body) };
 }
