@@ -117,6 +117,26 @@ describe('POST /media', () => {
     expectInvalid(missing, 'file');
   });
 
+  it('skips file parts of other names, before or after the one named file', async () => {
+    const boundary = 'oTherFiles';
+    const filePart = (name: string, bytes: Buffer, type: string) =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.bin"\r\nContent-Type: ${type}\r\n\r\n`,
+        ),
+        bytes,
+        Buffer.from('\r\n'),
+      ]);
+    const body = Buffer.concat([
+      filePart('attachment', Buffer.from('not the upload'), 'text/plain'),
+      filePart('file', png, 'image/png'),
+      filePart('thumbnail', jpeg, 'image/jpeg'),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    const media = await upload(body, `multipart/form-data; boundary=${boundary}`);
+    expect(media).toMatchObject({ content_type: 'image/png', size: png.length, sha256: sha(png) });
+  });
+
   it('refuses other types (415), empty bodies and bad file names (400)', async () => {
     const json = await h.call({
       method: 'POST',

@@ -20,7 +20,9 @@ export function multipartFile(body: Readable, headers: IncomingHttpHeaders): Pro
     try {
       parser = new Busboy({
         headers: headers as IncomingHttpHeaders & { 'content-type': string },
-        limits: { files: 1, fields: 20, parts: 21, headerPairs: 50 },
+        // Every part may be a file: the one named `file` is kept wherever it comes, the
+        // others are skipped (a limit of one file would end the parsing at the first of them).
+        limits: { files: 21, fields: 20, parts: 21, headerPairs: 50 },
       });
     } catch (error) {
       reject(
