@@ -210,6 +210,31 @@ describe('GET /openapi.json', () => {
     expect(found).toEqual(OPERATION_IDS);
   });
 
+  it('documents the empty values the server refuses (cursors, a reply, a first comment, days)', () => {
+    const param = (path: string, name: string) =>
+      (
+        doc.paths[path]?.get?.parameters as
+          | Array<{ name: string; schema: Record<string, unknown> }>
+          | undefined
+      )?.find((p) => p.name === name)?.schema;
+    for (const [path, name] of [
+      ['/posts', 'before'],
+      ['/media', 'before'],
+      ['/inbox', 'cursor'],
+      ['/posts/{id}/comments', 'cursor'],
+      ['/posts/{id}/metrics/history', 'before'],
+    ] as const) {
+      expect(param(path, name), `${path} ${name}`).toMatchObject({ minLength: 1 });
+    }
+    expect(param('/analytics/daily', 'from')).toMatchObject({ pattern: expect.any(String) });
+    const body = (path: string, method: 'post') =>
+      doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema as {
+        properties: Record<string, Record<string, unknown>>;
+      };
+    expect(body('/comments/{id}/replies', 'post').properties.text).toMatchObject({ minLength: 1 });
+    expect(body('/posts', 'post').properties.first_comment).toMatchObject({ minLength: 1 });
+  });
+
   it('POST /posts/import documents its CSV body; the callback its HTML answers', () => {
     const importBody = doc.paths['/posts/import']?.post?.requestBody?.content ?? {};
     expect(Object.keys(importBody).sort()).toEqual(['application/csv', 'text/csv']);

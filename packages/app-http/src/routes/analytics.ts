@@ -16,7 +16,12 @@ import { type RouteOptions, SECURED } from './route-options.ts';
 
 /** A day as the query names it; the use case checks it is one (and names the field if not). */
 const Day = (description: string) =>
-  Type.Optional(Type.String({ description: `${description}, YYYY-MM-DD (UTC)` }));
+  Type.Optional(
+    Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+      description: `${description}, YYYY-MM-DD (UTC)`,
+    }),
+  );
 
 type DailyQueryText = Partial<
   Record<'workspace_id' | 'social_account_id' | 'platform' | 'from' | 'to', string>

@@ -44,7 +44,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app
         params: IdParams('Comment id'),
         headers: ReplyHeaders,
         body: Type.Object(
-          { text: Type.String({ maxLength: 100_000 }) },
+          { text: Type.String({ minLength: 1, maxLength: 100_000 }) },
           { additionalProperties: false },
         ),
         response: {

@@ -3,7 +3,14 @@ import { deleteMedia, getMedia, listMediaPage } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { Data, IdParams, Nullable, PageLimit, WorkspaceQuery } from '../schemas/common.ts';
+import {
+  Data,
+  IdParams,
+  Nullable,
+  PageCursor,
+  PageLimit,
+  WorkspaceQuery,
+} from '../schemas/common.ts';
 import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { MediaSchema, presentMedia } from '../schemas/media.ts';
 import { type RouteOptions, SECURED } from './route-options.ts';
@@ -11,7 +18,7 @@ import { type RouteOptions, SECURED } from './route-options.ts';
 const MediaQuery = Type.Object({
   ...WorkspaceQuery.properties,
   limit: PageLimit(100),
-  before: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  before: Type.Optional(PageCursor()),
 });
 
 const MediaIdParams = IdParams('Media id');

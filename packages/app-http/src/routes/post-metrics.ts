@@ -12,7 +12,7 @@ import {
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
-import { Data, IdParams, Nullable, PageLimit } from '../schemas/common.ts';
+import { Data, IdParams, Nullable, PageCursor, PageLimit } from '../schemas/common.ts';
 import { AUTH_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import {
   PostMetricsSchema,
@@ -29,7 +29,7 @@ const HistoryQuery = Type.Object({
     Type.String({ description: 'Only this target (post_targets[].id); default: every target' }),
   ),
   limit: PageLimit(METRICS_HISTORY_DEFAULT_LIMIT),
-  before: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  before: Type.Optional(PageCursor()),
 });
 
 export const postMetricsRoutes: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { deps }) => {

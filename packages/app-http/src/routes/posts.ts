@@ -18,7 +18,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, contextOf } from '../context.ts';
 import { fromDomainError, unwrap } from '../errors.ts';
-import { Data, IdParams, Nullable, WorkspaceQuery } from '../schemas/common.ts';
+import { Data, IdParams, Nullable, PageCursor, WorkspaceQuery } from '../schemas/common.ts';
 import { AUTH_ERRORS, BODY_ERRORS, errors, PATH_ERRORS } from '../schemas/error-responses.ts';
 import { createPostBody, IdempotencyHeaders } from '../schemas/post-input.ts';
 import { scheduleBody } from '../schemas/post-series.ts';
@@ -34,9 +34,7 @@ const PostsQuery = Type.Object({
       description: `Page size (1-${MAX_PAGE_SIZE}); without it every post is returned`,
     }),
   ),
-  before: Type.Optional(
-    Type.String({ description: 'next_cursor of the previous page (requires limit)' }),
-  ),
+  before: Type.Optional(PageCursor('next_cursor of the previous page (requires limit)')),
   status: Type.Optional(
     Type.Enum([...POST_STATUSES], {
       description:

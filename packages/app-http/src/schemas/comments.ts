@@ -6,7 +6,7 @@ import {
   type CommentView,
 } from '@social-publisher/domain';
 import { Type } from 'typebox';
-import { Nullable, PageLimit, Timestamp, Uuid } from './common.ts';
+import { Nullable, PageCursor, PageLimit, Timestamp, Uuid } from './common.ts';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
@@ -84,7 +84,7 @@ export const presentCommentTarget = (state: CommentTargetState) => ({
 
 /** The paging fields of the comment lists (GET /posts/:id/comments, GET /inbox). */
 export const CommentPageFields = {
-  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  cursor: Type.Optional(PageCursor()),
   limit: PageLimit(COMMENTS_PAGE_DEFAULT_LIMIT),
 };
 

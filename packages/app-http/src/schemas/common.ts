@@ -22,6 +22,10 @@ export const Nullable = <T extends TSchema>(schema: T) => {
 export const Timestamp = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
+/** A page's cursor in a query string: the `next_cursor` of the page before, never empty. */
+export const PageCursor = (description = 'next_cursor of the previous page') =>
+  Type.String({ minLength: 1, description });
+
 export const Uuid = (description?: string) =>
   Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 

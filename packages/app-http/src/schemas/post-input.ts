@@ -79,6 +79,7 @@ const platformsWith = (catalog: PlatformCatalog, flag: 'replies' | 'comments'): 
 
 const firstCommentInput = (catalog: PlatformCatalog) =>
   Type.String({
+    minLength: 1,
     maxLength: MAX_CONTENT_LENGTH,
     description: `A comment posted on the published post (${platformsWith(catalog, 'comments')}), or its first reply where the platform has replies but no comments`,
   });
