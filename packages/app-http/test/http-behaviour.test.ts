@@ -234,6 +234,33 @@ describe('request errors', () => {
     expect(patchCollection.headers.allow).toBe('GET, HEAD, POST');
   });
 
+  it('a fixed path beside an id route is its own resource: 405 with its methods, not the id route', async () => {
+    h = await createHarness();
+    for (const [method, url, allow] of [
+      ['GET', '/social-accounts/connect', 'POST'],
+      ['OPTIONS', '/social-accounts/connect', 'POST'],
+      ['PATCH', '/posts/bulk', 'POST'],
+      ['PATCH', '/posts/queue', 'POST'],
+      ['DELETE', '/posts/validate', 'POST'],
+      ['GET', '/posts/schedule', 'POST'],
+    ] as const) {
+      const response = await h.call({
+        method: method as 'GET',
+        url,
+        headers: { ...h.as(h.alice), 'content-type': 'application/json' },
+        payload: method === 'GET' || method === 'OPTIONS' ? undefined : '{}',
+      });
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.allow, `${method} ${url}`).toBe(allow);
+    }
+    // The id routes still answer for ids, and for a name that is no fixed path.
+    expectError(
+      await h.call({ method: 'GET', url: '/posts/bulky', headers: h.as(h.alice) }),
+      404,
+      'not_found',
+    );
+  });
+
   it('405 comes before any look at the body: QUERY without Content-Type, PUT with bad JSON', async () => {
     h = await createHarness();
     const query = await h.call({ method: 'QUERY' as 'GET', url: '/webhooks' });
