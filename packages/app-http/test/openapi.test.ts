@@ -128,7 +128,10 @@ interface Operation {
   summary?: string;
   security?: unknown[];
   parameters?: Array<{ in: string; name: string }>;
-  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  requestBody?: {
+    required?: boolean;
+    content: Record<string, { schema: Record<string, unknown> }>;
+  };
   responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
 }
 
@@ -233,6 +236,14 @@ describe('GET /openapi.json', () => {
       };
     expect(body('/comments/{id}/replies', 'post').properties.text).toMatchObject({ minLength: 1 });
     expect(body('/posts', 'post').properties.first_comment).toMatchObject({ minLength: 1 });
+  });
+
+  it('a body that may be left out is not required (POST /posts/{id}/unpublish); the others are', () => {
+    expect(doc.paths['/posts/{id}/unpublish']?.post?.requestBody).toMatchObject({
+      required: false,
+    });
+    expect(JSON.stringify(doc)).not.toContain('x-optional-body');
+    expect(doc.paths['/posts']?.post?.requestBody).toMatchObject({ required: true });
   });
 
   it('POST /posts/import documents its CSV body; the callback its HTML answers', () => {

@@ -8391,7 +8391,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /** @description The targets to take down (1-50); default: every published one */

@@ -35,12 +35,34 @@ function withAnswersOfAnyRequest<T extends { paths?: unknown }>(document: T): T 
   return document;
 }
 
+/** Marks a route whose body may be left out (its schema's `x-optional-body: true`). */
+export const OPTIONAL_BODY = 'x-optional-body';
+
+/**
+ * The document with `requestBody.required: false` where a route takes no body as well as one:
+ * @fastify/swagger marks every body required.
+ */
+function withOptionalBodies<T extends { paths?: unknown }>(document: T): T {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== 'object' || operation === null || !(OPTIONAL_BODY in operation)) {
+        continue;
+      }
+      delete operation[OPTIONAL_BODY];
+      const body = operation.requestBody as { required?: boolean } | undefined;
+      if (body) body.required = false;
+    }
+  }
+  return document;
+}
+
 export const openApi = fp(
   async (app: FastifyInstance) => {
     await app.register(swagger, {
       transformObject: (documentObject) =>
         'openapiObject' in documentObject
-          ? withWebhooks(withAnswersOfAnyRequest(documentObject.openapiObject))
+          ? withWebhooks(withOptionalBodies(withAnswersOfAnyRequest(documentObject.openapiObject)))
           : documentObject.swaggerObject,
       openapi: {
         openapi: '3.1.0',

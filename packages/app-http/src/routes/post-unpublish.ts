@@ -4,6 +4,7 @@ import { MAX_TARGETS, unpublishPost } from '@social-publisher/domain';
 import { Type } from 'typebox';
 import { actorOf } from '../context.ts';
 import { unwrap } from '../errors.ts';
+import { OPTIONAL_BODY } from '../plugins/openapi.ts';
 import { Data, IdParams } from '../schemas/common.ts';
 import { AUTH_ERRORS, BODY_ERRORS, errors } from '../schemas/error-responses.ts';
 import { PostSchema, presentPost } from '../schemas/posts.ts';
@@ -41,6 +42,7 @@ export const postUnpublishRoutes: FastifyPluginAsyncTypebox<RouteOptions> = asyn
         security: SECURED,
         params: IdParams('Post id'),
         body: UnpublishBody,
+        [OPTIONAL_BODY]: true,
         response: {
           202: Data(PostSchema, 'The post as asked: its targets removing (or unsupported)'),
           ...errors(...AUTH_ERRORS, ...BODY_ERRORS, 404, 409),
