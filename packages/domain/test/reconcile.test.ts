@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPost, reconcile, type WebhookDelivery } from '../src/index.ts';
+import { createPost, RECONCILE_GRACE_MS, reconcile, type WebhookDelivery } from '../src/index.ts';
 import { createTestDeps, seedConnection, seedUser } from '../src/testing/index.ts';
 import { UNKNOWN_ID, unwrap } from './support.ts';
 
@@ -32,6 +32,7 @@ describe('reconcile', () => {
     );
     deps.queue.jobs.clear(); // the queue lost everything
     deps.queue.enqueued.length = 0;
+    deps.clock.advance(RECONCILE_GRACE_MS);
     const report = await reconcile(deps);
     expect(report).toEqual({
       postsEnqueued: 2,
@@ -45,6 +46,20 @@ describe('reconcile', () => {
       { kind: 'publish', id: now.id, runAt: null },
       { kind: 'publish', id: soon.id, runAt: soon.scheduledAt },
     ]);
+  });
+
+  it("leaves a post just written to its request's own enqueue, then adds it after the grace", async () => {
+    // The request that wrote the post enqueues it with its id and trace; a job the pass added
+    // first would be the one that runs, without them.
+    const { deps, alice } = await setup();
+    const post = unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
+    deps.queue.jobs.clear(); // as if that enqueue were still on its way, or had failed
+    deps.queue.enqueued.length = 0;
+    deps.clock.advance(RECONCILE_GRACE_MS - 1);
+    expect((await reconcile(deps)).postsEnqueued).toBe(0);
+    deps.clock.advance(1);
+    expect((await reconcile(deps)).postsEnqueued).toBe(1);
+    expect(deps.queue.enqueued).toEqual([{ kind: 'publish', id: post.id, runAt: null }]);
   });
 
   it('resumes posts with expired leases once per post', async () => {
@@ -96,6 +111,7 @@ describe('reconcile', () => {
     unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
     unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));
     deps.queue.failEnqueues = 1;
+    deps.clock.advance(RECONCILE_GRACE_MS);
     const report = await reconcile(deps);
     expect(report).toMatchObject({ postsEnqueued: 1, enqueueFailures: 1 });
     expect(deps.logger.at('warn')).toHaveLength(1);

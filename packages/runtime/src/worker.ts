@@ -125,9 +125,13 @@ export async function startWorker(
     }
   };
 
+  // The first pass rebuilds a queue lost with a process (the in-process queue) at once: it
+  // takes even the posts just written, whose own enqueue may have died with that process.
+  let firstPass = true;
   const reconciler = periodic(async () => {
     try {
-      const report = await reconcile(deps);
+      const report = await reconcile(deps, firstPass ? { graceMs: 0 } : {});
+      firstPass = false;
       runtime.metrics.reconciled(report);
       const { postsEnqueued, leasesResumed, deliveriesEnqueued, unpublishesEnqueued } = report;
       if (postsEnqueued + leasesResumed + deliveriesEnqueued + unpublishesEnqueued > 0) {

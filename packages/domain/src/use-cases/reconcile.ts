@@ -20,11 +20,23 @@ export interface ReconcileReport {
 export const RECONCILE_LOOK_AHEAD_MS = 60_000;
 
 /**
+ * A post written this recently is left to the request that wrote it, whose enqueue may still be
+ * on its way (the producer gives up within about a second): a job added by the pass first would
+ * be the one that runs, without that request's id and trace context (an add of an existing job
+ * is a no-op). A post whose enqueue did fail is added by the first pass after this. A worker's
+ * first pass, which rebuilds a queue lost with its process, takes every post (`graceMs: 0`).
+ */
+export const RECONCILE_GRACE_MS = 2_000;
+
+/**
  * The database is the truth, the queue only accelerates: re-adds every job the queue may have
  * lost (crash between commit and enqueue, restarted in-process queue, flushed Redis). Adding a
  * job that exists is a no-op, so a pass may enqueue liberally.
  */
-export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
+export async function reconcile(
+  deps: CoreDeps,
+  { graceMs = RECONCILE_GRACE_MS }: { graceMs?: number } = {},
+): Promise<ReconcileReport> {
   const { repos, queue, logger, settings } = deps;
   const now = deps.clock.now();
   const report: ReconcileReport = {
@@ -50,7 +62,9 @@ export async function reconcile(deps: CoreDeps): Promise<ReconcileReport> {
   report.seriesOccurrencesCreated = await extendSeries(deps);
 
   const until = new Date(now.getTime() + RECONCILE_LOOK_AHEAD_MS);
+  const writtenAfter = now.getTime() - graceMs;
   for (const post of await repos.posts.findDuePosts(until, settings.reconcileBatchSize)) {
+    if (post.updatedAt.getTime() > writtenAfter) continue;
     const runAt = post.status === 'scheduled' ? post.scheduledAt : null;
     if (await attempt({ postId: post.id }, () => queue.enqueuePublish(post.id, runAt))) {
       report.postsEnqueued++;
