@@ -19,19 +19,30 @@ const ANSWERS_OF_ANY_REQUEST = {
   },
 } as const;
 
-type Operations = Record<string, { responses?: Record<string, unknown> }>;
+/** One operation of the generated document, as the transforms below read and change it. */
+type Operation = Record<string, unknown> & {
+  responses?: Record<string, unknown>;
+  requestBody?: { required?: boolean };
+};
+
+/** Calls `change` with every operation of the document (each method of each path). */
+function eachOperation(document: { paths?: unknown }, change: (operation: Operation) => void) {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation === 'object' && operation !== null) change(operation as Operation);
+    }
+  }
+}
 
 /** The document with ANSWERS_OF_ANY_REQUEST added to every operation that lacks them. */
 function withAnswersOfAnyRequest<T extends { paths?: unknown }>(document: T): T {
-  const paths = (document.paths ?? {}) as Record<string, Operations>;
-  for (const item of Object.values(paths)) {
-    for (const operation of Object.values(item)) {
-      if (typeof operation !== 'object' || operation === null || !operation.responses) continue;
-      for (const [status, response] of Object.entries(ANSWERS_OF_ANY_REQUEST)) {
-        operation.responses[status] ??= response;
-      }
+  eachOperation(document, ({ responses }) => {
+    if (!responses) return;
+    for (const [status, response] of Object.entries(ANSWERS_OF_ANY_REQUEST)) {
+      responses[status] ??= response;
     }
-  }
+  });
   return document;
 }
 
@@ -43,17 +54,11 @@ export const OPTIONAL_BODY = 'x-optional-body';
  * @fastify/swagger marks every body required.
  */
 function withOptionalBodies<T extends { paths?: unknown }>(document: T): T {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
-  for (const item of Object.values(paths)) {
-    for (const operation of Object.values(item)) {
-      if (typeof operation !== 'object' || operation === null || !(OPTIONAL_BODY in operation)) {
-        continue;
-      }
-      delete operation[OPTIONAL_BODY];
-      const body = operation.requestBody as { required?: boolean } | undefined;
-      if (body) body.required = false;
-    }
-  }
+  eachOperation(document, (operation) => {
+    if (!(OPTIONAL_BODY in operation)) return;
+    delete operation[OPTIONAL_BODY];
+    if (operation.requestBody) operation.requestBody.required = false;
+  });
   return document;
 }
 
