@@ -106,6 +106,33 @@ describe('reconcile', () => {
     expect(deps.queue.enqueued).toEqual([{ kind: 'deliver', id: base.id, runAt: null }]);
   });
 
+  it('leaves a delivery not yet attempted to the job that stored it, then adds it after the grace', async () => {
+    const { deps, alice } = await setup();
+    const fresh: WebhookDelivery = {
+      id: deps.ids.newId(),
+      webhookId: UNKNOWN_ID,
+      accountId: alice.user.id,
+      postId: UNKNOWN_ID,
+      event: 'post.published',
+      payload: '{}',
+      status: 'pending',
+      attempts: 0,
+      lastStatusCode: null,
+      lastError: null,
+      nextAttemptAt: deps.clock.now(),
+      deliveredAt: null,
+      createdAt: deps.clock.now(),
+    };
+    await deps.repos.deliveries.insertMany([fresh]);
+    deps.clock.advance(RECONCILE_GRACE_MS - 1);
+    expect((await reconcile(deps)).deliveriesEnqueued).toBe(0);
+    expect((await reconcile(deps, { graceMs: 0 })).deliveriesEnqueued).toBe(1);
+    deps.queue.enqueued.length = 0;
+    deps.clock.advance(1);
+    expect((await reconcile(deps)).deliveriesEnqueued).toBe(1);
+    expect(deps.queue.enqueued).toEqual([{ kind: 'deliver', id: fresh.id, runAt: null }]);
+  });
+
   it('counts and logs enqueue failures without throwing', async () => {
     const { deps, alice } = await setup();
     unwrap(await createPost(deps, alice.ctx, { platforms: ['twitter'] }, 'now'));

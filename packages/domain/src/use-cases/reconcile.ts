@@ -23,8 +23,9 @@ export const RECONCILE_LOOK_AHEAD_MS = 60_000;
  * A post written this recently is left to the request that wrote it, whose enqueue may still be
  * on its way (the producer gives up within about a second): a job added by the pass first would
  * be the one that runs, without that request's id and trace context (an add of an existing job
- * is a no-op). A post whose enqueue did fail is added by the first pass after this. A worker's
- * first pass, which rebuilds a queue lost with its process, takes every post (`graceMs: 0`).
+ * is a no-op). A post whose enqueue did fail is added by the first pass after this. A webhook
+ * delivery not yet attempted is left the same way to the job that stored it. A worker's first
+ * pass, which rebuilds a queue lost with its process, takes every one (`graceMs: 0`).
  */
 export const RECONCILE_GRACE_MS = 2_000;
 
@@ -87,6 +88,8 @@ export async function reconcile(
   }
 
   for (const delivery of await repos.deliveries.findDue(now, settings.reconcileBatchSize)) {
+    // A new delivery, the same: the job that stored it enqueues it with its request id.
+    if (delivery.attempts === 0 && delivery.createdAt.getTime() > writtenAfter) continue;
     const id = delivery.id;
     if (await attempt({ deliveryId: id }, () => queue.enqueueDelivery(id, null))) {
       report.deliveriesEnqueued++;
