@@ -4,6 +4,7 @@
  * Prints plain lines of figures. `all` runs every benchmark, then prints where the time goes for
  * the figure furthest from its target, then one summary table (figure, value, target, met).
  */
+import { tuneHeapForServing } from '@social-publisher/runtime/heap-tuning';
 import { BENCHES, runBenches } from './index.ts';
 import type { Mode } from './lib/infra.ts';
 import { stdoutOut } from './lib/report.ts';
@@ -11,6 +12,8 @@ import { stdoutOut } from './lib/report.ts';
 const USAGE = `usage: pnpm bench <${[...Object.keys(BENCHES), 'all'].join('|')}> [--smoke] [--profile] [--mode production|embedded]`;
 
 async function main(): Promise<void> {
+  // The API and the worker run in this process: with the V8 settings their entry points apply.
+  tuneHeapForServing();
   const args = process.argv.slice(2);
   const names = args.filter((arg) => !arg.startsWith('--'));
   const smoke = args.includes('--smoke');
