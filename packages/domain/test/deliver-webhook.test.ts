@@ -1,14 +1,8 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  buildWebhookPayload,
-  createWebhook,
-  deliverWebhook,
-  signPayload,
-  type WebhookDelivery,
-} from '../src/index.ts';
+import { createWebhook, deliverWebhook, signPayload } from '../src/index.ts';
 import { createTestDeps, seedUser, sendResult, type TestDeps } from '../src/testing/index.ts';
-import { jobCtx, UNKNOWN_ID, unwrap } from './support.ts';
+import { jobCtx, storeDelivery, UNKNOWN_ID, unwrap } from './support.ts';
 
 const SCHEDULE = [5_000, 300_000, 1_800_000];
 
@@ -21,31 +15,7 @@ async function setup() {
       events: ['post.published'],
     }),
   );
-  const delivery: WebhookDelivery = {
-    id: deps.ids.newId(),
-    webhookId: webhook.id,
-    accountId: alice.user.id,
-    postId: UNKNOWN_ID,
-    event: 'post.published',
-    payload: buildWebhookPayload({
-      event: 'post.published',
-      accountId: alice.user.id,
-      postId: UNKNOWN_ID,
-      timestamp: deps.clock.now(),
-      published: 1,
-      failed: 0,
-      total: 1,
-      eventId: deps.ids.newId(),
-    }),
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: deps.clock.now(),
-    deliveredAt: null,
-    createdAt: deps.clock.now(),
-  };
-  await deps.repos.deliveries.insertMany([delivery]);
+  const delivery = await storeDelivery(deps, { webhookId: webhook.id, accountId: alice.user.id });
   return { deps, alice, webhook, delivery };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createPost, RECONCILE_GRACE_MS, reconcile, type WebhookDelivery } from '../src/index.ts';
+import { createPost, RECONCILE_GRACE_MS, reconcile } from '../src/index.ts';
 import { createTestDeps, seedConnection, seedUser } from '../src/testing/index.ts';
-import { UNKNOWN_ID, unwrap } from './support.ts';
+import { storeDelivery, UNKNOWN_ID, unwrap } from './support.ts';
 
 async function setup() {
   const deps = createTestDeps();
@@ -80,50 +80,26 @@ describe('reconcile', () => {
 
   it('re-enqueues due pending deliveries', async () => {
     const { deps, alice } = await setup();
-    const base: WebhookDelivery = {
-      id: deps.ids.newId(),
-      webhookId: UNKNOWN_ID,
-      accountId: alice.user.id,
-      postId: UNKNOWN_ID,
-      event: 'post.failed',
-      payload: '{}',
-      status: 'pending',
-      attempts: 1,
-      lastStatusCode: 500,
-      lastError: 'HTTP 500',
+    const owner = { webhookId: UNKNOWN_ID, accountId: alice.user.id };
+    const retry = { attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' };
+    const base = await storeDelivery(deps, {
+      ...owner,
+      ...retry,
       nextAttemptAt: new Date(deps.clock.now().getTime() - 1),
-      deliveredAt: null,
-      createdAt: deps.clock.now(),
-    };
-    const later = {
-      ...base,
-      id: deps.ids.newId(),
+    });
+    await storeDelivery(deps, {
+      ...owner,
+      ...retry,
       nextAttemptAt: new Date(deps.clock.now().getTime() + 60_000),
-    };
-    const done = { ...base, id: deps.ids.newId(), status: 'delivered' as const };
-    await deps.repos.deliveries.insertMany([base, later, done]);
+    });
+    await storeDelivery(deps, { ...owner, ...retry, status: 'delivered' });
     expect((await reconcile(deps)).deliveriesEnqueued).toBe(1);
     expect(deps.queue.enqueued).toEqual([{ kind: 'deliver', id: base.id, runAt: null }]);
   });
 
   it('leaves a delivery not yet attempted to the job that stored it, then adds it after the grace', async () => {
     const { deps, alice } = await setup();
-    const fresh: WebhookDelivery = {
-      id: deps.ids.newId(),
-      webhookId: UNKNOWN_ID,
-      accountId: alice.user.id,
-      postId: UNKNOWN_ID,
-      event: 'post.published',
-      payload: '{}',
-      status: 'pending',
-      attempts: 0,
-      lastStatusCode: null,
-      lastError: null,
-      nextAttemptAt: deps.clock.now(),
-      deliveredAt: null,
-      createdAt: deps.clock.now(),
-    };
-    await deps.repos.deliveries.insertMany([fresh]);
+    const fresh = await storeDelivery(deps, { webhookId: UNKNOWN_ID, accountId: alice.user.id });
     deps.clock.advance(RECONCILE_GRACE_MS - 1);
     expect((await reconcile(deps)).deliveriesEnqueued).toBe(0);
     expect((await reconcile(deps, { graceMs: 0 })).deliveriesEnqueued).toBe(1);

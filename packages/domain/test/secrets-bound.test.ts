@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  buildWebhookPayload,
   createPost,
   createWebhook,
   deliverWebhook,
@@ -22,38 +21,12 @@ import {
   seedUser,
   type TestDeps,
 } from '../src/testing/index.ts';
-import { jobCtx, UNKNOWN_ID, unwrap } from './support.ts';
+import { jobCtx, storeDelivery, unwrap } from './support.ts';
 
 const VIDEO = 'https://cdn.example.com/clip.mp4';
 
-async function deliveryFor(deps: TestDeps, webhook: Webhook): Promise<WebhookDelivery> {
-  const delivery: WebhookDelivery = {
-    id: deps.ids.newId(),
-    webhookId: webhook.id,
-    accountId: webhook.accountId,
-    postId: UNKNOWN_ID,
-    event: 'post.published',
-    payload: buildWebhookPayload({
-      event: 'post.published',
-      accountId: webhook.accountId,
-      postId: UNKNOWN_ID,
-      timestamp: deps.clock.now(),
-      published: 1,
-      failed: 0,
-      total: 1,
-      eventId: deps.ids.newId(),
-    }),
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: deps.clock.now(),
-    deliveredAt: null,
-    createdAt: deps.clock.now(),
-  };
-  await deps.repos.deliveries.insertMany([delivery]);
-  return delivery;
-}
+const deliveryFor = (deps: TestDeps, webhook: Webhook): Promise<WebhookDelivery> =>
+  storeDelivery(deps, { webhookId: webhook.id, accountId: webhook.accountId });
 
 describe('secrets bound to their rows', () => {
   it('a webhook secret copied to another webhook does not sign: the delivery fails, said why', async () => {

@@ -1,11 +1,14 @@
-import type {
-  DomainError,
-  JobContext,
-  PlatformCatalog,
-  PlatformRules,
-  Problem,
-  Result,
+import {
+  buildWebhookPayload,
+  type DomainError,
+  type JobContext,
+  type PlatformCatalog,
+  type PlatformRules,
+  type Problem,
+  type Result,
+  type WebhookDelivery,
 } from '../src/index.ts';
+import type { TestDeps } from '../src/testing/index.ts';
 
 export function unwrap<T>(result: Result<T, DomainError>): T {
   if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`);
@@ -86,3 +89,39 @@ export const testCatalog = (): PlatformCatalog => {
   const all = testRules();
   return { names: all.map((r) => r.name), rules: (name) => all.find((r) => r.name === name) };
 };
+
+/**
+ * A `post.published` delivery of a post that does not exist, never attempted and due now,
+ * stored; `fields` names its webhook and account and changes what a test needs.
+ */
+export async function storeDelivery(
+  deps: TestDeps,
+  fields: Pick<WebhookDelivery, 'webhookId' | 'accountId'> & Partial<WebhookDelivery>,
+): Promise<WebhookDelivery> {
+  const now = deps.clock.now();
+  const delivery: WebhookDelivery = {
+    id: deps.ids.newId(),
+    postId: UNKNOWN_ID,
+    event: 'post.published',
+    payload: buildWebhookPayload({
+      event: 'post.published',
+      accountId: fields.accountId,
+      postId: UNKNOWN_ID,
+      timestamp: now,
+      published: 1,
+      failed: 0,
+      total: 1,
+      eventId: deps.ids.newId(),
+    }),
+    status: 'pending',
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: now,
+    deliveredAt: null,
+    createdAt: now,
+    ...fields,
+  };
+  await deps.repos.deliveries.insertMany([delivery]);
+  return delivery;
+}

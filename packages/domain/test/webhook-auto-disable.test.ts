@@ -1,14 +1,8 @@
 /** Auto-disable: a webhook whose every attempt failed for WEBHOOK_DISABLE_AFTER_DAYS is turned off. */
 import { describe, expect, it } from 'vitest';
-import {
-  createWebhook,
-  deliverWebhook,
-  listWebhooks,
-  setWebhookActive,
-  type WebhookDelivery,
-} from '../src/index.ts';
+import { createWebhook, deliverWebhook, listWebhooks, setWebhookActive } from '../src/index.ts';
 import { createTestDeps, seedUser, type TestDeps } from '../src/testing/index.ts';
-import { jobCtx, UNKNOWN_ID, unwrap } from './support.ts';
+import { jobCtx, storeDelivery, unwrap } from './support.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -33,23 +27,7 @@ async function setup(days?: number) {
 
 /** A new delivery to the webhook, attempted now with the given answer. */
 async function attempt(deps: TestDeps, webhookId: string, accountId: string, statusCode: number) {
-  const now = deps.clock.now();
-  const delivery: WebhookDelivery = {
-    id: deps.ids.newId(),
-    webhookId,
-    accountId,
-    postId: UNKNOWN_ID,
-    event: 'post.published',
-    payload: '{"event":"post.published"}',
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    deliveredAt: null,
-    createdAt: now,
-  };
-  await deps.repos.deliveries.insertMany([delivery]);
+  const delivery = await storeDelivery(deps, { webhookId, accountId });
   deps.webhookSender.respond({ statusCode });
   await deliverWebhook(deps, delivery.id, jobCtx());
   return (await deps.repos.deliveries.findById(delivery.id)) ?? delivery;
