@@ -41,10 +41,16 @@ const EXPECTED: Record<string, RegExp[]> = {
   pacing: [/refused calls/, /other connections' posts started/, /hot connection's last call/],
   history: [/create p99/, /GET \/posts middle page/, /reconcile pass/, /finalize/],
   soak: [/create p99, last interval/, /not finished 10 s after/],
+  import: [/dry run of \d+ rows/, /import of \d+ rows/],
+  media: [/peak RSS growth ratio to the bare pipe/, /floor \(bare pipe\) peak RSS growth/],
+  metrics: [/publish lateness p99 with \d+ due reads/, /targets read and stored per second/],
 };
 
-/** Benchmarks measured in PostgreSQL mode only (what they measure has no embedded form). */
-const PRODUCTION_ONLY = new Set(['upload', 'history', 'soak']);
+/**
+ * Benchmarks measured in one mode only: PostgreSQL (upload, history, soak, metrics: what they
+ * measure has no embedded form) or embedded (media: the API's own upload path and local store).
+ */
+const ONE_MODE = new Set(['upload', 'history', 'soak', 'media', 'metrics']);
 
 describe.skipIf(!servers)(
   `benchmarks at smoke size${servers ? '' : ' (skipped: PostgreSQL or Redis not reachable)'}`,
@@ -66,13 +72,17 @@ describe.skipIf(!servers)(
           ).toBe(true);
         }
         // Both modes where the benchmark has both.
-        if (!PRODUCTION_ONLY.has(name)) {
+        if (!ONE_MODE.has(name)) {
           expect(figures.some((figure) => figure.name.includes('postgres+redis'))).toBe(true);
           expect(figures.some((figure) => figure.name.includes('embedded'))).toBe(true);
         }
         expect(lines.length).toBeGreaterThan(0);
       });
     }
+
+    it('covers every benchmark (one left out broke unseen once)', () => {
+      expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(BENCHES).sort());
+    });
 
     it('prints where the time goes (profile and per-port timings)', {
       timeout: 120_000,

@@ -13,8 +13,12 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { bootstrap, buildApp } from '@social-publisher/app-http';
 import { createRuntime, loadRuntimeConfig } from '@social-publisher/runtime';
+import { tuneHeapForServing } from '@social-publisher/runtime/heap-tuning';
 import pino from 'pino';
 import { onParentMessage, toParent } from '../lib/child.ts';
+
+// As a serving process starts (and the floor beside it, in the same process kind).
+tuneHeapForServing();
 
 const kind = process.env.MEDIA_KIND ?? 'adapter';
 const dir = mkdtempSync(join(tmpdir(), `sp-bench-media-${kind}-`));

@@ -27,10 +27,26 @@ interface RunResult {
   cpu: string;
 }
 
-/** `bytes` of a pattern, 64 KiB at a time from one buffer, hashed as they are sent. */
+/**
+ * An MP4's first box (`ftyp`, 24 bytes): the API checks that a `video/mp4` body starts as one,
+ * and refuses a body that does not (415 `media_type_mismatch`).
+ */
+const MP4_FIRST_BOX = Buffer.concat([
+  Buffer.from([0, 0, 0, 24]),
+  Buffer.from('ftypisom'),
+  Buffer.from([0, 0, 2, 0]),
+  Buffer.from('isommp42'),
+]);
+
+/**
+ * `bytes` of a pattern after an MP4's first box, 64 KiB at a time from one buffer, hashed as
+ * they are sent.
+ */
 function body(bytes: number) {
   const chunk = Buffer.alloc(CHUNK);
   for (let i = 0; i < CHUNK; i++) chunk[i] = (i * 31 + 7) % 251;
+  const first = Buffer.from(chunk);
+  MP4_FIRST_BOX.copy(first);
   const hash = createHash('sha256');
   let sent = 0;
   const stream = new Readable({
@@ -39,7 +55,7 @@ function body(bytes: number) {
         this.push(null);
         return;
       }
-      const part = chunk.subarray(0, Math.min(CHUNK, bytes - sent));
+      const part = (sent === 0 ? first : chunk).subarray(0, Math.min(CHUNK, bytes - sent));
       sent += part.length;
       hash.update(part);
       this.push(part);

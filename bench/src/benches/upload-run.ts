@@ -10,8 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { createPlatformRegistry } from '@social-publisher/adapter-platforms';
 import type { Post, PostTarget, PublishRequest } from '@social-publisher/domain';
 import { createGuardedDispatcher } from '@social-publisher/net-guard';
+import { tuneHeapForServing } from '@social-publisher/runtime/heap-tuning';
 import { request } from 'undici';
 import { onParentMessage, toParent } from '../lib/child.ts';
+
+// As a serving process starts (and the floor beside it, in the same process kind).
+tuneHeapForServing();
 
 const kind = process.env.UPLOAD_KIND ?? 'adapter';
 const youtubeBase = process.env.YOUTUBE_BASE_URL ?? '';
