@@ -1,7 +1,7 @@
 import {
-  buildWebhookPayload,
   type DomainError,
   type JobContext,
+  outcomeData,
   type PlatformCatalog,
   type PlatformRules,
   type Problem,
@@ -9,6 +9,7 @@ import {
   type WebhookDelivery,
 } from '../src/index.ts';
 import type { TestDeps } from '../src/testing/index.ts';
+import { pendingDeliveries } from '../src/use-cases/pending-deliveries.ts';
 
 export function unwrap<T>(result: Result<T, DomainError>): T {
   if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`);
@@ -98,30 +99,18 @@ export async function storeDelivery(
   deps: TestDeps,
   fields: Pick<WebhookDelivery, 'webhookId' | 'accountId'> & Partial<WebhookDelivery>,
 ): Promise<WebhookDelivery> {
-  const now = deps.clock.now();
-  const delivery: WebhookDelivery = {
-    id: deps.ids.newId(),
-    postId: UNKNOWN_ID,
-    event: 'post.published',
-    payload: buildWebhookPayload({
+  const [pending] = pendingDeliveries(
+    deps,
+    [{ id: fields.webhookId }],
+    {
       event: 'post.published',
       accountId: fields.accountId,
       postId: UNKNOWN_ID,
-      timestamp: now,
-      published: 1,
-      failed: 0,
-      total: 1,
-      eventId: deps.ids.newId(),
-    }),
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    deliveredAt: null,
-    createdAt: now,
-    ...fields,
-  };
+      data: outcomeData({ event: 'post.published', published: 1, failed: 0, total: 1 }),
+    },
+    deps.clock.now(),
+  );
+  const delivery: WebhookDelivery = { ...(pending as WebhookDelivery), ...fields };
   await deps.repos.deliveries.insertMany([delivery]);
   return delivery;
 }

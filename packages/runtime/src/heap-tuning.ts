@@ -11,10 +11,10 @@
  * at 4,000 requests/s, each young collection left 3.6 MB in the old generation (25 MB/s), a
  * full collection followed every 7-10 s, and each one left 100-400 ms of answers over 25 ms
  * (the p99 at half the floor's rate: 14-22 ms in a 5 s run without one, 42-67 ms in every run
- * with one, 27 runs).
- * With pretenuring off, 0.03 MB per young collection, young collections a third as long, no
- * full collection in the runs, and 15 % more requests/s. Requests are short-lived by nature:
- * what truly lives long reaches the old generation after two young collections anyway.
+ * with one, 27 runs). With pretenuring off, 0.03 MB per young collection, young collections a
+ * third as long, no full collection in the runs, and 15 % more requests/s. Requests are
+ * short-lived by nature: what truly lives long reaches the old generation after two young
+ * collections anyway.
  */
 import { setFlagsFromString } from 'node:v8';
 
